@@ -1,0 +1,78 @@
+"""`wsgibench install` and `wsgibench check`: build server environments and try one server."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+from rich.console import Console
+
+from . import _checks, _envs
+from ._errors import UsageError, WsgibenchError
+from ._nginx_check import missing_binaries
+from ._serve import ServeOptions, availability, start
+from .servers import ServerRecipe, catalog, get
+
+
+def _selected(names: list[str], all_: bool, study: str | None) -> list[ServerRecipe]:
+    if all_:
+        return [r for r in catalog().values() if not r.unavailable]
+    if study:
+        from ._studies import load_study
+
+        return [get(n) for n in load_study(study).server_names()]
+    if not names:
+        raise UsageError("name at least one server, or --all, or --study NAME")
+    return [get(n) for n in names]
+
+
+def install_servers(names: list[str], all_: bool, study: str | None, force: bool,
+                    console: Console) -> list[str]:
+    """Install each selected recipe's env; returns the names that failed (others still install)."""
+    failures = []
+    for recipe in _selected(names, all_, study):
+        if recipe.unavailable:
+            console.print(f"[yellow]skip[/] {recipe.name}: {recipe.unavailable}")
+            continue
+        missing = missing_binaries(recipe)
+        if missing:
+            console.print(f"[red]fail[/] {recipe.name}: needs {', '.join(missing)} "
+                          f"(apt-get install {' '.join(recipe.system_packages)})")
+            failures.append(recipe.name)
+            continue
+        if recipe.env is None:
+            console.print(f"[green]ok[/]   {recipe.name}: system packages only")
+            continue
+        started = time.monotonic()
+        try:
+            with console.status(f"installing {recipe.name} ({recipe.env.name})"):
+                env = _envs.install(recipe.env, force=force)
+        except WsgibenchError as exc:
+            console.print(f"[red]fail[/] {recipe.name}: {exc}")
+            failures.append(recipe.name)
+            continue
+        version = env.version(recipe.version_of) if recipe.version_of else "-"
+        console.print(f"[green]ok[/]   {recipe.name}: {recipe.version_of} {version} "
+                      f"({time.monotonic() - started:.0f} s)")
+    return failures
+
+
+def check_server(name: str, keep: bool, console: Console) -> None:
+    recipe = get(name)
+    ok, why = availability(recipe)
+    if not ok:
+        raise UsageError(f"{name} is not available: {why}")
+    server, workdir = start(recipe, ServeOptions())
+    try:
+        caps = _checks.check(server.ctx.host, server.ctx.port)
+        pids = [p.pid for p in server.processes()]
+        console.print(f"{name} on {server.ctx.host}:{server.ctx.port} (pids {pids})")
+        for key, value in caps.as_dict().items():
+            console.print(f"  {key}: {value}")
+        if keep:
+            console.print("running; Ctrl-C stops it")
+            while server.dead() is None:
+                time.sleep(0.5)
+    finally:
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)

@@ -1,0 +1,89 @@
+"""CPU pinning and the memory limit (cgroup v2, else v1 memory controller) for server processes."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+_V2_ROOTS = (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified"))
+_V1_MEMORY = Path("/sys/fs/cgroup/memory")
+
+
+def _v2_memory_root() -> Path | None:
+    for root in _V2_ROOTS:
+        controllers = root / "cgroup.controllers"
+        if controllers.exists() and "memory" in controllers.read_text().split():
+            return root
+    return None
+
+
+@dataclass
+class MemoryCgroup:
+    """A cgroup holding one server start; `applied` says how (or why not) the limit was set."""
+
+    path: Path | None
+    applied: str
+    limit_bytes: int | None
+
+    @classmethod
+    def create(cls, limit_bytes: int | None) -> "MemoryCgroup":
+        if not limit_bytes:
+            return cls(None, "no limit requested", None)
+        name = f"wsgibench-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        try:
+            root = _v2_memory_root()
+            if root is not None:
+                path = root / name
+                path.mkdir()
+                (path / "memory.max").write_text(str(limit_bytes))
+                (path / "memory.swap.max").write_text("0") if (path / "memory.swap.max").exists() else None
+                return cls(path, f"cgroup v2 memory.max={limit_bytes}", limit_bytes)
+            if (_V1_MEMORY / "cgroup.procs").exists():
+                path = _V1_MEMORY / name
+                path.mkdir()
+                (path / "memory.limit_in_bytes").write_text(str(limit_bytes))
+                return cls(path, f"cgroup v1 memory.limit_in_bytes={limit_bytes}", limit_bytes)
+        except OSError as exc:
+            return cls(None, f"not applied: {exc.strerror or exc}", None)
+        return cls(None, "not applied: no writable memory cgroup", None)
+
+    def join_self(self) -> None:
+        """Called in the child between fork and exec."""
+        if self.path is not None:
+            (self.path / "cgroup.procs").write_text("0")
+
+    def oom_kills(self) -> int:
+        if self.path is None:
+            return 0
+        for name in ("memory.events", "memory.oom_control"):
+            f = self.path / name
+            if f.exists():
+                for line in f.read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        return 0
+
+    def remove(self) -> None:
+        if self.path is not None:
+            try:
+                self.path.rmdir()
+            except OSError:
+                pass
+
+
+def available_cpus() -> list[int]:
+    return sorted(os.sched_getaffinity(0))
+
+
+def split_cpus(server: list[int] | None, engine: list[int] | None) -> tuple[list[int], list[int]]:
+    """Default split: server on the first CPU, engine on the rest (here: 0 and 1)."""
+    cpus = available_cpus()
+    if server is None:
+        server = cpus[:1] if len(cpus) > 1 else cpus
+    if engine is None:
+        rest = [c for c in cpus if c not in server]
+        engine = rest or cpus
+    return server, engine

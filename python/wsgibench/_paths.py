@@ -1,0 +1,28 @@
+"""Where wsgibench keeps server environments and default results."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+APPS_DIR = PACKAGE_DIR / "apps"
+LAUNCHERS_DIR = PACKAGE_DIR / "servers" / "launchers"
+STUDIES_DIR = PACKAGE_DIR / "studies"
+
+
+def home() -> Path:
+    """State directory: $WSGIBENCH_HOME, else ~/.local/share/wsgibench."""
+    env = os.environ.get("WSGIBENCH_HOME")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "wsgibench"
+
+
+def envs_dir() -> Path:
+    return home() / "envs"
+
+
+def default_results() -> Path:
+    return Path.cwd() / "results" / "wsgibench.sqlite"

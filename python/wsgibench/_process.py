@@ -1,0 +1,168 @@
+"""Start a recipe's processes pinned and grouped, wait until it answers pong, stop it without orphans."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+from . import _checks
+from ._errors import StartupError
+from ._isolation import MemoryCgroup
+from .servers import Command, LaunchContext
+
+STOP_GRACE_S = 5.0
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port the OS picks; the server binds it moments later (a clash is retried by the caller)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def _tcp_open(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+@dataclass
+class Started:
+    command: Command
+    proc: subprocess.Popen
+    log: Path
+
+
+@dataclass
+class RunningServer:
+    ctx: LaunchContext
+    cgroup: MemoryCgroup
+    started: list[Started] = field(default_factory=list)
+
+    @property
+    def main_pid(self) -> int:
+        return self.started[0].proc.pid
+
+    def root_pids(self) -> list[int]:
+        return [s.proc.pid for s in self.started]
+
+    def processes(self) -> list[psutil.Process]:
+        """Every live process of this server: each started process and all its descendants."""
+        found: dict[int, psutil.Process] = {}
+        for s in self.started:
+            try:
+                root = psutil.Process(s.proc.pid)
+                for p in [root, *root.children(recursive=True)]:
+                    found[p.pid] = p
+            except psutil.NoSuchProcess:
+                continue
+        return list(found.values())
+
+    def dead(self) -> str | None:
+        """Why the server is gone, or None while every started process runs."""
+        for s in self.started:
+            code = s.proc.poll()
+            if code is not None:
+                return f"{s.command.role} process exited with code {code}: {log_tail(s.log)}"
+        return None
+
+    def logged_bytes(self) -> int:
+        return sum(s.log.stat().st_size for s in self.started if s.log.exists())
+
+    def stop(self, grace_s: float = STOP_GRACE_S) -> None:
+        """SIGTERM every group (front first), then SIGKILL whatever is left after the bound."""
+        survivors = self.processes()
+        for s in reversed(self.started):
+            _signal_group(s.proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace_s
+        for s in self.started:
+            try:
+                s.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        for s in self.started:
+            _signal_group(s.proc.pid, signal.SIGKILL)
+        for p in survivors:  # anything that left its group (double fork, setsid)
+            try:
+                p.kill()
+            except psutil.Error:
+                pass
+        for s in self.started:
+            try:
+                s.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        psutil.wait_procs(survivors, timeout=2)
+        self.cgroup.remove()
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def log_tail(path: Path, lines: int = 3) -> str:
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return "(no log)"
+    return " | ".join(line.strip()[:200] for line in text[-lines:]) or "(empty log)"
+
+
+def _preexec(cpus: list[int] | None, cgroup: MemoryCgroup):
+    def run() -> None:
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+        cgroup.join_self()
+
+    return run
+
+
+def launch(commands: list[Command], ctx: LaunchContext, cpus: list[int] | None,
+           cgroup: MemoryCgroup, timeout_s: float, expect_body: bytes = b"Pong!") -> RunningServer:
+    """Start the commands in order and return once ctx.port answers the exact body."""
+    server = RunningServer(ctx, cgroup)
+    try:
+        for i, cmd in enumerate(commands):
+            for rel, text in cmd.files.items():
+                (ctx.workdir / rel).write_text(text)
+            log = ctx.workdir / f"{i}-{cmd.role}.log"
+            with log.open("wb") as out:
+                proc = subprocess.Popen(
+                    cmd.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                    cwd=cmd.cwd or ctx.workdir, env={**os.environ, **cmd.env},
+                    start_new_session=True, preexec_fn=_preexec(cpus, cgroup),
+                )
+            server.started.append(Started(cmd, proc, log))
+            if i < len(commands) - 1 and cmd.listens_on:
+                _wait(server, lambda: _tcp_open(ctx.host, cmd.listens_on), timeout_s,
+                      f"{cmd.role} on port {cmd.listens_on}")
+        _wait(server, lambda: _checks.probe(ctx.host, ctx.port, expect_body), timeout_s,
+              f"an exact {expect_body!r} on port {ctx.port}")
+        return server
+    except BaseException:
+        server.stop(grace_s=1.0)
+        raise
+
+
+def _wait(server: RunningServer, ready, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        gone = server.dead()
+        if gone:
+            raise StartupError(f"server did not start: {gone}")
+        if ready():
+            return
+        time.sleep(0.05)
+    raise StartupError(f"no {what} within {timeout_s:.0f} s: {log_tail(server.started[-1].log)}")

@@ -1,0 +1,1 @@
+"""WSGI apps served unchanged by every server; each module is importable on its own."""

@@ -1,0 +1,39 @@
+"""Shared option parsing for launcher scripts; runs inside a server's own venv, stdlib only."""
+
+import argparse
+import importlib
+import socket
+import sys
+
+
+def parse(argv=None, extra=None):
+    p = argparse.ArgumentParser()
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--app-dir", required=True)
+    p.add_argument("--app", default="pong")
+    p.add_argument("--backlog", type=int, default=2048)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--threads", type=int, default=1)
+    if extra:
+        extra(p)
+    return p.parse_args(argv)
+
+
+def load_app(args):
+    """Import `app` from the app module; the app dir goes first so every server sees the same file."""
+    sys.path.insert(0, args.app_dir)
+    return importlib.import_module(args.app).app
+
+
+def listen_socket(args, nodelay=True):
+    """A bound, listening socket with the study's backlog, for servers that accept one."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((args.host, args.port))
+    s.listen(args.backlog)
+    if nodelay:
+        # Accepted sockets inherit TCP_NODELAY on Linux; servers that never set it stall
+        # 40 ms per keep-alive reply on Nagle vs delayed ACK.
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
