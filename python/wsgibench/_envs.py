@@ -106,7 +106,8 @@ def install(spec: PythonEnv, force: bool = False) -> InstalledEnv:
     else:
         _run([base, "-m", "venv", str(path)], log, env)
         pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
-    _run([*pip, *spec.requirements], log, env)
+    if spec.requirements:  # empty for the standard library's wsgiref
+        _run([*pip, *spec.requirements], log, env)
     if spec.no_deps:
         _run([*pip, "--no-deps", *spec.no_deps], log, env)
     packages = _freeze(python)

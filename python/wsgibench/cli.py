@@ -88,5 +88,77 @@ def check(name: str, keep: bool) -> None:
     check_server(name, keep=keep, console=console)
 
 
+def _results_option(fn):
+    return click.option("--results", "results", type=click.Path(path_type=Path), default=None,
+                        help="Results store (SQLite). Default: ./results/wsgibench.sqlite")(fn)
+
+
+def _open_store(path: Path | None, create: bool):
+    from ._paths import default_results
+    from ._store import Store
+
+    return Store(path or default_results(), create=create)
+
+
+@cli.command()
+def studies() -> None:
+    """List the built-in studies."""
+    from ._studies import builtin_names, load_study
+
+    for name in builtin_names():
+        study = load_study(name)
+        console.print(f"[bold]{name}[/]: {study.description} ({study.cell_count()} cells)")
+
+
+@cli.command()
+@click.argument("study")
+@_results_option
+@click.option("--servers", help="Comma-separated servers replacing the study's list.")
+@click.option("--repeats", type=int, help="Repeats per cell.")
+@click.option("--duration", type=float, help="Seconds per repeat, for every load that has one.")
+@click.option("--levels", help="Comma-separated levels replacing every load's levels.")
+@click.option("--install/--no-install", default=True, show_default=True,
+              help="Build missing server environments first.")
+@_friendly
+def run(study: str, results: Path | None, servers: str | None, repeats: int | None,
+        duration: float | None, levels: str | None, install: bool) -> None:
+    """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
+    from ._run_cli import run_study
+
+    run_study(study, results, servers=servers, repeats=repeats, duration=duration, levels=levels,
+              install=install, console=console)
+
+
+@cli.command()
+@click.argument("results", required=False, type=click.Path(path_type=Path))
+@click.option("--study", "study_id", type=int, help="Study id (default: the latest).")
+@_friendly
+def show(results: Path | None, study_id: int | None) -> None:
+    """Show a stored study as a table."""
+    from ._show import show as show_study
+
+    store = _open_store(results, create=False)
+    show_study(store, console, study_id)
+
+
+@cli.command()
+@click.argument("results", required=False, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option("--study", "study_id", type=int, help="Study id (default: the latest).")
+@click.option("--out", type=click.Path(path_type=Path), help="Write here instead of stdout.")
+@_friendly
+def export(results: Path | None, fmt: str, study_id: int | None, out: Path | None) -> None:
+    """Export a stored study: CSV of cell summaries, or JSON of everything stored."""
+    from ._export import export_csv, export_json
+
+    store = _open_store(results, create=False)
+    text = export_csv(store, study_id) if fmt == "csv" else export_json(store, study_id)
+    if out:
+        out.write_text(text)
+        err.print(f"wrote {out}")
+    else:
+        click.echo(text, nl=False)
+
+
 def main() -> None:
     cli(prog_name="wsgibench")

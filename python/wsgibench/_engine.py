@@ -1,0 +1,91 @@
+"""Find the `wsgibench-engine` binary, check its protocol, run a plan and read its result."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ._errors import EngineError
+from ._loads import PROTOCOL_VERSION
+
+BINARY = "wsgibench-engine"
+RESULT_FORMAT_VERSION = 1
+
+
+def _candidates() -> list[Path]:
+    found = []
+    if os.environ.get("WSGIBENCH_ENGINE"):
+        found.append(Path(os.environ["WSGIBENCH_ENGINE"]))
+    found.append(Path(sysconfig.get_path("scripts")) / BINARY)
+    found.append(Path(sys.executable).parent / BINARY)
+    on_path = shutil.which(BINARY)
+    if on_path:
+        found.append(Path(on_path))
+    repo = Path(__file__).resolve().parents[2] / "engine" / "target" / "release" / BINARY
+    found.append(repo)
+    return found
+
+
+@cache
+def find_engine() -> Path:
+    tried = _candidates()
+    for path in tried:
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+    raise EngineError(
+        f"{BINARY} not found (tried {', '.join(map(str, tried))}); "
+        "reinstall wsgibench with `pip install .` (it builds the engine) or set WSGIBENCH_ENGINE")
+
+
+@cache
+def engine_version() -> dict[str, Any]:
+    path = find_engine()
+    try:
+        out = subprocess.run([str(path), "version"], capture_output=True, text=True, timeout=10)
+        info = json.loads(out.stdout)
+    except (OSError, subprocess.TimeoutExpired, ValueError) as exc:
+        raise EngineError(f"{path} does not answer `version` ({exc})") from None
+    if info.get("protocol_version") != PROTOCOL_VERSION:
+        raise EngineError(
+            f"{path} speaks engine protocol {info.get('protocol_version')}, this wsgibench speaks "
+            f"{PROTOCOL_VERSION}: reinstall wsgibench so both come from one build")
+    return info
+
+
+def bound_seconds(plan: dict[str, Any]) -> float:
+    """How long the engine may take before it is considered hung."""
+    model = plan["model"]
+    base = float(model.get("duration_s", 0))
+    if model["kind"] == "sessions":
+        base += model.get("requests", 1) * (model.get("think_s", 0) + plan["timeout_s"])
+    if model["kind"] == "count" or "connections_total" in model:
+        base = max(base, 600.0)
+    return base + 2 * plan.get("timeout_s", 5.0) + 30.0
+
+
+def run_plan(plan: dict[str, Any]) -> dict[str, Any]:
+    engine_version()
+    path = find_engine()
+    try:
+        proc = subprocess.run([str(path), "run", "-"], input=json.dumps(plan), capture_output=True,
+                              text=True, timeout=bound_seconds(plan))
+    except subprocess.TimeoutExpired:
+        raise EngineError(f"engine did not finish within {bound_seconds(plan):.0f} s") from None
+    if proc.returncode != 0:
+        line = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        raise EngineError(f"engine failed (exit {proc.returncode}): {line}")
+    try:
+        result = json.loads(proc.stdout)
+    except ValueError:
+        raise EngineError("engine printed something that is not JSON") from None
+    if result.get("format_version") != RESULT_FORMAT_VERSION:
+        raise EngineError(f"engine result format {result.get('format_version')} is not "
+                          f"{RESULT_FORMAT_VERSION}")
+    return result

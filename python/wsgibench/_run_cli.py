@@ -1,0 +1,105 @@
+"""`wsgibench run`: apply command-line overrides, install what is missing, run with a progress bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from ._errors import UsageError
+from ._paths import default_results
+from ._runner import StudyRunner, plan_cells
+from ._store import Store
+from ._studies import Study, load_study, study_path
+
+
+def _split(value: str, cast) -> list:
+    try:
+        return [cast(v.strip()) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"cannot read {value!r} as a comma-separated list of numbers") from None
+
+
+def overrides(study_name: str, servers: str | None, repeats: int | None, duration: float | None,
+              levels: str | None) -> dict[str, Any]:
+    import tomllib
+
+    raw = tomllib.loads(study_path(study_name).read_text()) if study_name else {}
+    out: dict[str, Any] = {}
+    if servers:
+        out["servers"] = _split(servers, str)
+    if repeats is not None:
+        out["repeats"] = repeats
+        out["trim"] = min(int(raw.get("trim", 0)), max(0, (repeats - 1) // 2))
+    if duration is not None or levels:
+        loads = []
+        for load in raw.get("load", []):
+            load = dict(load)
+            if duration is not None:
+                if duration <= 0:
+                    raise UsageError("--duration must be positive")
+                if "duration_s" in load:
+                    load["duration_s"] = duration
+            if levels:
+                load["levels"] = _split(levels, float)
+            loads.append(load)
+        out["load"] = loads
+    return out
+
+
+def run_study(name: str, results: Path | None, *, servers: str | None, repeats: int | None,
+              duration: float | None, levels: str | None, install: bool, console: Console) -> Store:
+    try:
+        study = load_study(name, overrides(name, servers, repeats, duration, levels))
+    except Exception as exc:
+        import tomllib
+
+        if isinstance(exc, tomllib.TOMLDecodeError):
+            raise UsageError(f"{name}: malformed TOML: {exc}") from None
+        raise
+    from ._engine import engine_version
+
+    engine_version()  # a missing or mismatched engine stops us before any server starts
+    if install:
+        _install_missing(study, console)
+    path = results or default_results()
+    store = Store(path)
+    _run(study, store, console)
+    console.print(f"results: {path}")
+    return store
+
+
+def _install_missing(study: Study, console: Console) -> None:
+    from . import _envs
+    from ._install import install_servers
+    from .servers import get
+
+    missing = [n for n in study.servers if (r := get(n)).env and not r.unavailable
+               and _envs.installed(r.env) is None]
+    if missing:
+        install_servers(missing, all_=False, study=None, force=False, console=console)
+
+
+def _run(study: Study, store: Store, console: Console) -> int:
+    cells = plan_cells(study)
+    console.print(f"[bold]{study.name}[/]: {len(study.servers)} servers, {len(cells)} cells, "
+                  f"{study.repeats} repeats each")
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task("cells", total=len(cells))
+        runner = StudyRunner(study, store, progress=lambda msg: bar.update(task, description=msg))
+
+        def done(cell, outcome) -> None:
+            bar.advance(task)
+            if outcome.status != "measured":
+                bar.console.print(f"  {cell.server} {cell.load.name} {cell.level:g}: "
+                                  f"{outcome.status}: {outcome.reason}")
+
+        study_id = runner.run(on_cell_done=done)
+    from ._show import show
+
+    show(store, console, study_id)
+    return study_id

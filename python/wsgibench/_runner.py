@@ -1,0 +1,247 @@
+"""Run a study: plan the cells, start a fresh server per cell, warm up, measure repeats, store each cell."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+from . import _checks, _engine, _environment
+from ._errors import EngineError, StartupError, WsgibenchError
+from ._isolation import split_cpus
+from ._loads import Load
+from ._paths import APPS_DIR
+from ._sampler import Sampler
+from ._serve import ServeOptions, availability, start
+from ._store import Store
+from ._studies import Study
+from .servers import ServerRecipe, get
+
+
+@dataclass(frozen=True)
+class CellPlan:
+    position: int
+    server: str
+    load: Load
+    level: float
+
+
+def plan_cells(study: Study) -> list[CellPlan]:
+    """Loads in order, levels ascending, servers shuffled within each level (seed 004)."""
+    rng = random.Random(study.seed)
+    cells: list[CellPlan] = []
+    for load in study.loads:
+        for level in sorted(load.levels):
+            servers = list(study.servers)
+            if study.random_order:
+                rng.shuffle(servers)
+            cells.extend(CellPlan(len(cells) + i, s, load, level) for i, s in enumerate(servers))
+    return cells
+
+
+@dataclass
+class CellOutcome:
+    status: str = "measured"  # measured | invalid | disqualified | unavailable | failed
+    reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+    capabilities: dict | None = None
+    repeats: list[dict[str, Any]] = field(default_factory=list)
+
+    def disqualify(self, reason: str) -> None:
+        self.status, self.reason = "disqualified", reason
+
+
+def _errors(totals: dict[str, Any]) -> int:
+    return int(sum(totals.get("errors", {}).values()))
+
+
+def repeat_record(idx: int, result: dict[str, Any], sampler: Sampler) -> dict[str, Any]:
+    """One stored repeat: headline numbers from the engine and the sampler, plus both in full."""
+    totals = result["totals"]
+    ok, errors = int(totals["ok"]), _errors(totals)
+    kind = result["kinds"][0]["latency_us"] if result.get("kinds") else {}
+    samples = sampler.samples
+    inner = samples[1:-1] or samples  # start/end samples carry no CPU interval of the load
+    rss = [s.rss_bytes for s in samples]
+    conns = [s.conns for s in samples if s.conns is not None]
+    cpu = [s.cpu_pct for s in inner]
+    return {
+        "idx": idx,
+        "rps_ok": ok / result["elapsed_s"] if result.get("elapsed_s") else 0.0,
+        "requests": int(totals["requests_sent"]), "ok": ok, "errors": errors,
+        "error_rate": errors / (ok + errors) if ok + errors else 0.0,
+        "latency_p50_us": kind.get("p50"), "latency_p90_us": kind.get("p90"),
+        "latency_p99_us": kind.get("p99"), "latency_max_us": kind.get("max"),
+        "cpu_mean_pct": sum(cpu) / len(cpu) if cpu else None,
+        "cpu_peak_pct": max(cpu) if cpu else None,
+        "rss_start_bytes": rss[0] if rss else None, "rss_end_bytes": rss[-1] if rss else None,
+        "rss_peak_bytes": max(rss) if rss else None,
+        "rss_mean_bytes": int(sum(rss) / len(rss)) if rss else None,
+        "conns_peak": max(conns) if conns else None,
+        "engine_cpu_s": result["cost"]["user_s"] + result["cost"]["sys_s"],
+        "sampler_cpu_s": sampler.own_cpu_s,
+        "saturated": int(bool(result.get("saturated"))),
+        "engine": result,
+        "samples": [(s.t_s, s.cpu_pct, s.rss_bytes, s.processes, s.conns) for s in samples],
+    }
+
+
+def server_info(recipe: ServerRecipe) -> dict[str, Any]:
+    from . import _envs
+    from ._serve import installed_version
+
+    env = _envs.installed(recipe.env) if recipe.env else None
+    return {
+        "name": recipe.name, "project": recipe.project, "flavour": str(recipe.flavour),
+        "summary": recipe.summary, "version": installed_version(recipe),
+        "requirements": list(recipe.env.requirements + recipe.env.no_deps) if recipe.env else [],
+        "packages": env.packages if env else {}, "handles": list(recipe.handles),
+    }
+
+
+Progress = Callable[[str], None]
+
+
+class StudyRunner:
+    def __init__(self, study: Study, store: Store, progress: Progress | None = None):
+        self.study = study
+        self.store = store
+        self.progress = progress or (lambda _msg: None)
+        self.server_cpus, self.engine_cpus = split_cpus(study.server_cpus, study.engine_cpus)
+        self.current_server = None  # the RunningServer of the cell in progress
+        self._isolation: dict | None = None
+
+    def run(self, on_cell_done: Callable[[CellPlan, CellOutcome], None] | None = None) -> int:
+        environment = _environment.collect()
+        environment["engine"] = _engine.engine_version()
+        environment["server_cpus"], environment["engine_cpus"] = self.server_cpus, self.engine_cpus
+        config = {**self.study.raw, "name": self.study.name}
+        study_id = self.store.begin_study(self.study.name, config, environment)
+        out_of: dict[tuple[str, str], str] = {}  # (server, load) -> why it left the sweep
+        status = "interrupted"
+        try:
+            for cell in plan_cells(self.study):
+                key = (cell.server, cell.load.name)
+                started = time.time()
+                if key in out_of:
+                    outcome = CellOutcome("disqualified", out_of[key])
+                else:
+                    outcome = self.run_cell(cell)
+                    if outcome.status in ("disqualified", "unavailable"):
+                        where = f"{cell.load.level_field} {cell.level:g}"
+                        out_of[key] = (outcome.reason or "" if outcome.status == "unavailable"
+                                       else f"disqualified at {where}: {outcome.reason}")
+                self._save(study_id, cell, outcome, started)
+                if on_cell_done:
+                    on_cell_done(cell, outcome)
+            status = "finished"
+        finally:
+            self.store.finish_study(study_id, status)
+        return study_id
+
+    def _save(self, study_id: int, cell: CellPlan, outcome: CellOutcome, started: float) -> None:
+        recipe = get(cell.server)
+        self.store.save_cell(study_id, {
+            "server": cell.server, "load": cell.load.name, "model": cell.load.model,
+            "level": cell.level, "position": cell.position, "status": outcome.status,
+            "reason": outcome.reason, "notes": outcome.notes, "capabilities": outcome.capabilities,
+            "server_info": server_info(recipe), "isolation": getattr(self, "_isolation", None),
+            "started_unix_s": started,
+        }, outcome.repeats)
+
+    def _options(self) -> ServeOptions:
+        mb = self.study.memory_limit_mb
+        return ServeOptions(workers=self.study.workers, threads=self.study.threads,
+                            app=self.study.app, app_dir=APPS_DIR, cpus=self.server_cpus,
+                            memory_limit_bytes=mb * 2**20 if mb else None)
+
+    def run_cell(self, cell: CellPlan) -> CellOutcome:
+        recipe = get(cell.server)
+        ok, why = availability(recipe)
+        if not ok:
+            return CellOutcome("unavailable", why)
+        label = f"{cell.server} · {cell.load.name} {cell.load.level_field}={cell.level:g}"
+        self.progress(f"{label}: starting")
+        try:
+            server, workdir = start(recipe, self._options())
+        except StartupError as exc:
+            return CellOutcome("disqualified", str(exc))
+        self.current_server = server
+        self._isolation = {"server_cpus": self.server_cpus, "engine_cpus": self.engine_cpus,
+                           "memory": server.cgroup.applied}
+        try:
+            return self._measure(cell, server, label)
+        except EngineError as exc:
+            return CellOutcome("failed", f"engine: {exc}")
+        finally:
+            self.current_server = None
+            server.stop()
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _measure(self, cell: CellPlan, server, label: str) -> CellOutcome:
+        outcome = CellOutcome()
+        port, load, study = server.ctx.port, cell.load, self.study
+        caps = _checks.check(server.ctx.host, port)
+        outcome.capabilities = caps.as_dict()
+        if not caps.pong:
+            outcome.disqualify(f"wrong answer to a plain request: {caps.detail}")
+            return outcome
+        if load.wants_keep_alive and not caps.keep_alive:
+            outcome.notes.append("no keep-alive: the server closes every connection, so this "
+                                 "measures a new connection per request")
+        if int(load.params.get("pipeline", 1)) > 1 and not caps.pipelining:
+            outcome.notes.append("no pipelining: pipelined requests were not all answered")
+        seed = study.seed * 1000 + cell.position
+        if load.warmup_s > 0:
+            self.progress(f"{label}: warm-up")
+            _engine.run_plan(load.plan(cell.level, port, list(study.requests), self.engine_cpus,
+                                       seed, warmup=True))
+        logged_before = server.logged_bytes()
+        for idx in range(study.repeats):
+            self.progress(f"{label}: repeat {idx + 1}/{study.repeats}")
+            sampler = Sampler(server.processes, port)
+            sampler.start()
+            try:
+                result = _engine.run_plan(load.plan(cell.level, port, list(study.requests),
+                                                    self.engine_cpus, seed + idx))
+            finally:
+                sampler.stop()
+            rep = repeat_record(idx, result, sampler)
+            outcome.repeats.append(rep)
+            if self._judge(outcome, rep, server, cell):
+                break
+        logged = server.logged_bytes() - logged_before
+        if logged > 0:
+            outcome.notes.append(f"the server wrote {logged} bytes of log while measured")
+        oom = server.cgroup.oom_kills()
+        if oom:
+            outcome.notes.append(f"memory limit hit: {oom} OOM kill(s)")
+        return outcome
+
+    def _judge(self, outcome: CellOutcome, rep: dict[str, Any], server, cell: CellPlan) -> bool:
+        """Record what this repeat says about the cell; True ends the cell."""
+        gone = server.dead()
+        if gone:
+            outcome.disqualify(f"crashed during repeat {rep['idx'] + 1}: {gone}")
+            return True
+        if rep["ok"] == 0:
+            outcome.disqualify(f"stopped answering: 0 valid replies in repeat {rep['idx'] + 1}")
+            return True
+        if rep["error_rate"] > self.study.error_threshold:
+            top = _top_error(rep["engine"]["totals"])
+            outcome.disqualify(f"error rate {rep['error_rate']:.1%} > "
+                               f"{self.study.error_threshold:.0%} ({top})")
+            return True
+        if rep["saturated"] and outcome.status == "measured":
+            reasons = ", ".join(rep["engine"].get("saturation_reasons", [])) or "saturated"
+            outcome.status, outcome.reason = "invalid", f"load generator was the bottleneck: {reasons}"
+        return False
+
+
+def _top_error(totals: dict[str, Any]) -> str:
+    errors = {k: v for k, v in totals.get("errors", {}).items() if v}
+    if not errors:
+        return "no errors"
+    return ", ".join(f"{k} {v}" for k, v in sorted(errors.items(), key=lambda kv: -kv[1])[:3])

@@ -1,0 +1,31 @@
+"""Helpers for end-to-end tests: which servers can run here, and a process-table scan for leftovers."""
+
+from __future__ import annotations
+
+import psutil
+import pytest
+
+from wsgibench import _envs
+from wsgibench._serve import availability
+from wsgibench.servers import get
+
+
+def require(name: str, install: bool = True):
+    """The recipe, its env installed if need be; skip (with the reason) only when the machine lacks it."""
+    recipe = get(name)
+    if recipe.env and install and _envs.installed(recipe.env) is None and not recipe.unavailable:
+        _envs.install(recipe.env)
+    ok, why = availability(recipe)
+    if not ok:
+        pytest.fail(f"{name} cannot run here: {why}")
+    return recipe
+
+
+def leftovers(marker: str = "wsgibench-") -> list[str]:
+    """Processes whose command line mentions a wsgibench scratch dir or launcher: none may survive."""
+    found = []
+    for p in psutil.process_iter(["pid", "cmdline"]):
+        cmd = " ".join(p.info["cmdline"] or [])
+        if marker in cmd and "pytest" not in cmd and p.pid != psutil.Process().pid:
+            found.append(f"{p.pid}: {cmd[:120]}")
+    return found

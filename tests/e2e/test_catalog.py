@@ -1,0 +1,39 @@
+"""Every available catalog entry starts on OS-picked ports, answers pong, and leaves nothing behind."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from wsgibench import _checks
+from wsgibench._serve import ServeOptions, start
+from wsgibench.servers import catalog
+
+from .helpers import require
+
+RUNNABLE = [r.name for r in catalog().values() if not r.unavailable]
+
+
+def test_catalog_has_every_seed_server():
+    names = set(catalog())
+    assert len(names) >= 30
+    unavailable = {r.name: r.unavailable for r in catalog().values() if r.unavailable}
+    for seed_only in ("fapws3", "aspen", "magnumpy", "cogen", "concurrence", "eurasia", "nginx-unit"):
+        assert unavailable.get(seed_only), seed_only
+
+
+@pytest.mark.parametrize("name", RUNNABLE)
+def test_serves_pong_and_stops_cleanly(name):
+    recipe = require(name)
+    server, workdir = start(recipe, ServeOptions())
+    try:
+        caps = _checks.check(server.ctx.host, server.ctx.port)
+        assert caps.pong, caps.detail
+        assert caps.http10, caps.detail
+        procs = server.processes()
+        assert procs
+    finally:
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+    assert [p.pid for p in procs if p.is_running() and p.status() != "zombie"] == []

@@ -1,0 +1,132 @@
+"""`wsgibench run` end to end: real servers, the real engine, a real store; then show and export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from wsgibench._runner import StudyRunner
+from wsgibench._store import Store
+from wsgibench._studies import parse_study
+
+from .helpers import leftovers, require
+
+SERVERS = ["nginx-baseline", "gunicorn-gthread", "gunicorn-sync"]
+
+
+def _cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "wsgibench", *args], capture_output=True, text=True,
+                          timeout=600)
+    if check:
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc
+
+
+@pytest.fixture(scope="module")
+def small_study(tmp_path_factory):
+    for name in SERVERS:
+        require(name)
+    folder = tmp_path_factory.mktemp("study")
+    (folder / "small.toml").write_text(f"""
+name = "small"
+servers = {json.dumps(SERVERS)}
+repeats = 2
+[[load]]
+name = "closed"
+model = "closed"
+levels = [4, 16]
+duration_s = 1.0
+warmup_s = 0.3
+""")
+    results = folder / "results.sqlite"
+    proc = _cli("run", str(folder / "small.toml"), "--results", str(results))
+    return results, proc.stdout
+
+
+def test_every_cell_measured_with_its_records(small_study):
+    results, stdout = small_study
+    store = Store(results, create=False)
+    study = store.study()
+    assert study["status"] == "finished"
+    env = json.loads(study["environment_json"])
+    assert env["engine"]["protocol_version"] == 1 and env["cpu_model"] and env["kernel"]
+    cells = store.cells(study["id"])
+    assert {(c.server, c.level) for c in cells} == {(s, l) for s in SERVERS for l in (4, 16)}
+    for cell in cells:
+        assert cell.status == "measured", (cell.server, cell.reason)
+        assert cell.isolation["server_cpus"] != cell.isolation["engine_cpus"] or os.cpu_count() == 1
+        reps = store.repeats(cell.id)
+        assert len(reps) == 2
+        for rep in reps:
+            engine = json.loads(rep["engine_json"])
+            assert rep["ok"] > 0 and rep["errors"] == 0, engine["totals"]
+            assert engine["plan"]["model"]["connections"] == cell.level
+            assert rep["rss_peak_bytes"] > 0 and rep["cpu_mean_pct"] > 0
+            assert len(store.samples(rep["id"])) >= 5  # >= 10 Hz over 1 s
+        assert cell.server_info["version"]
+    sync = [c for c in cells if c.server == "gunicorn-sync"]
+    assert all(not c.capabilities["keep_alive"] for c in sync)
+    assert all(any("no keep-alive" in n for n in c.notes) for c in sync)
+    assert "gunicorn-gthread" in stdout
+
+
+def test_show_and_export(small_study):
+    results, _ = small_study
+    shown = _cli("show", str(results)).stdout
+    assert "nginx-baseline" in shown and "req/s" in shown
+    rows = list(csv.DictReader(io.StringIO(_cli("export", str(results), "--format", "csv").stdout)))
+    assert len(rows) == 6
+    assert all(float(r["rps_ok_median"]) > 0 for r in rows)
+    doc = json.loads(_cli("export", str(results), "--format", "json").stdout)
+    assert doc["schema_version"] == 1 and len(doc["cells"]) == 6
+    assert all(len(c["repeats"]) == 2 and c["repeats"][0]["engine"]["kinds"] for c in doc["cells"])
+
+
+def test_killed_server_is_disqualified_and_study_finishes(tmp_path):
+    for name in ("gunicorn-gthread", "nginx-baseline"):
+        require(name)
+    study = parse_study({
+        "name": "crash", "servers": ["gunicorn-gthread", "nginx-baseline"], "repeats": 3,
+        "random_order": False,
+        "load": [{"name": "closed", "model": "closed", "levels": [4, 8], "duration_s": 1.5,
+                  "warmup_s": 0.2}],
+    }, "crash")
+    store = Store(tmp_path / "r.sqlite")
+    runner = StudyRunner(study, store)
+    killed = []
+
+    def progress(msg: str) -> None:
+        if msg.startswith("gunicorn-gthread") and msg.endswith("repeat 2/3") and not killed:
+            server = runner.current_server
+            killed.append(server.main_pid)
+            threading.Timer(0.5, os.killpg, (server.main_pid, signal.SIGKILL)).start()
+
+    runner.progress = progress
+    study_id = runner.run()
+    assert killed
+    cells = {(c.server, c.level): c for c in store.cells(study_id)}
+    first = cells[("gunicorn-gthread", 4)]
+    assert first.status == "disqualified" and "repeat 2" in first.reason, first.reason
+    later = cells[("gunicorn-gthread", 8)]
+    assert later.status == "disqualified" and later.reason.startswith("disqualified at connections 4")
+    assert cells[("nginx-baseline", 8)].status == "measured"
+    assert store.study(study_id)["status"] == "finished"
+    assert leftovers() == []
+
+
+def test_bad_input_is_one_line(tmp_path):
+    proc = _cli("run", "quik", "--results", str(tmp_path / "x.sqlite"), check=False)
+    assert proc.returncode == 2
+    assert "did you mean 'quick'" in proc.stderr and "Traceback" not in proc.stderr
+    proc = _cli("run", "quick", "--servers", "nginx-baselin", check=False)
+    assert proc.returncode == 2 and "nginx-baseline" in proc.stderr
+    proc = _cli("show", str(tmp_path / "absent.sqlite"), check=False)
+    assert proc.returncode == 3 and "no results store" in proc.stderr
