@@ -87,3 +87,90 @@ def split_cpus(server: list[int] | None, engine: list[int] | None) -> tuple[list
         rest = [c for c in cpus if c not in server]
         engine = rest or cpus
     return server, engine
+
+
+def _v2_root() -> Path | None:
+    for root in _V2_ROOTS:
+        if (root / "cgroup.procs").exists() and (root / "cgroup.controllers").exists():
+            return root
+    return None
+
+
+@dataclass
+class KillGroup:
+    """A cgroup v2 holding every process of one server start, so none escapes the stop (double forks,
+    setsid daemons); named after wsgibench's pid so a later run can sweep what a killed run left."""
+
+    path: Path | None
+
+    @classmethod
+    def create(cls) -> "KillGroup":
+        root = _v2_root()
+        if root is None:
+            return cls(None)
+        path = root / "wsgibench" / f"owner-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        try:
+            path.mkdir(parents=True)
+        except OSError:
+            return cls(None)
+        return cls(path if (path / "cgroup.kill").exists() else None)
+
+    def join_self(self) -> None:
+        if self.path is not None:
+            (self.path / "cgroup.procs").write_text("0")
+
+    def pids(self) -> list[int]:
+        if self.path is None:
+            return []
+        try:
+            return [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
+        except OSError:
+            return []
+
+    def kill(self) -> None:
+        if self.path is None:
+            return
+        try:
+            (self.path / "cgroup.kill").write_text("1")
+        except OSError:
+            pass
+
+    def remove(self) -> None:
+        if self.path is None:
+            return
+        for _ in range(50):  # the kernel empties the group shortly after cgroup.kill
+            try:
+                self.path.rmdir()
+                return
+            except OSError:
+                import time
+
+                time.sleep(0.02)
+
+
+def sweep_orphans() -> list[int]:
+    """Kill what runs in groups left by wsgibench processes that no longer exist; returns the pids."""
+    root = _v2_root()
+    base = root / "wsgibench" if root else None
+    killed: list[int] = []
+    if base is None or not base.exists():
+        return killed
+    for group in base.glob("owner-*"):
+        owner = int(group.name.split("-")[1])
+        if _alive(owner):
+            continue
+        stale = KillGroup(group)
+        killed += stale.pids()
+        stale.kill()
+        stale.remove()
+    return killed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True

@@ -14,7 +14,7 @@ import psutil
 
 from . import _checks
 from ._errors import StartupError
-from ._isolation import MemoryCgroup
+from ._isolation import KillGroup, MemoryCgroup
 from .servers import Command, LaunchContext
 
 STOP_GRACE_S = 5.0
@@ -46,6 +46,7 @@ class Started:
 class RunningServer:
     ctx: LaunchContext
     cgroup: MemoryCgroup
+    group: KillGroup = field(default_factory=lambda: KillGroup(None))
     started: list[Started] = field(default_factory=list)
 
     @property
@@ -65,6 +66,12 @@ class RunningServer:
                     found[p.pid] = p
             except psutil.NoSuchProcess:
                 continue
+        for pid in self.group.pids():  # daemonised children are no descendants, but stay in the group
+            if pid not in found:
+                try:
+                    found[pid] = psutil.Process(pid)
+                except psutil.NoSuchProcess:
+                    pass
         return list(found.values())
 
     def dead(self) -> str | None:
@@ -91,7 +98,8 @@ class RunningServer:
                 pass
         for s in self.started:
             _signal_group(s.proc.pid, signal.SIGKILL)
-        for p in survivors:  # anything that left its group (double fork, setsid)
+        self.group.kill()  # anything that left its process group (double fork, setsid)
+        for p in survivors:
             try:
                 p.kill()
             except psutil.Error:
@@ -102,6 +110,7 @@ class RunningServer:
             except subprocess.TimeoutExpired:
                 pass
         psutil.wait_procs(survivors, timeout=2)
+        self.group.remove()
         self.cgroup.remove()
 
 
@@ -120,11 +129,12 @@ def log_tail(path: Path, lines: int = 3) -> str:
     return " | ".join(line.strip()[:200] for line in text[-lines:]) or "(empty log)"
 
 
-def _preexec(cpus: list[int] | None, cgroup: MemoryCgroup):
+def _preexec(cpus: list[int] | None, cgroup: MemoryCgroup, group: KillGroup):
     def run() -> None:
         if cpus:
             os.sched_setaffinity(0, cpus)
         cgroup.join_self()
+        group.join_self()
 
     return run
 
@@ -132,7 +142,7 @@ def _preexec(cpus: list[int] | None, cgroup: MemoryCgroup):
 def launch(commands: list[Command], ctx: LaunchContext, cpus: list[int] | None,
            cgroup: MemoryCgroup, timeout_s: float, expect_body: bytes = b"Pong!") -> RunningServer:
     """Start the commands in order and return once ctx.port answers the exact body."""
-    server = RunningServer(ctx, cgroup)
+    server = RunningServer(ctx, cgroup, KillGroup.create())
     try:
         for i, cmd in enumerate(commands):
             for rel, text in cmd.files.items():
@@ -142,7 +152,7 @@ def launch(commands: list[Command], ctx: LaunchContext, cpus: list[int] | None,
                 proc = subprocess.Popen(
                     cmd.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                     cwd=cmd.cwd or ctx.workdir, env={**os.environ, **cmd.env},
-                    start_new_session=True, preexec_fn=_preexec(cpus, cgroup),
+                    start_new_session=True, preexec_fn=_preexec(cpus, cgroup, server.group),
                 )
             server.started.append(Started(cmd, proc, log))
             if i < len(commands) - 1 and cmd.listens_on:

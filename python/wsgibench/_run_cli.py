@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +52,8 @@ def overrides(study_name: str, servers: str | None, repeats: int | None, duratio
 
 
 def run_study(name: str, results: Path | None, *, servers: str | None, repeats: int | None,
-              duration: float | None, levels: str | None, install: bool, console: Console) -> Store:
+              duration: float | None, levels: str | None, install: bool, resume: bool = False,
+              console: Console) -> Store:
     try:
         study = load_study(name, overrides(name, servers, repeats, duration, levels))
     except Exception as exc:
@@ -62,11 +65,17 @@ def run_study(name: str, results: Path | None, *, servers: str | None, repeats: 
     from ._engine import engine_version
 
     engine_version()  # a missing or mismatched engine stops us before any server starts
+    from ._isolation import sweep_orphans
+
+    orphans = sweep_orphans()
+    if orphans:
+        console.print(f"[yellow]killed {len(orphans)} server process(es) left by a killed run[/]")
     if install:
         _install_missing(study, console)
     path = results or default_results()
     store = Store(path)
-    _run(study, store, console)
+    with _sigterm_as_interrupt():
+        _run(study, store, console, resume)
     console.print(f"results: {path}")
     return store
 
@@ -82,7 +91,20 @@ def _install_missing(study: Study, console: Console) -> None:
         install_servers(missing, all_=False, study=None, force=False, console=console)
 
 
-def _run(study: Study, store: Store, console: Console) -> int:
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM unwinds like Ctrl-C, so the running server is stopped and the study marked."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(study: Study, store: Store, console: Console, resume: bool = False) -> int:
     cells = plan_cells(study)
     console.print(f"[bold]{study.name}[/]: {len(study.servers)} servers, {len(cells)} cells, "
                   f"{study.repeats} repeats each")
@@ -91,6 +113,10 @@ def _run(study: Study, store: Store, console: Console) -> int:
     with Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task("cells", total=len(cells))
         runner = StudyRunner(study, store, progress=lambda msg: bar.update(task, description=msg))
+        for f in runner.doctor:
+            if not f.ok:
+                bar.console.print(f"[yellow]warning[/] {f.name} is {f.value} (recommended "
+                                  f"{f.recommended}): {f.consequence}", highlight=False)
 
         def done(cell, outcome) -> None:
             bar.advance(task)
@@ -98,7 +124,7 @@ def _run(study: Study, store: Store, console: Console) -> int:
                 bar.console.print(f"  {cell.server} {cell.load.name} {cell.level:g}: "
                                   f"{outcome.status}: {outcome.reason}")
 
-        study_id = runner.run(on_cell_done=done)
+        study_id = runner.run(on_cell_done=done, resume=resume)
     from ._show import show
 
     show(store, console, study_id)

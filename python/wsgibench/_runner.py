@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from . import _checks, _engine, _environment
+from . import _checks, _doctor, _engine, _environment
 from ._errors import EngineError, StartupError, WsgibenchError
 from ._isolation import split_cpus
 from ._loads import Load
@@ -111,28 +112,37 @@ class StudyRunner:
         self.progress = progress or (lambda _msg: None)
         self.server_cpus, self.engine_cpus = split_cpus(study.server_cpus, study.engine_cpus)
         self.current_server = None  # the RunningServer of the cell in progress
+        self.doctor = _doctor.findings(sorted(set(self.server_cpus + self.engine_cpus)))
         self._isolation: dict | None = None
 
-    def run(self, on_cell_done: Callable[[CellPlan, CellOutcome], None] | None = None) -> int:
-        environment = _environment.collect()
-        environment["engine"] = _engine.engine_version()
-        environment["server_cpus"], environment["engine_cpus"] = self.server_cpus, self.engine_cpus
-        config = {**self.study.raw, "name": self.study.name}
-        study_id = self.store.begin_study(self.study.name, config, environment)
-        out_of: dict[tuple[str, str], str] = {}  # (server, load) -> why it left the sweep
+    def run(self, on_cell_done: Callable[[CellPlan, CellOutcome], None] | None = None,
+            resume: bool = False) -> int:
+        """Run every cell not stored yet; with resume, continue the store's unfinished run."""
+        config = json.loads(json.dumps({**self.study.raw, "name": self.study.name}, default=str))
+        study_id = self.store.unfinished_study(self.study.name, config) if resume else None
+        if study_id is None:
+            study_id = self.store.begin_study(self.study.name, config, self._environment())
+        else:
+            self.store.mark_study(study_id, "running")
+        done = {(c.server, c.load, c.level): c for c in self.store.cells(study_id)}
+        out_of: dict[tuple[str, str], tuple[str, str]] = {}  # (server, load) -> status, why
+        for c in sorted(done.values(), key=lambda c: c.position):
+            if c.status in ("disqualified", "unavailable"):
+                out_of.setdefault((c.server, c.load), _leaves(c.status, c.reason, c.level, c.model))
         status = "interrupted"
         try:
             for cell in plan_cells(self.study):
+                if (cell.server, cell.load.name, float(cell.level)) in done:
+                    continue
                 key = (cell.server, cell.load.name)
                 started = time.time()
                 if key in out_of:
-                    outcome = CellOutcome("disqualified", out_of[key])
+                    outcome = CellOutcome(*out_of[key])
                 else:
                     outcome = self.run_cell(cell)
                     if outcome.status in ("disqualified", "unavailable"):
-                        where = f"{cell.load.level_field} {cell.level:g}"
-                        out_of[key] = (outcome.reason or "" if outcome.status == "unavailable"
-                                       else f"disqualified at {where}: {outcome.reason}")
+                        out_of[key] = _leaves(outcome.status, outcome.reason, cell.level,
+                                              cell.load.model)
                 self._save(study_id, cell, outcome, started)
                 if on_cell_done:
                     on_cell_done(cell, outcome)
@@ -140,6 +150,13 @@ class StudyRunner:
         finally:
             self.store.finish_study(study_id, status)
         return study_id
+
+    def _environment(self) -> dict[str, Any]:
+        environment = _environment.collect()
+        environment["engine"] = _engine.engine_version()
+        environment["server_cpus"], environment["engine_cpus"] = self.server_cpus, self.engine_cpus
+        environment["doctor"] = [f.as_dict() for f in self.doctor]
+        return environment
 
     def _save(self, study_id: int, cell: CellPlan, outcome: CellOutcome, started: float) -> None:
         recipe = get(cell.server)
@@ -238,6 +255,15 @@ class StudyRunner:
             reasons = ", ".join(rep["engine"].get("saturation_reasons", [])) or "saturated"
             outcome.status, outcome.reason = "invalid", f"load generator was the bottleneck: {reasons}"
         return False
+
+
+def _leaves(status: str, reason: str | None, level: float, model: str) -> tuple[str, str]:
+    """What the later levels of a server that left the sweep record."""
+    if status == "unavailable" or (reason or "").startswith("disqualified at"):
+        return status, reason or ""
+    from ._loads import MODELS
+
+    return status, f"disqualified at {MODELS[model][0]} {level:g}: {reason}"
 
 
 def _top_error(totals: dict[str, Any]) -> str:

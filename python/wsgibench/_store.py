@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from ._errors import EnvironmentProblem
+from ._errors import EnvironmentProblem, UsageError
 
 SCHEMA_VERSION = 1
 # Schema history:
@@ -128,6 +128,21 @@ class Store:
                 " VALUES (?, ?, 'running', ?, ?)",
                 (name, time.time(), json.dumps(config, default=str), json.dumps(environment)))
         return int(cur.lastrowid)
+
+    def unfinished_study(self, name: str, config: dict) -> int | None:
+        """The latest run of this study that did not finish, if it was run with the same config."""
+        row = self.db.execute("SELECT id, status, config_json FROM studies WHERE name=? "
+                              "ORDER BY id DESC LIMIT 1", (name,)).fetchone()
+        if row is None or row["status"] == "finished":
+            return None
+        if json.loads(row["config_json"]) != config:
+            raise UsageError(f"cannot resume study {name!r} (id {row['id']}): it was started with "
+                             "other settings; run it without --resume, or into another store")
+        return int(row["id"])
+
+    def mark_study(self, study_id: int, status: str) -> None:
+        with self.db:
+            self.db.execute("UPDATE studies SET status=? WHERE id=?", (status, study_id))
 
     def finish_study(self, study_id: int, status: str = "finished") -> None:
         with self.db:

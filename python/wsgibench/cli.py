@@ -88,6 +88,29 @@ def check(name: str, keep: bool) -> None:
     check_server(name, keep=keep, console=console)
 
 
+@cli.command()
+@click.option("--fix", is_flag=True, help="Apply the sysctls that can be applied (root only).")
+@_friendly
+def doctor(fix: bool) -> None:
+    """Check the system settings that distort results, with recommended values and consequences."""
+    from ._doctor import apply_fixes, findings, is_root
+
+    found = findings()
+    table = Table(title="wsgibench doctor")
+    for col in ("check", "value", "recommended", "", "consequence when not"):
+        table.add_column(col, overflow="fold")
+    for f in found:
+        table.add_row(f.name, f.value, f.recommended, "[green]ok[/]" if f.ok else "[red]!![/]",
+                      f.consequence)
+    console.print(table)
+    if fix:
+        if not is_root():
+            err.print("error: --fix needs root")
+            sys.exit(2)
+        for line in apply_fixes(found) or ["nothing to change"]:
+            console.print(f"changed {line}" if "->" in line else line)
+
+
 def _results_option(fn):
     return click.option("--results", "results", type=click.Path(path_type=Path), default=None,
                         help="Results store (SQLite). Default: ./results/wsgibench.sqlite")(fn)
@@ -119,14 +142,16 @@ def studies() -> None:
 @click.option("--levels", help="Comma-separated levels replacing every load's levels.")
 @click.option("--install/--no-install", default=True, show_default=True,
               help="Build missing server environments first.")
+@click.option("--resume", is_flag=True,
+              help="Continue this study's unfinished run in the store: finished cells are kept.")
 @_friendly
 def run(study: str, results: Path | None, servers: str | None, repeats: int | None,
-        duration: float | None, levels: str | None, install: bool) -> None:
+        duration: float | None, levels: str | None, install: bool, resume: bool) -> None:
     """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
     from ._run_cli import run_study
 
     run_study(study, results, servers=servers, repeats=repeats, duration=duration, levels=levels,
-              install=install, console=console)
+              install=install, resume=resume, console=console)
 
 
 @cli.command()
