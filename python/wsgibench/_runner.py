@@ -9,7 +9,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-from . import _checks, _doctor, _engine, _environment
+from . import _checks, _diagnose, _doctor, _engine, _environment, _netstat
 from ._errors import EngineError, StartupError, WsgibenchError
 from ._isolation import split_cpus
 from ._loads import Load
@@ -49,6 +49,7 @@ class CellOutcome:
     notes: list[str] = field(default_factory=list)
     capabilities: dict | None = None
     repeats: list[dict[str, Any]] = field(default_factory=list)
+    diagnoses: list[dict[str, Any]] = field(default_factory=list)
 
     def disqualify(self, reason: str) -> None:
         self.status, self.reason = "disqualified", reason
@@ -163,7 +164,8 @@ class StudyRunner:
         self.store.save_cell(study_id, {
             "server": cell.server, "load": cell.load.name, "model": cell.load.model,
             "level": cell.level, "position": cell.position, "status": outcome.status,
-            "reason": outcome.reason, "notes": outcome.notes, "capabilities": outcome.capabilities,
+            "reason": outcome.reason, "notes": outcome.notes, "diagnoses": outcome.diagnoses,
+            "capabilities": outcome.capabilities,
             "server_info": server_info(recipe), "isolation": getattr(self, "_isolation", None),
             "started_unix_s": started,
         }, outcome.repeats)
@@ -215,10 +217,10 @@ class StudyRunner:
             self.progress(f"{label}: warm-up")
             _engine.run_plan(load.plan(cell.level, port, list(study.requests), self.engine_cpus,
                                        seed, warmup=True))
-        logged_before = server.logged_bytes()
         for idx in range(study.repeats):
             self.progress(f"{label}: repeat {idx + 1}/{study.repeats}")
             sampler = Sampler(server.processes, port)
+            counters, log_bytes = _netstat.tcp_ext(), server.logged_bytes()
             sampler.start()
             try:
                 result = _engine.run_plan(load.plan(cell.level, port, list(study.requests),
@@ -226,12 +228,15 @@ class StudyRunner:
             finally:
                 sampler.stop()
             rep = repeat_record(idx, result, sampler)
+            rep["extra"] = {"netstat": _netstat.delta(counters, _netstat.tcp_ext()),
+                            "log_bytes": server.logged_bytes() - log_bytes}
             outcome.repeats.append(rep)
             if self._judge(outcome, rep, server, cell):
                 break
-        logged = server.logged_bytes() - logged_before
-        if logged > 0:
-            outcome.notes.append(f"the server wrote {logged} bytes of log while measured")
+        share = 100.0 * len(self.server_cpus)
+        facts = [_diagnose.facts_from(r["engine"], r, load.model, cell.level, load.wants_keep_alive,
+                                      share) for r in outcome.repeats]
+        outcome.diagnoses = [d.as_dict() for d in _diagnose.diagnose(facts)]
         oom = server.cgroup.oom_kills()
         if oom:
             outcome.notes.append(f"memory limit hit: {oom} OOM kill(s)")

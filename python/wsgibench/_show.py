@@ -50,7 +50,7 @@ def show(store: Store, console: Console, study_id: int | None = None) -> None:
         c = s.cell
         rps = s.stats["rps_ok"]
         status = c.status if c.status == "measured" else f"[red]{c.status}[/]"
-        notes = "; ".join(filter(None, [c.reason, *c.notes]))
+        notes = "; ".join(filter(None, [c.reason, *c.notes, *(d["message"] for d in c.diagnoses)]))
         cv = f"{rps.cv * 100:.1f}%" + (" !" if rps.noisy else "") if rps else "-"
         table.add_row(
             c.server, s.version or "-", c.load, f"{c.level:g}",

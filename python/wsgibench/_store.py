@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS cells (
     status TEXT NOT NULL,              -- measured | disqualified | unavailable | failed
     reason TEXT,
     notes_json TEXT NOT NULL DEFAULT '[]',
+    diagnoses_json TEXT NOT NULL DEFAULT '[]',  -- [{code, message, invalid}]
     capabilities_json TEXT,
     server_json TEXT,                  -- recipe, flavour, version, every package in its env
     isolation_json TEXT,               -- cpus, memory limit applied or not
@@ -57,6 +58,7 @@ CREATE TABLE IF NOT EXISTS repeats (
     conns_peak INTEGER,
     engine_cpu_s REAL, sampler_cpu_s REAL,
     saturated INTEGER NOT NULL,
+    extra_json TEXT NOT NULL DEFAULT '{}',  -- harness-side counters: netstat deltas, log bytes
     engine_json TEXT NOT NULL,         -- the engine's whole result, histograms included
     UNIQUE (cell_id, idx)
 );
@@ -84,6 +86,7 @@ class Cell:
     capabilities: dict | None
     server_info: dict | None
     isolation: dict | None
+    diagnoses: list[dict]
 
 
 class Store:
@@ -154,11 +157,12 @@ class Store:
         with self.db:
             cur = self.db.execute(
                 "INSERT INTO cells (study_id, server, load, model, level, position, status, reason,"
-                " notes_json, capabilities_json, server_json, isolation_json, started_unix_s,"
-                " finished_unix_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " notes_json, diagnoses_json, capabilities_json, server_json, isolation_json,"
+                " started_unix_s, finished_unix_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (study_id, cell["server"], cell["load"], cell["model"], cell["level"],
                  cell["position"], cell["status"], cell.get("reason"),
-                 json.dumps(cell.get("notes", [])), _dumps(cell.get("capabilities")),
+                 json.dumps(cell.get("notes", [])), json.dumps(cell.get("diagnoses", [])),
+                 _dumps(cell.get("capabilities")),
                  _dumps(cell.get("server_info")), _dumps(cell.get("isolation")),
                  cell.get("started_unix_s"), time.time()))
             cell_id = int(cur.lastrowid)
@@ -167,11 +171,12 @@ class Store:
         return cell_id
 
     def _save_repeat(self, cell_id: int, rep: dict[str, Any]) -> None:
-        cols = [k for k in rep if k not in ("samples", "engine")]
+        cols = [k for k in rep if k not in ("samples", "engine", "extra")]
         cur = self.db.execute(
-            f"INSERT INTO repeats (cell_id, engine_json, {', '.join(cols)}) "
-            f"VALUES (?, ?, {', '.join('?' for _ in cols)})",
-            (cell_id, json.dumps(rep["engine"]), *[rep[c] for c in cols]))
+            f"INSERT INTO repeats (cell_id, engine_json, extra_json, {', '.join(cols)}) "
+            f"VALUES (?, ?, ?, {', '.join('?' for _ in cols)})",
+            (cell_id, json.dumps(rep["engine"]), json.dumps(rep.get("extra", {})),
+             *[rep[c] for c in cols]))
         self.db.executemany(
             "INSERT INTO samples (repeat_id, t_s, cpu_pct, rss_bytes, processes, conns)"
             " VALUES (?,?,?,?,?,?)",
@@ -196,7 +201,7 @@ class Store:
         return [Cell(r["id"], r["study_id"], r["server"], r["load"], r["model"], r["level"],
                      r["position"], r["status"], r["reason"], json.loads(r["notes_json"]),
                      _loads(r["capabilities_json"]), _loads(r["server_json"]),
-                     _loads(r["isolation_json"])) for r in rows]
+                     _loads(r["isolation_json"]), json.loads(r["diagnoses_json"])) for r in rows]
 
     def repeats(self, cell_id: int) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM repeats WHERE cell_id=? ORDER BY idx", (cell_id,)).fetchall()
