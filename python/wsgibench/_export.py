@@ -14,7 +14,7 @@ from ._summary import summarise_study
 def export_csv(store: Store, study_id: int | None = None) -> str:
     study = store.study(study_id)
     trim = int(json.loads(study["config_json"]).get("trim", 0))
-    rows = [dict(study_id=study["id"], study=study["name"], **s.flat())
+    rows = [{"study": study["name"], **s.flat()}
             for s in summarise_study(store, study["id"], trim)]
     buf = io.StringIO()
     if rows:

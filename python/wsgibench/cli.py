@@ -14,7 +14,8 @@ from rich.table import Table
 from . import __version__
 from ._errors import EXIT_INTERRUPTED, WsgibenchError
 
-console = Console()
+# Piped output (CI logs, files) gets wide tables instead of columns cut to 80 characters.
+console = Console(width=None if sys.stdout.isatty() else 240)
 err = Console(stderr=True)
 
 
@@ -31,8 +32,30 @@ def _friendly(fn):
         except KeyboardInterrupt:
             err.print("interrupted")
             sys.exit(EXIT_INTERRUPTED)
+        except Exception as exc:  # a bug of ours: one line here, the traceback in a file
+            log = _write_traceback()
+            err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc} "
+                      f"(traceback in {log}; please report it)", highlight=False)
+            sys.exit(1)
 
     return wrapper
+
+
+def _write_traceback() -> Path:
+    import tempfile
+    import traceback
+
+    from ._paths import home
+
+    for folder in (home(), Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            log = folder / "last-error.log"
+            log.write_text(traceback.format_exc())
+            return log
+        except OSError:
+            continue
+    return Path("(nowhere)")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

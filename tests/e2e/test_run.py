@@ -17,7 +17,7 @@ from wsgibench._runner import StudyRunner
 from wsgibench._store import Store
 from wsgibench._studies import parse_study
 
-from .helpers import leftovers, require
+from .helpers import require
 
 SERVERS = ["nginx-baseline", "gunicorn-gthread", "gunicorn-sync"]
 
@@ -74,7 +74,8 @@ def test_every_cell_measured_with_its_records(small_study):
         assert cell.server_info["version"]
     sync = [c for c in cells if c.server == "gunicorn-sync"]
     assert all(not c.capabilities["keep_alive"] for c in sync)
-    assert all(any("no keep-alive" in n for n in c.notes) for c in sync)
+    assert all(any(d["code"] == "no-keep-alive" for d in c.diagnoses) for c in sync)
+    assert all(not c.diagnoses for c in cells if c.server == "nginx-baseline")
     assert "gunicorn-gthread" in stdout
 
 
@@ -101,9 +102,11 @@ def test_killed_server_is_disqualified_and_study_finishes(tmp_path):
     }, "crash")
     store = Store(tmp_path / "r.sqlite")
     runner = StudyRunner(study, store)
-    killed = []
+    killed, seen = [], []
 
     def progress(msg: str) -> None:
+        if runner.current_server:
+            seen.extend(runner.current_server.processes())
         if msg.startswith("gunicorn-gthread") and msg.endswith("repeat 2/3") and not killed:
             server = runner.current_server
             killed.append(server.main_pid)
@@ -119,7 +122,8 @@ def test_killed_server_is_disqualified_and_study_finishes(tmp_path):
     assert later.status == "disqualified" and later.reason.startswith("disqualified at connections 4")
     assert cells[("nginx-baseline", 8)].status == "measured"
     assert store.study(study_id)["status"] == "finished"
-    assert leftovers() == []
+    assert len(seen) > 4
+    assert [p.pid for p in seen if p.is_running() and p.status() != "zombie"] == []
 
 
 def test_bad_input_is_one_line(tmp_path):

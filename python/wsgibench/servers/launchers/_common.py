@@ -37,3 +37,8 @@ def listen_socket(args, nodelay=True):
         # 40 ms per keep-alive reply on Nagle vs delayed ACK.
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return s
+
+
+def pool_size(args, default):
+    """Worker threads for thread-pool servers: --threads when above 1, else the server's default."""
+    return args.threads if args.threads > 1 else default

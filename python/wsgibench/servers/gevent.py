@@ -1,0 +1,37 @@
+"""gevent.pywsgi: greenlet per connection, or (seed 000) handled inside the accept loop."""
+
+from ._recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+
+ENV = PythonEnv("gevent", ("gevent==26.9.0",))
+_HANDLES = (
+    "monkey.patch_all() before the app is imported",
+    "TCP_NODELAY on the listen socket (pywsgi never sets it: 40 ms per keep-alive reply)",
+    "log=None: no access line per request",
+)
+
+
+def _launch(spawn: str):
+    def launch(ctx: LaunchContext) -> list[Command]:
+        return [Command(ctx.launcher("serve_gevent", "--spawn", spawn))]
+
+    return launch
+
+
+RECIPES = [
+    ServerRecipe(
+        name="gevent-pywsgi", project="gevent", flavour=Flavour.GREENLET, env=ENV,
+        version_of="gevent", launch=_launch("default"), multi_worker=False, handles=_HANDLES,
+        summary="WSGIServer spawning a greenlet per connection, one process",
+    ),
+    ServerRecipe(
+        name="gevent-pywsgi-nospawn", project="gevent", flavour=Flavour.GREENLET, env=ENV,
+        version_of="gevent", launch=_launch("none"), multi_worker=False, handles=_HANDLES,
+        summary="seed 000's spawn=None, kept as is: since gevent 1.0 it drops any connection "
+                "whose request is not there when accepted (BlockingSwitchOutError)",
+    ),
+    ServerRecipe(
+        name="gevent-pywsgi-pool1", project="gevent", flavour=Flavour.GREENLET, env=ENV,
+        version_of="gevent", launch=_launch("1"), multi_worker=False, handles=_HANDLES,
+        summary="what spawn=None meant before gevent 1.0: one connection at a time (Pool(1))",
+    ),
+]

@@ -1,0 +1,23 @@
+"""gevent.pywsgi: a greenlet per connection; --spawn none (seed 000) or a pool size N instead."""
+
+from gevent import monkey
+
+# Before anything else is imported, so the app's blocking calls (time.sleep, sockets) cooperate.
+monkey.patch_all()
+
+import _common  # noqa: E402
+from gevent.pool import Pool  # noqa: E402
+from gevent.pywsgi import WSGIServer  # noqa: E402
+
+args = _common.parse(extra=lambda p: p.add_argument("--spawn", default="default"))
+# pywsgi never sets TCP_NODELAY: without it every keep-alive reply stalls 40 ms.
+sock = _common.listen_socket(args)
+app = _common.load_app(args)
+# spawn=None runs each connection inside the accept callback of the event loop, where gevent
+# (since 1.0) refuses to block: a read that has to wait fails with BlockingSwitchOutError.
+if args.spawn in ("default", "none"):
+    spawn = None if args.spawn == "none" else "default"
+else:
+    spawn = Pool(int(args.spawn))
+# log=None: pywsgi writes one access line per request otherwise.
+WSGIServer(sock, app, log=None, spawn=spawn).serve_forever()
