@@ -122,3 +122,15 @@ def _freeze(python: Path) -> dict[str, str]:
     )
     out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True)
     return {_normalise(k): v for k, v in json.loads(out.stdout).items() if k}
+
+
+def python_version(env: InstalledEnv) -> str:
+    """The interpreter version a venv was made from, read from its pyvenv.cfg."""
+    try:
+        for line in (env.path / "pyvenv.cfg").read_text().splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() in ("version", "version_info"):
+                return value.strip()
+    except OSError:
+        pass
+    return "?"

@@ -50,8 +50,10 @@ def installed_version(recipe: ServerRecipe) -> str | None:
 
         return binary_version(recipe.project)
     env = _envs.installed(recipe.env)
-    if env is None or recipe.version_of is None:
+    if env is None:
         return None
+    if recipe.version_of is None:  # a standard-library server: its version is Python's
+        return f"python {_envs.python_version(env)}"
     return env.version(recipe.version_of)
 
 

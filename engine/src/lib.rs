@@ -1,0 +1,50 @@
+//! wsgibench-engine: the load generator of wsgibench, as a library (the binary is a thin CLI over it).
+
+pub mod cli;
+pub mod clock;
+pub mod http;
+pub mod models;
+pub mod net;
+pub mod plan;
+pub mod reactor;
+pub mod result;
+pub mod rng;
+pub mod runner;
+pub mod stats;
+pub mod sys;
+pub mod validate;
+
+use serde_json::Value;
+
+/// Why a run did not produce a result, and the exit code for it.
+#[derive(Debug)]
+pub enum RunError {
+    /// The plan is invalid or refused (exit 2).
+    Plan(plan::PlanError),
+    /// The engine could not set itself up (exit 1).
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Plan(e) => write!(f, "bad plan: {e}"),
+            RunError::Io(e) => write!(f, "engine error: {e}"),
+        }
+    }
+}
+
+/// Run a plan given as JSON and return the result document.
+pub fn run_value(plan_value: &Value) -> Result<Value, RunError> {
+    let plan = plan::Plan::from_value(plan_value).map_err(RunError::Plan)?;
+    let outcome = runner::run(&plan).map_err(RunError::Io)?;
+    Ok(result::build(&plan, plan_value, &outcome))
+}
+
+pub fn version_json() -> Value {
+    serde_json::json!({
+        "engine_version": result::ENGINE_VERSION,
+        "protocol_version": plan::PROTOCOL_VERSION,
+        "format_version": result::FORMAT_VERSION,
+    })
+}

@@ -1,0 +1,146 @@
+//! The result document (format_version 1): totals, per-kind histograms, timeline, cost, saturation.
+
+use base64::Engine as _;
+use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+use hdrhistogram::Histogram;
+use serde_json::{json, Map, Value};
+
+use crate::plan::{Plan, PROTOCOL_VERSION};
+use crate::runner::RunOutcome;
+use crate::stats::{add_errors, Errors, ERROR_NAMES};
+
+pub const FORMAT_VERSION: u64 = 1;
+pub const ENGINE_NAME: &str = "wsgibench-engine";
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Saturation thresholds of the protocol.
+const CPU_SATURATED_FRACTION: f64 = 0.95;
+const LAG_P99_SATURATED_US: u64 = 10_000;
+
+/// HdrHistogram V2 compressed (deflate) encoding, base64: what HdrHistogram.decode() reads.
+pub fn encode_hdr(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    V2DeflateSerializer::new().serialize(h, &mut buf).expect("serialising to memory");
+    base64::engine::general_purpose::STANDARD.encode(buf)
+}
+
+pub fn hist_summary(h: &Histogram<u64>) -> Value {
+    let empty = h.is_empty();
+    let q = |p: f64| if empty { 0 } else { h.value_at_quantile(p) };
+    json!({
+        "count": h.len(),
+        "min": if empty { 0 } else { h.min() },
+        "mean": if empty { 0.0 } else { h.mean() },
+        "p50": q(0.5), "p90": q(0.9), "p99": q(0.99), "p999": q(0.999),
+        "max": if empty { 0 } else { h.max() },
+        "stdev": if empty { 0.0 } else { h.stdev() },
+        "hdr": encode_hdr(h),
+    })
+}
+
+fn errors_obj(e: &Errors, only_nonzero: bool) -> Value {
+    let mut m = Map::new();
+    for (name, n) in ERROR_NAMES.iter().zip(e) {
+        if !only_nonzero || *n > 0 {
+            m.insert((*name).to_owned(), json!(n));
+        }
+    }
+    Value::Object(m)
+}
+
+fn codes_obj<'a>(codes: impl Iterator<Item = (&'a u16, &'a u64)>) -> Value {
+    let mut m = Map::new();
+    for (c, n) in codes {
+        m.insert(c.to_string(), json!(n));
+    }
+    Value::Object(m)
+}
+
+pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
+    let st = &out.stats;
+    let open = plan.model.is_open();
+    let mut errors: Errors = [0; 9];
+    let (mut sent, mut responses, mut ok) = (0, 0, 0);
+    let mut codes = std::collections::BTreeMap::<u16, u64>::new();
+    let mut kinds = Vec::new();
+    for (spec, k) in plan.requests.iter().zip(&st.kinds) {
+        add_errors(&mut errors, &k.errors);
+        sent += k.requests_sent;
+        responses += k.responses;
+        ok += k.ok;
+        for (c, n) in &k.bad_status_codes {
+            *codes.entry(*c).or_default() += n;
+        }
+        kinds.push(json!({
+            "name": spec.name,
+            "requests_sent": k.requests_sent,
+            "responses": k.responses,
+            "ok": k.ok,
+            "errors": errors_obj(&k.errors, false),
+            "bad_status_codes": codes_obj(k.bad_status_codes.iter()),
+            "latency_us": hist_summary(&k.latency_us),
+            "service_us": if open { hist_summary(&k.service_us) } else { Value::Null },
+            "connect_us": hist_summary(&k.connect_us),
+        }));
+    }
+    let elapsed = out.elapsed_s.max(1e-9);
+    let timeline: Vec<Value> = st
+        .timeline
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let (p50, p99) = s.latency_us.as_ref().map_or((0, 0), |h| (h.value_at_quantile(0.5), h.value_at_quantile(0.99)));
+            json!({"t_s": i, "completed": s.completed, "ok": s.ok, "errors": errors_obj(&s.errors, true),
+                   "open_connections": s.open_connections, "p50_us": p50, "p99_us": p99})
+        })
+        .collect();
+    let cpu_fraction = (out.user_s + out.sys_s) / (elapsed * plan.threads as f64);
+    let lag = &st.lag_us;
+    let (lag_p99, lag_max) = if lag.is_empty() { (0, 0) } else { (lag.value_at_quantile(0.99), lag.max()) };
+    let mut reasons = Vec::new();
+    if cpu_fraction >= CPU_SATURATED_FRACTION {
+        reasons.push(format!("engine CPU {:.0}% of its {} thread(s)", cpu_fraction * 100.0, plan.threads));
+    }
+    if open && lag_p99 > LAG_P99_SATURATED_US {
+        reasons.push(format!("schedule lag p99 {} us > {} us", lag_p99, LAG_P99_SATURATED_US));
+    }
+    if st.exhaustion.fd_limit > 0 {
+        reasons.push(format!("engine hit its file-descriptor limit ({}) {} times", out.nofile_limit, st.exhaustion.fd_limit));
+    }
+    if st.exhaustion.ephemeral_ports > 0 {
+        reasons.push(format!("engine ran out of ephemeral ports {} times", st.exhaustion.ephemeral_ports));
+    }
+    if st.abandoned > 0 {
+        reasons.push(format!("{} planned requests never started before the hard stop", st.abandoned));
+    }
+    json!({
+        "format_version": FORMAT_VERSION,
+        "engine": {"name": ENGINE_NAME, "version": ENGINE_VERSION, "protocol_version": PROTOCOL_VERSION},
+        "plan": plan_echo,
+        "started_unix_s": out.started_unix_s,
+        "elapsed_s": out.elapsed_s,
+        "totals": {
+            "requests_sent": sent, "responses": responses, "ok": ok,
+            "errors": errors_obj(&errors, false),
+            "bad_status_codes": codes_obj(codes.iter()),
+            "idle_close": st.idle_close,
+            "connections_opened": st.connections_opened,
+            "connection_close_replies": st.connection_close_replies,
+            "bytes_received": st.bytes_received,
+            "rps_ok": ok as f64 / elapsed,
+            "unsolicited_bytes": st.unsolicited_bytes,
+            "abandoned": st.abandoned,
+            "peak_open_connections": st.peak_open,
+        },
+        "kinds": kinds,
+        "timeline": timeline,
+        "cost": {
+            "user_s": out.user_s, "sys_s": out.sys_s, "cpu_fraction": cpu_fraction, "threads": plan.threads,
+            "max_rss_kib": out.max_rss_kib, "nofile_limit": out.nofile_limit,
+            "pinned_cpus": plan.cpus, "pin_error": out.pin_error,
+        },
+        "schedule": {"lag_p99_us": lag_p99, "lag_max_us": lag_max},
+        "saturated": !reasons.is_empty(),
+        "saturation_reasons": reasons,
+    })
+}

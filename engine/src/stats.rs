@@ -1,0 +1,241 @@
+//! Counters and HdrHistograms one worker thread collects, and their merge across threads.
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+
+/// Error classes, in the order of the result's `errors` object.
+pub const ERROR_NAMES: [&str; 9] = [
+    "connect_refused",
+    "connect_timeout",
+    "connect_error",
+    "reset",
+    "closed_before_response",
+    "timeout",
+    "bad_status",
+    "bad_body",
+    "protocol_error",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    ConnectRefused = 0,
+    ConnectTimeout,
+    ConnectError,
+    Reset,
+    ClosedBeforeResponse,
+    Timeout,
+    BadStatus,
+    BadBody,
+    ProtocolError,
+}
+
+pub type Errors = [u64; 9];
+
+/// Histogram range: 1 µs .. 1 h at 3 significant digits (the protocol's `hdr`).
+pub const HIST_MAX_US: u64 = 3_600_000_000;
+
+pub fn new_hist() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, HIST_MAX_US, 3).expect("valid histogram bounds")
+}
+
+/// Timeline buckets only need p50/p99, so 2 digits keep a per-second histogram small.
+fn new_coarse_hist() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, HIST_MAX_US, 2).expect("valid histogram bounds")
+}
+
+pub fn record_us(h: &mut Histogram<u64>, us: u64) {
+    h.saturating_record(us.clamp(1, HIST_MAX_US));
+}
+
+pub struct KindStats {
+    pub requests_sent: u64,
+    pub responses: u64,
+    pub ok: u64,
+    pub errors: Errors,
+    pub bad_status_codes: BTreeMap<u16, u64>,
+    pub latency_us: Histogram<u64>,
+    pub service_us: Histogram<u64>,
+    pub connect_us: Histogram<u64>,
+}
+
+impl KindStats {
+    pub fn new() -> KindStats {
+        KindStats {
+            requests_sent: 0,
+            responses: 0,
+            ok: 0,
+            errors: [0; 9],
+            bad_status_codes: BTreeMap::new(),
+            latency_us: new_hist(),
+            service_us: new_hist(),
+            connect_us: new_hist(),
+        }
+    }
+
+    fn merge(&mut self, o: &KindStats) {
+        self.requests_sent += o.requests_sent;
+        self.responses += o.responses;
+        self.ok += o.ok;
+        add_errors(&mut self.errors, &o.errors);
+        for (code, n) in &o.bad_status_codes {
+            *self.bad_status_codes.entry(*code).or_default() += n;
+        }
+        self.latency_us.add(&o.latency_us).expect("same bounds");
+        self.service_us.add(&o.service_us).expect("same bounds");
+        self.connect_us.add(&o.connect_us).expect("same bounds");
+    }
+}
+
+impl Default for KindStats {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+pub fn add_errors(a: &mut Errors, b: &Errors) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// One second of the timeline, by completion time.
+#[derive(Default)]
+pub struct Second {
+    pub completed: u64,
+    pub ok: u64,
+    pub errors: Errors,
+    pub open_connections: u64,
+    pub latency_us: Option<Histogram<u64>>,
+}
+
+/// Resources the engine itself ran out of: these make a result `saturated`.
+#[derive(Default, Clone, Copy)]
+pub struct Exhaustion {
+    pub fd_limit: u64,
+    pub ephemeral_ports: u64,
+}
+
+pub struct ThreadStats {
+    pub kinds: Vec<KindStats>,
+    pub idle_close: u64,
+    pub connections_opened: u64,
+    pub connection_close_replies: u64,
+    pub bytes_received: u64,
+    /// Connections dropped because bytes arrived with no request outstanding.
+    pub unsolicited_bytes: u64,
+    /// Requests a model planned but never attempted because the run hit its hard stop.
+    pub abandoned: u64,
+    pub timeline: Vec<Second>,
+    /// Open models: how late arrivals and think-time sends started, in µs.
+    pub lag_us: Histogram<u64>,
+    pub exhaustion: Exhaustion,
+    /// Peak simultaneously open connections.
+    pub peak_open: u64,
+}
+
+impl ThreadStats {
+    pub fn new(kinds: usize) -> ThreadStats {
+        ThreadStats {
+            kinds: (0..kinds).map(|_| KindStats::new()).collect(),
+            idle_close: 0,
+            connections_opened: 0,
+            connection_close_replies: 0,
+            bytes_received: 0,
+            unsolicited_bytes: 0,
+            abandoned: 0,
+            timeline: Vec::new(),
+            lag_us: new_hist(),
+            exhaustion: Exhaustion::default(),
+            peak_open: 0,
+        }
+    }
+
+    pub fn second(&mut self, sec: usize) -> &mut Second {
+        if self.timeline.len() <= sec {
+            self.timeline.resize_with(sec + 1, Second::default);
+        }
+        &mut self.timeline[sec]
+    }
+
+    pub fn error(&mut self, kind: usize, class: ErrorClass, sec: usize) {
+        self.kinds[kind].errors[class as usize] += 1;
+        let s = self.second(sec);
+        s.completed += 1;
+        s.errors[class as usize] += 1;
+    }
+
+    /// A complete reply: classified ok / bad_status / bad_body by the caller.
+    pub fn response(&mut self, kind: usize, status: u16, outcome: Result<(), ErrorClass>, latency_us: u64, service_us: Option<u64>, sec: usize) {
+        let k = &mut self.kinds[kind];
+        k.responses += 1;
+        record_us(&mut k.latency_us, latency_us);
+        if let Some(s) = service_us {
+            record_us(&mut k.service_us, s);
+        }
+        match outcome {
+            Ok(()) => k.ok += 1,
+            Err(c) => {
+                k.errors[c as usize] += 1;
+                if c == ErrorClass::BadStatus {
+                    *k.bad_status_codes.entry(status).or_default() += 1;
+                }
+            }
+        }
+        let s = self.second(sec);
+        s.completed += 1;
+        match outcome {
+            Ok(()) => s.ok += 1,
+            Err(c) => s.errors[c as usize] += 1,
+        }
+        record_us(s.latency_us.get_or_insert_with(new_coarse_hist), latency_us);
+    }
+
+    pub fn merge(&mut self, o: &ThreadStats) {
+        for (a, b) in self.kinds.iter_mut().zip(&o.kinds) {
+            a.merge(b);
+        }
+        self.idle_close += o.idle_close;
+        self.connections_opened += o.connections_opened;
+        self.connection_close_replies += o.connection_close_replies;
+        self.bytes_received += o.bytes_received;
+        self.unsolicited_bytes += o.unsolicited_bytes;
+        self.abandoned += o.abandoned;
+        self.lag_us.add(&o.lag_us).expect("same bounds");
+        self.exhaustion.fd_limit += o.exhaustion.fd_limit;
+        self.exhaustion.ephemeral_ports += o.exhaustion.ephemeral_ports;
+        self.peak_open += o.peak_open;
+        for (i, s) in o.timeline.iter().enumerate() {
+            let d = self.second(i);
+            d.completed += s.completed;
+            d.ok += s.ok;
+            add_errors(&mut d.errors, &s.errors);
+            d.open_connections += s.open_connections;
+            if let Some(h) = &s.latency_us {
+                d.latency_us.get_or_insert_with(new_coarse_hist).add(h).expect("same bounds");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_adds_counts_histograms_and_timeline() {
+        let mut a = ThreadStats::new(1);
+        let mut b = ThreadStats::new(1);
+        a.response(0, 200, Ok(()), 100, None, 0);
+        b.response(0, 500, Err(ErrorClass::BadStatus), 300, None, 2);
+        b.error(0, ErrorClass::Timeout, 2);
+        a.merge(&b);
+        let k = &a.kinds[0];
+        assert_eq!((k.responses, k.ok, k.latency_us.len()), (2, 1, 2));
+        assert_eq!(k.errors[ErrorClass::BadStatus as usize], 1);
+        assert_eq!(k.errors[ErrorClass::Timeout as usize], 1);
+        assert_eq!(k.bad_status_codes.get(&500), Some(&1));
+        assert_eq!(a.timeline.len(), 3);
+        assert_eq!((a.timeline[2].completed, a.timeline[2].ok), (2, 0));
+    }
+}

@@ -1,0 +1,77 @@
+//! Process-level knobs: file-descriptor limit, CPU pinning, CPU-time accounting.
+
+use std::io;
+
+/// Raise RLIMIT_NOFILE: soft up to hard, and as root also beyond the hard limit.
+/// Returns the soft limit in force afterwards.
+pub fn raise_nofile() -> u64 {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: valid out-pointer.
+    unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) };
+    // Root (CAP_SYS_RESOURCE) may lift the hard limit up to fs.nr_open.
+    let nr_open = std::fs::read_to_string("/proc/sys/fs/nr_open")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(0)
+        .min(1 << 20);
+    if nr_open > lim.rlim_max as u64 {
+        let want = libc::rlimit { rlim_cur: nr_open as libc::rlim_t, rlim_max: nr_open as libc::rlim_t };
+        // SAFETY: valid rlimit.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &want) } == 0 {
+            return nr_open;
+        }
+    }
+    let want = libc::rlimit { rlim_cur: lim.rlim_max, rlim_max: lim.rlim_max };
+    // SAFETY: valid rlimit.
+    unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &want) };
+    lim.rlim_max as u64
+}
+
+/// Pin the calling thread to the given CPUs.
+pub fn pin_current_thread(cpus: &[usize]) -> io::Result<()> {
+    if cpus.is_empty() {
+        return Ok(());
+    }
+    // SAFETY: cpu_set_t is plain data; CPU_SET indexes are bounded by the set size check.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus {
+            if c >= libc::CPU_SETSIZE as usize {
+                return Err(io::Error::new(io::ErrorKind::InvalidInput, "cpu number too large"));
+            }
+            libc::CPU_SET(c, &mut set);
+        }
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// User and system CPU seconds of the whole process so far.
+pub fn cpu_times_s() -> (f64, f64) {
+    // SAFETY: zeroed rusage is a valid out-parameter.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: valid out-pointer.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    (tv(ru.ru_utime), tv(ru.ru_stime))
+}
+
+/// Peak resident set size of the process in KiB.
+pub fn max_rss_kib() -> u64 {
+    // SAFETY: as above.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    ru.ru_maxrss as u64
+}
+
+/// Current resident set size in KiB (from /proc/self/statm).
+pub fn rss_kib() -> u64 {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let page_kib = (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) / 1024) as u64;
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()))
+        .map_or(0, |pages| pages * page_kib)
+}
