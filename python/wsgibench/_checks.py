@@ -7,6 +7,7 @@ import time
 from dataclasses import asdict, dataclass
 
 from . import _http
+from ._apps import PROBE_BODY, PROBE_PATH
 
 
 @dataclass(frozen=True)
@@ -76,15 +77,17 @@ def _is_pong(resp: _http.Response, body: bytes) -> bool:
     return resp.status == 200 and resp.body == body
 
 
-def probe(host: str, port: int, body: bytes = b"Pong!", timeout_s: float = 1.0) -> bool:
+def probe(host: str, port: int, body: bytes = PROBE_BODY, timeout_s: float = 1.0) -> bool:
     """Readiness: one HTTP/1.1 request answered with exactly the expected body."""
     try:
-        return _is_pong(fetch(host, port, _http.request(close=True), timeout_s=timeout_s)[0], body)
+        raw = _http.request(PROBE_PATH, close=True)
+        return _is_pong(fetch(host, port, raw, timeout_s=timeout_s)[0], body)
     except (OSError, _http.BadResponse, ValueError):
         return False
 
 
-def check(host: str, port: int, body: bytes = b"Pong!", timeout_s: float = 2.0) -> Capabilities:
+def check(host: str, port: int, body: bytes = PROBE_BODY, timeout_s: float = 2.0,
+          path: str = PROBE_PATH) -> Capabilities:
     problems: list[str] = []
 
     def attempt(label: str, raw: bytes, count: int, one_write: bool) -> bool:
@@ -98,8 +101,8 @@ def check(host: str, port: int, body: bytes = b"Pong!", timeout_s: float = 2.0) 
             return False
         return True
 
-    pong = attempt("pong", _http.request(close=True), 1, True)
-    http10 = attempt("http/1.0", _http.request(version="1.0"), 1, True)
-    keep_alive = attempt("keep-alive", _http.request(), 2, False)
-    pipelining = attempt("pipelining", _http.request(), 2, True)
+    pong = attempt("pong", _http.request(path, close=True), 1, True)
+    http10 = attempt("http/1.0", _http.request(path, version="1.0"), 1, True)
+    keep_alive = attempt("keep-alive", _http.request(path), 2, False)
+    pipelining = attempt("pipelining", _http.request(path), 2, True)
     return Capabilities(pong, http10, keep_alive, pipelining, "; ".join(problems))

@@ -52,6 +52,12 @@ class CellChange:
 
     @property
     def outcome(self) -> str:
+        text = self._outcome()
+        odd = [f"{side} {status}" for side, status in (("A", self.status_a), ("B", self.status_b))
+               if status not in (None, "measured")]
+        return text + (f" [{', '.join(odd)}]" if odd and "rps_ok" in self.verdicts else "")
+
+    def _outcome(self) -> str:
         if self.status_a is None or self.status_b is None:
             return "only in A" if self.status_b is None else "only in B"
         if "rps_ok" not in self.verdicts:

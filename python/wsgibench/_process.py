@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 
 from . import _checks
+from ._apps import PROBE_BODY, PROBE_PATH
 from ._errors import StartupError
 from ._isolation import KillGroup, MemoryCgroup
 from .servers import Command, LaunchContext
@@ -140,8 +141,8 @@ def _preexec(cpus: list[int] | None, cgroup: MemoryCgroup, group: KillGroup):
 
 
 def launch(commands: list[Command], ctx: LaunchContext, cpus: list[int] | None,
-           cgroup: MemoryCgroup, timeout_s: float, expect_body: bytes = b"Pong!") -> RunningServer:
-    """Start the commands in order and return once ctx.port answers the exact body."""
+           cgroup: MemoryCgroup, timeout_s: float, env: dict[str, str] | None = None) -> RunningServer:
+    """Start the commands in order and return once ctx.port answers the probe's exact body."""
     server = RunningServer(ctx, cgroup, KillGroup.create())
     try:
         for i, cmd in enumerate(commands):
@@ -151,15 +152,15 @@ def launch(commands: list[Command], ctx: LaunchContext, cpus: list[int] | None,
             with log.open("wb") as out:
                 proc = subprocess.Popen(
                     cmd.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                    cwd=cmd.cwd or ctx.workdir, env={**os.environ, **cmd.env},
+                    cwd=cmd.cwd or ctx.workdir, env={**os.environ, **(env or {}), **cmd.env},
                     start_new_session=True, preexec_fn=_preexec(cpus, cgroup, server.group),
                 )
             server.started.append(Started(cmd, proc, log))
             if i < len(commands) - 1 and cmd.listens_on:
                 _wait(server, lambda: _tcp_open(ctx.host, cmd.listens_on), timeout_s,
                       f"{cmd.role} on port {cmd.listens_on}")
-        _wait(server, lambda: _checks.probe(ctx.host, ctx.port, expect_body), timeout_s,
-              f"an exact {expect_body!r} on port {ctx.port}")
+        _wait(server, lambda: _checks.probe(ctx.host, ctx.port), timeout_s,
+              f"an exact {PROBE_BODY!r} on {PROBE_PATH} of port {ctx.port}")
         return server
     except BaseException:
         server.stop(grace_s=1.0)

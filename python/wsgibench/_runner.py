@@ -174,7 +174,8 @@ class StudyRunner:
         mb = self.study.memory_limit_mb
         return ServeOptions(workers=self.study.workers, threads=self.study.threads,
                             app=self.study.app, app_dir=APPS_DIR, cpus=self.server_cpus,
-                            memory_limit_bytes=mb * 2**20 if mb else None)
+                            memory_limit_bytes=mb * 2**20 if mb else None,
+                            env=tuple(sorted(self.study.app_env.items())))
 
     def run_cell(self, cell: CellPlan) -> CellOutcome:
         recipe = get(cell.server)

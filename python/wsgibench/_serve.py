@@ -28,7 +28,7 @@ class ServeOptions:
     cpus: list[int] | None = None
     memory_limit_bytes: int | None = None
     host: str = "127.0.0.1"
-    expect_body: bytes = b"Pong!"
+    env: tuple[tuple[str, str], ...] = ()  # WSGIBENCH_* settings for the app
 
 
 def availability(recipe: ServerRecipe) -> tuple[bool, str]:
@@ -77,7 +77,7 @@ def start(recipe: ServerRecipe, options: ServeOptions) -> tuple[RunningServer, P
         try:
             assert recipe.launch is not None
             server = launch(recipe.launch(ctx), ctx, options.cpus, cgroup,
-                            recipe.start_timeout_s, options.expect_body)
+                            recipe.start_timeout_s, dict(options.env))
             return server, workdir
         except StartupError as exc:
             cgroup.remove()

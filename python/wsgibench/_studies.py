@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._apps import get_app
 from ._errors import UsageError
 from ._loads import Load, RequestKind, parse_load
 from ._paths import STUDIES_DIR
@@ -16,7 +17,7 @@ from ._paths import STUDIES_DIR
 _TOP_KEYS = {
     "name", "description", "seed", "servers", "app", "repeats", "trim", "random_order",
     "workers", "threads", "memory_limit_mb", "error_threshold", "server_cpus", "engine_cpus",
-    "load", "requests", "source",
+    "load", "requests", "source", "app_env",
 }
 
 
@@ -28,6 +29,7 @@ class Study:
     loads: tuple[Load, ...]
     app: str = "pong"
     requests: tuple[RequestKind, ...] = (RequestKind(),)
+    app_env: dict[str, str] = field(default_factory=dict)
     repeats: int = 3
     trim: int = 0  # repeats dropped at each end before the trimmed mean (seed 004: 1)
     random_order: bool = True
@@ -111,7 +113,15 @@ def parse_study(raw: dict[str, Any], where: str) -> Study:
     loads = tuple(parse_load(l, f"{where} [[load]] #{i + 1}") for i, l in enumerate(loads_raw))
     if len({l.name for l in loads}) != len(loads):
         raise UsageError(f"{where}: [[load]] names must be unique")
-    requests = tuple(RequestKind(**r) for r in raw.get("requests", [])) or (RequestKind(),)
+    app = get_app(str(raw.get("app", "pong")))
+    try:
+        requests = tuple(RequestKind(**r) for r in raw.get("requests", [])) or app.requests
+    except TypeError as exc:
+        raise UsageError(f"{where}: bad [[requests]] entry: {exc}") from None
+    app_env = raw.get("app_env", {})
+    if not isinstance(app_env, dict):
+        raise UsageError(f"{where}: app_env must be a table of strings")
+    app_env = {**app.env, **{str(k): str(v) for k, v in app_env.items()}}
     repeats, trim = int(raw.get("repeats", 3)), int(raw.get("trim", 0))
     if repeats < 1 or trim < 0 or repeats - 2 * trim < 1:
         raise UsageError(f"{where}: need repeats >= 1 and repeats - 2*trim >= 1")
@@ -126,7 +136,7 @@ def parse_study(raw: dict[str, Any], where: str) -> Study:
         raise UsageError(f"{where}: memory_limit_mb must be a positive integer (or absent)")
     return Study(
         name=str(raw.get("name") or Path(where).stem), description=str(raw.get("description", "")),
-        servers=tuple(servers), loads=loads, app=str(raw.get("app", "pong")), requests=requests,
+        servers=tuple(servers), loads=loads, app=app.name, requests=requests, app_env=app_env,
         repeats=repeats, trim=trim, random_order=bool(raw.get("random_order", True)),
         seed=int(raw.get("seed", 1)), workers=workers, threads=threads,
         memory_limit_mb=memory or None, error_threshold=threshold,

@@ -1,0 +1,19 @@
+"""Pong, deliberately slowed by 3 ms of CPU per request (GIL held, so threads cannot hide it): a known regression for `compare` tests."""
+
+import time
+
+BODY = b"Pong!"
+HEADERS = [("Content-Type", "text/plain"), ("Content-Length", str(len(BODY)))]
+BURN_CPU_S = 0.003
+
+
+def app(environ, start_response):
+    # Thread CPU time, not wall time: the cost per request stays fixed however busy the machine is.
+    until = time.thread_time() + BURN_CPU_S
+    while time.thread_time() < until:
+        pass
+    start_response("200 OK", HEADERS)
+    return [BODY]
+
+
+application = app
