@@ -274,6 +274,8 @@ impl Reactor {
         let Some(c) = self.conn_mut(idx, gen) else { return };
         if c.connecting {
             let res = match c.sock.take_error() {
+                // Writable without a pending error: the handshake is done (saves getpeername).
+                Ok(None) if ev.is_writable() && !ev.is_error() => Ok(true),
                 Ok(None) => match c.sock.peer_addr() {
                     Ok(_) => Ok(true),
                     Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(false),
@@ -610,6 +612,11 @@ impl Reactor {
                 self.fail(idx, ErrorClass::Timeout, now);
             }
         }
+        self.expire_schedule(now);
+    }
+
+    /// Fire only the scheduled sends: think timers and deferred opens.
+    pub fn expire_schedule(&mut self, now: u64) {
         while let Some(&(due, idx, gen)) = self.think_timers.front() {
             if due > now {
                 break;

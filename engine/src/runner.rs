@@ -51,6 +51,9 @@ pub fn config_of(plan: &Plan) -> Config {
     }
 }
 
+/// How many socket events are handled between two looks at the clock and the schedule.
+const EVENTS_PER_SCHEDULE_CHECK: usize = 32;
+
 pub fn run(plan: &Plan) -> std::io::Result<RunOutcome> {
     let nofile_limit = sys::raise_nofile();
     let pin_error = sys::pin_current_thread(&plan.cpus).err().map(|e| format!("sched_setaffinity: {e}"));
@@ -145,8 +148,15 @@ fn worker(plan: &Plan, cfg: Arc<Config>, thread: usize, start_ns: u64) -> std::i
                 return Err(e);
             }
         }
-        let now = now_ns();
-        for ev in events.iter() {
+        let mut now = now_ns();
+        for (i, ev) in events.iter().enumerate() {
+            if i % EVENTS_PER_SCHEDULE_CHECK == EVENTS_PER_SCHEDULE_CHECK - 1 {
+                // A full batch of connects and closes takes milliseconds: keep the schedule
+                // (arrivals, think timers) going in between instead of after the whole batch.
+                now = now_ns();
+                rt.expire_schedule(now);
+                model.on_timer(now, &mut rt);
+            }
             if ev.token() == TIMER_TOKEN {
                 timer.drain();
             } else {

@@ -20,10 +20,15 @@ class AppSpec:
     summary: str
     requests: tuple[RequestKind, ...]
     env: dict[str, str] = field(default_factory=dict)  # defaults of the app's WSGIBENCH_* settings
+    database: str | None = None  # the database a load gets when it names none (see _databases)
 
 
 _PONG = RequestKind()
 _SLEEP = RequestKind(name="sleep", path="/", expect={"status": 200, "body": "Slept"})
+# The db app sums 100 values uniform in [0, 1): mean 50, standard deviation sqrt(100/12) = 2.9.
+# 30..70 is about 6.9 standard deviations either side (a correct app leaves it with probability
+# ~1e-11 per request), while an empty result (0), a single row or a wrong column falls outside.
+_DB = RequestKind(name="db", path="/", expect={"status": 200, "body_float": {"min": 30, "max": 70}})
 
 APPS: dict[str, AppSpec] = {
     spec.name: spec for spec in (
@@ -36,6 +41,9 @@ APPS: dict[str, AppSpec] = {
                 (RequestKind(name="slow", path="/slow", expect={"status": 200, "body": "Slept"}),
                  RequestKind(name="fast", path="/fast")),
                 {"WSGIBENCH_SLEEP_S": "1"}),
+        AppSpec("db", "seed 002: 10 x SELECT ... LIMIT 10 on 1M rows, the sum as '%6f' "
+                "(SQLite, PostgreSQL or MariaDB: a [[load]]'s `database`)", (_DB,),
+                {"WSGIBENCH_DB_KIND": "sqlite"}, database="sqlite"),
     )
 }
 

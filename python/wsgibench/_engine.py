@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import EngineError
+from ._isolation import raise_nofile
 from ._loads import PROTOCOL_VERSION
 
 BINARY = "wsgibench-engine"
@@ -70,12 +72,23 @@ def bound_seconds(plan: dict[str, Any]) -> float:
     return base + 2 * plan.get("timeout_s", 5.0) + 30.0
 
 
+def _engine_child() -> None:
+    raise_nofile()
+    # The engine dies with wsgibench, even when wsgibench is SIGKILLed (no orphaned load).
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def run_plan(plan: dict[str, Any]) -> dict[str, Any]:
     engine_version()
     path = find_engine()
     try:
         proc = subprocess.run([str(path), "run", "-"], input=json.dumps(plan), capture_output=True,
-                              text=True, timeout=bound_seconds(plan))
+                              text=True, timeout=bound_seconds(plan), preexec_fn=_engine_child)
     except subprocess.TimeoutExpired:
         raise EngineError(f"engine did not finish within {bound_seconds(plan):.0f} s") from None
     if proc.returncode != 0:

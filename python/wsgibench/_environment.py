@@ -55,6 +55,11 @@ def binary_version(project: str) -> str | None:
 
         exe = nginx_binary()
         line = _first_line([exe, "-v"]) if exe else None
+    elif project == "php-fpm":
+        from .servers.php_fpm import php_fpm_binary
+
+        exe = php_fpm_binary()
+        line = _first_line([exe, "-v"]) if exe else None
     elif project in ("apache", "apache2"):
         exe = shutil.which("apache2") or "/usr/sbin/apache2"
         line = _first_line([exe, "-v"]) if Path(exe).exists() else None

@@ -74,6 +74,25 @@ class MemoryCgroup:
                 pass
 
 
+def raise_nofile(target: int = 1_048_576) -> None:
+    """Lift the open-file limit (hard too, when root): 20,000 sessions need 20,000 descriptors."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    try:
+        nr_open = int(Path("/proc/sys/fs/nr_open").read_text())
+    except (OSError, ValueError):
+        nr_open = target
+    want = min(target, nr_open)
+    try:
+        if os.geteuid() == 0 and hard < want:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
+        else:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+    except (ValueError, OSError):
+        pass
+
+
 def available_cpus() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 

@@ -19,6 +19,7 @@ MODELS: dict[str, tuple[str, frozenset[str], frozenset[str]]] = {
     "count": ("concurrency", frozenset({"requests"}), frozenset({"requests"})),
 }
 MODELS["conn_rate"] = MODELS["rate"]
+DATABASES = ("sqlite", "postgresql", "mariadb")  # what a [[load]]'s `database` may name
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ class Load:
     keep_alive: bool = True
     timeout_s: float = 5.0
     warmup_s: float = 1.0
+    database: str | None = None  # the db app's backend for this load (see _databases)
+    cpus: int | None = None  # scaling studies: the server gets this many CPUs and workers
 
     @property
     def level_field(self) -> str:
@@ -114,6 +117,12 @@ def parse_load(raw: dict[str, Any], where: str) -> Load:
     keep_alive = raw.pop("keep_alive", http == "1.1")
     timeout_s = float(raw.pop("timeout_s", 5.0))
     warmup_s = float(raw.pop("warmup_s", 1.0))
+    database = raw.pop("database", None)
+    if database is not None and database not in DATABASES:
+        raise UsageError(f"{where}: database must be one of {', '.join(DATABASES)}, not {database!r}")
+    cpus = raw.pop("cpus", None)
+    if cpus is not None and (not isinstance(cpus, int) or isinstance(cpus, bool) or cpus < 1):
+        raise UsageError(f"{where}: cpus must be a positive integer")
     _, allowed, required = MODELS[model]
     unknown = set(raw) - allowed
     if unknown:
@@ -128,4 +137,5 @@ def parse_load(raw: dict[str, Any], where: str) -> Load:
             raise UsageError(f"{where}: {key} must not be negative")
     if timeout_s <= 0 or warmup_s < 0:
         raise UsageError(f"{where}: timeout_s must be positive and warmup_s not negative")
-    return Load(name, model, tuple(levels), raw, http, bool(keep_alive), timeout_s, warmup_s)
+    return Load(name, model, tuple(levels), raw, http, bool(keep_alive), timeout_s, warmup_s,
+                database, cpus)

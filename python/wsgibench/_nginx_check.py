@@ -6,8 +6,9 @@ import shutil
 
 from .servers import ServerRecipe
 from .servers._nginx import nginx_binary
+from .servers.php_fpm import php_fpm_binary
 
-_FINDERS = {"nginx": nginx_binary}
+_FINDERS = {"nginx": nginx_binary, "php-fpm": php_fpm_binary}
 
 
 def missing_binaries(recipe: ServerRecipe) -> list[str]:

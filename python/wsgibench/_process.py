@@ -15,7 +15,7 @@ import psutil
 from . import _checks
 from ._apps import PROBE_BODY, PROBE_PATH
 from ._errors import StartupError
-from ._isolation import KillGroup, MemoryCgroup
+from ._isolation import KillGroup, MemoryCgroup, raise_nofile
 from .servers import Command, LaunchContext
 
 STOP_GRACE_S = 5.0
@@ -86,8 +86,10 @@ class RunningServer:
     def logged_bytes(self) -> int:
         return sum(s.log.stat().st_size for s in self.started if s.log.exists())
 
-    def stop(self, grace_s: float = STOP_GRACE_S) -> None:
-        """SIGTERM every group (front first), then SIGKILL whatever is left after the bound."""
+    def stop(self, grace_s: float = STOP_GRACE_S) -> bool:
+        """SIGTERM every group (front first), then SIGKILL whatever is left after the bound.
+
+        Returns True when a started process ignored SIGTERM and had to be killed."""
         survivors = self.processes()
         for s in reversed(self.started):
             _signal_group(s.proc.pid, signal.SIGTERM)
@@ -97,6 +99,7 @@ class RunningServer:
                 s.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 pass
+        forced = any(s.proc.poll() is None for s in self.started)
         for s in self.started:
             _signal_group(s.proc.pid, signal.SIGKILL)
         self.group.kill()  # anything that left its process group (double fork, setsid)
@@ -113,6 +116,7 @@ class RunningServer:
         psutil.wait_procs(survivors, timeout=2)
         self.group.remove()
         self.cgroup.remove()
+        return forced
 
 
 def _signal_group(pid: int, sig: int) -> None:
@@ -132,12 +136,33 @@ def log_tail(path: Path, lines: int = 3) -> str:
 
 def _preexec(cpus: list[int] | None, cgroup: MemoryCgroup, group: KillGroup):
     def run() -> None:
+        raise_nofile()
+        _die_with_parent()
         if cpus:
             os.sched_setaffinity(0, cpus)
         cgroup.join_self()
         group.join_self()
 
     return run
+
+
+def _libc_prctl():
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _libc_prctl()  # looked up here: nothing is imported between fork and exec
+
+
+def _die_with_parent() -> None:
+    """PR_SET_PDEATHSIG: a SIGKILLed wsgibench takes its servers' main processes along; what they
+    left (workers, daemons) is swept by the next run's sweep_orphans (kill group)."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)
 
 
 def launch(commands: list[Command], ctx: LaunchContext, cpus: list[int] | None,
@@ -160,7 +185,7 @@ def launch(commands: list[Command], ctx: LaunchContext, cpus: list[int] | None,
                 _wait(server, lambda: _tcp_open(ctx.host, cmd.listens_on), timeout_s,
                       f"{cmd.role} on port {cmd.listens_on}")
         _wait(server, lambda: _checks.probe(ctx.host, ctx.port), timeout_s,
-              f"an exact {PROBE_BODY!r} on {PROBE_PATH} of port {ctx.port}")
+              f"exact {PROBE_BODY!r} reply on {PROBE_PATH} of port {ctx.port}")
         return server
     except BaseException:
         server.stop(grace_s=1.0)

@@ -5,15 +5,19 @@ from __future__ import annotations
 import json
 import random
 import shutil
+import sys
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
-from . import _checks, _diagnose, _doctor, _engine, _environment, _netstat
+from . import _checks, _databases, _diagnose, _doctor, _engine, _environment, _envs, _netstat
+from ._apps import get_app
 from ._errors import EngineError, StartupError, WsgibenchError
-from ._isolation import split_cpus
+from ._isolation import available_cpus, split_cpus
 from ._loads import Load
 from ._paths import APPS_DIR
+from ._process import STOP_GRACE_S
 from ._sampler import Sampler
 from ._serve import ServeOptions, availability, start
 from ._store import Store
@@ -86,7 +90,8 @@ def repeat_record(idx: int, result: dict[str, Any], sampler: Sampler) -> dict[st
         "sampler_cpu_s": sampler.own_cpu_s,
         "saturated": int(bool(result.get("saturated"))),
         "engine": result,
-        "samples": [(s.t_s, s.cpu_pct, s.rss_bytes, s.processes, s.conns) for s in samples],
+        "samples": [(s.t_s, s.cpu_pct, s.rss_bytes, s.processes, s.conns, s.load1)
+                    for s in samples],
     }
 
 
@@ -115,10 +120,14 @@ class StudyRunner:
         self.current_server = None  # the RunningServer of the cell in progress
         self.doctor = _doctor.findings(sorted(set(self.server_cpus + self.engine_cpus)))
         self._isolation: dict | None = None
+        self._study_cpus = (self.server_cpus, self.engine_cpus)
+        # The db app's database: files next to the results store, one per load (see _databases).
+        self.databases = _databases.LoadDatabase(store.path.resolve().parent)
 
     def run(self, on_cell_done: Callable[[CellPlan, CellOutcome], None] | None = None,
             resume: bool = False) -> int:
         """Run every cell not stored yet; with resume, continue the store's unfinished run."""
+        _databases.preflight({k for k in map(self._database_kind, self.study.loads) if k})
         config = json.loads(json.dumps({**self.study.raw, "name": self.study.name}, default=str))
         study_id = self.store.unfinished_study(self.study.name, config) if resume else None
         if study_id is None:
@@ -133,6 +142,8 @@ class StudyRunner:
         status = "interrupted"
         try:
             for cell in plan_cells(self.study):
+                if self.databases.load not in (None, cell.load.name):
+                    self.databases.stop()  # after the load's last cell (a load's cells are contiguous)
                 if (cell.server, cell.load.name, float(cell.level)) in done:
                     continue
                 key = (cell.server, cell.load.name)
@@ -149,6 +160,7 @@ class StudyRunner:
                     on_cell_done(cell, outcome)
             status = "finished"
         finally:
+            self.databases.stop()
             self.store.finish_study(study_id, status)
         return study_id
 
@@ -170,35 +182,70 @@ class StudyRunner:
             "started_unix_s": started,
         }, outcome.repeats)
 
-    def _options(self) -> ServeOptions:
+    def _options(self, workers: int | None = None, env: dict[str, str] | None = None) -> ServeOptions:
         mb = self.study.memory_limit_mb
-        return ServeOptions(workers=self.study.workers, threads=self.study.threads,
+        return ServeOptions(workers=workers or self.study.workers, threads=self.study.threads,
                             app=self.study.app, app_dir=APPS_DIR, cpus=self.server_cpus,
                             memory_limit_bytes=mb * 2**20 if mb else None,
-                            env=tuple(sorted(self.study.app_env.items())))
+                            env=tuple(sorted({**self.study.app_env, **(env or {})}.items())))
+
+    def _database_kind(self, load: Load) -> str | None:
+        return load.database or get_app(self.study.app).database
+
+    def _placement(self, load: Load) -> tuple[int, str | None]:
+        """Workers of a cell, setting its CPUs: the study's, or for a scaling load (load.cpus = N)
+        N workers on the first N CPUs and the engine on the rest, or sharing them when none remain
+        (returned as a note for the cell)."""
+        self.server_cpus, self.engine_cpus = self._study_cpus
+        if load.cpus is None:
+            return self.study.workers, None
+        cpus = available_cpus()
+        self.server_cpus, rest = cpus[:load.cpus], cpus[load.cpus:]
+        self.engine_cpus = rest or cpus
+        shared = None if rest else (f"engine shares the server's {load.cpus} CPU(s) "
+                                    f"{self.server_cpus}: req/s understates the server")
+        return load.cpus, shared
 
     def run_cell(self, cell: CellPlan) -> CellOutcome:
         recipe = get(cell.server)
+        if recipe.apps and self.study.app not in recipe.apps:
+            return CellOutcome("unavailable", f"serves only the app(s) {', '.join(recipe.apps)}, "
+                                              f"not {self.study.app!r}")
         ok, why = availability(recipe)
         if not ok:
             return CellOutcome("unavailable", why)
+        workers, shared = self._placement(cell.load)
+        if workers > 1 and not recipe.multi_worker:
+            return CellOutcome("unavailable", f"runs one process: cannot use {workers} workers")
+        db = self.databases.use(cell.load.name, self._database_kind(cell.load), self.server_cpus)
+        python = _envs.installed(recipe.env).python if recipe.env else (
+            Path(sys.executable) if getattr(recipe, "stdlib_python", False) else None)
         label = f"{cell.server} · {cell.load.name} {cell.load.level_field}={cell.level:g}"
         self.progress(f"{label}: starting")
         try:
-            server, workdir = start(recipe, self._options())
+            server, workdir = start(recipe, self._options(workers, self.databases.env_for(python)))
         except StartupError as exc:
             return CellOutcome("disqualified", str(exc))
         self.current_server = server
         self._isolation = {"server_cpus": self.server_cpus, "engine_cpus": self.engine_cpus,
-                           "memory": server.cgroup.applied}
+                           "memory": server.cgroup.applied, "workers": workers}
+        if db is not None:
+            self._isolation["database"] = db.info()
+        if shared:
+            self._isolation["placement"] = shared
         try:
-            return self._measure(cell, server, label)
+            outcome = self._measure(cell, server, label)
         except EngineError as exc:
-            return CellOutcome("failed", f"engine: {exc}")
+            outcome = CellOutcome("failed", f"engine: {exc}")
         finally:
             self.current_server = None
-            server.stop()
+            forced = server.stop()
             shutil.rmtree(workdir, ignore_errors=True)
+        if forced:
+            outcome.notes.append(f"ignored SIGTERM: killed after {STOP_GRACE_S:g} s")
+        if shared:
+            outcome.notes.append(shared)
+        return outcome
 
     def _measure(self, cell: CellPlan, server, label: str) -> CellOutcome:
         outcome = CellOutcome()
@@ -228,7 +275,9 @@ class StudyRunner:
                 sampler.stop()
             rep = repeat_record(idx, result, sampler)
             rep["extra"] = {"netstat": _netstat.delta(counters, _netstat.tcp_ext()),
-                            "log_bytes": server.logged_bytes() - log_bytes}
+                            "log_bytes": server.logged_bytes() - log_bytes,
+                            # seed 000's check: every request sent got a valid reply
+                            "nothing_dropped": rep["errors"] == 0 and rep["ok"] == rep["requests"]}
             outcome.repeats.append(rep)
             if self._judge(outcome, rep, server, cell):
                 break
@@ -245,6 +294,8 @@ class StudyRunner:
         """Record what this repeat says about the cell; True ends the cell."""
         gone = server.dead()
         if gone:
+            oom = server.cgroup.oom_kills()
+            gone += f" (memory limit hit: {oom} OOM kill(s))" if oom else ""
             outcome.disqualify(f"crashed during repeat {rep['idx'] + 1}: {gone}")
             return True
         if rep["ok"] == 0:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ class Sample:
     rss_bytes: int
     processes: int
     conns: int | None
+    load1: float | None = None  # system load average, read with the connections (1 Hz)
 
 
 REFRESH_EVERY = 5  # re-walk the process tree twice a second (workers come and go)
@@ -105,4 +107,5 @@ class Sampler:
         cpu_pct = used / (now - self._t_prev) * 100.0 if self._t_prev and now > self._t_prev else 0.0
         self._cpu_prev, self._t_prev = cpu_now, now
         conns = established_on_port(self.port) if with_conns else None
-        self.samples.append(Sample(now - self._t0, cpu_pct, rss, alive, conns))
+        load1 = os.getloadavg()[0] if with_conns else None
+        self.samples.append(Sample(now - self._t0, cpu_pct, rss, alive, conns, load1))

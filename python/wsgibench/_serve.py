@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,10 @@ def availability(recipe: ServerRecipe) -> tuple[bool, str]:
 
 
 def installed_version(recipe: ServerRecipe) -> str | None:
+    if recipe.stdlib_python:
+        import platform
+
+        return f"python {platform.python_version()}"
     if recipe.env is None:
         from ._environment import binary_version
 
@@ -63,6 +68,8 @@ def start(recipe: ServerRecipe, options: ServeOptions) -> tuple[RunningServer, P
     if not ok:
         raise EnvironmentProblem(f"{recipe.name}: {why}")
     python = _envs.installed(recipe.env).python if recipe.env else None
+    if python is None and recipe.stdlib_python:
+        python = Path(sys.executable)
     last: StartupError | None = None
     for _ in range(PORT_ATTEMPTS):
         workdir = Path(tempfile.mkdtemp(prefix=f"wsgibench-{recipe.name}-"))
@@ -86,4 +93,4 @@ def start(recipe: ServerRecipe, options: ServeOptions) -> tuple[RunningServer, P
             if "in use" not in str(exc).lower():
                 raise
     assert last is not None
-    raise last
+    raise StartupError(f"{last} (tried {PORT_ATTEMPTS} fresh ports)")

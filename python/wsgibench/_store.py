@@ -65,7 +65,8 @@ CREATE TABLE IF NOT EXISTS repeats (
 CREATE TABLE IF NOT EXISTS samples (
     repeat_id INTEGER NOT NULL REFERENCES repeats(id),
     t_s REAL NOT NULL,
-    cpu_pct REAL, rss_bytes INTEGER, processes INTEGER, conns INTEGER
+    cpu_pct REAL, rss_bytes INTEGER, processes INTEGER, conns INTEGER,
+    load1 REAL                         -- system load average (1 min), once a second
 );
 CREATE INDEX IF NOT EXISTS samples_by_repeat ON samples(repeat_id);
 """
@@ -178,8 +179,8 @@ class Store:
             (cell_id, json.dumps(rep["engine"]), json.dumps(rep.get("extra", {})),
              *[rep[c] for c in cols]))
         self.db.executemany(
-            "INSERT INTO samples (repeat_id, t_s, cpu_pct, rss_bytes, processes, conns)"
-            " VALUES (?,?,?,?,?,?)",
+            "INSERT INTO samples (repeat_id, t_s, cpu_pct, rss_bytes, processes, conns, load1)"
+            " VALUES (?,?,?,?,?,?,?)",
             [(cur.lastrowid, *s) for s in rep.get("samples", [])])
 
     # -- reading -------------------------------------------------------------------------------

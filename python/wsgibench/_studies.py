@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from ._paths import STUDIES_DIR
 _TOP_KEYS = {
     "name", "description", "seed", "servers", "app", "repeats", "trim", "random_order",
     "workers", "threads", "memory_limit_mb", "error_threshold", "server_cpus", "engine_cpus",
-    "load", "requests", "source", "app_env",
+    "load", "requests", "source", "app_env", "scale_cpus",
 }
 
 
@@ -111,9 +111,12 @@ def parse_study(raw: dict[str, Any], where: str) -> Study:
     if not isinstance(loads_raw, list) or not loads_raw:
         raise UsageError(f"{where}: needs at least one [[load]] table")
     loads = tuple(parse_load(l, f"{where} [[load]] #{i + 1}") for i, l in enumerate(loads_raw))
+    loads = _scaled(loads, raw.get("scale_cpus"), where)
     if len({l.name for l in loads}) != len(loads):
         raise UsageError(f"{where}: [[load]] names must be unique")
     app = get_app(str(raw.get("app", "pong")))
+    if app.database is None and any(l.database for l in loads):
+        raise UsageError(f"{where}: a [[load]] names a database, but app {app.name!r} uses none")
     try:
         requests = tuple(RequestKind(**r) for r in raw.get("requests", [])) or app.requests
     except TypeError as exc:
@@ -144,3 +147,21 @@ def parse_study(raw: dict[str, Any], where: str) -> Study:
         engine_cpus=_cpu_list(raw.get("engine_cpus"), "engine_cpus", where),
         source=str(raw.get("source", "")), raw=raw,
     )
+
+
+def _scaled(loads: tuple[Load, ...], counts: Any, where: str) -> tuple[Load, ...]:
+    """scale_cpus = [1, 2]: each load once per CPU count N, named LOAD-Ncpu, with N workers on
+    the first N CPUs (the runner places them; see StudyRunner._placement)."""
+    usable = len(os.sched_getaffinity(0))
+    for load in loads:
+        if load.cpus is not None and load.cpus > usable:
+            raise UsageError(f"{where}: load {load.name!r} wants {load.cpus} CPUs; {usable} usable")
+    if counts is None:
+        return loads
+    if not isinstance(counts, list) or not counts or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in counts):
+        raise UsageError(f"{where}: scale_cpus must be a non-empty list of CPU counts")
+    if max(counts) > usable:
+        raise UsageError(f"{where}: scale_cpus asks for {max(counts)} CPUs; this machine has {usable}")
+    return tuple(replace(load, name=f"{load.name}-{n}cpu", cpus=n)
+                 for load in loads for n in counts)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import shutil
 import sys
 from pathlib import Path
@@ -12,51 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import __version__
-from ._errors import EXIT_INTERRUPTED, WsgibenchError
-
-# Piped output (CI logs, files) gets wide tables instead of columns cut to 80 characters.
-console = Console(width=None if sys.stdout.isatty() else 240)
-err = Console(stderr=True)
-
-
-def _friendly(fn):
-    """Bad input and broken environments end with one line and an exit code, never a traceback."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except WsgibenchError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
-            sys.exit(exc.exit_code)
-        except KeyboardInterrupt:
-            err.print("interrupted")
-            sys.exit(EXIT_INTERRUPTED)
-        except Exception as exc:  # a bug of ours: one line here, the traceback in a file
-            log = _write_traceback()
-            err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc} "
-                      f"(traceback in {log}; please report it)", highlight=False)
-            sys.exit(1)
-
-    return wrapper
-
-
-def _write_traceback() -> Path:
-    import tempfile
-    import traceback
-
-    from ._paths import home
-
-    for folder in (home(), Path(tempfile.gettempdir())):
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            log = folder / "last-error.log"
-            log.write_text(traceback.format_exc())
-            return log
-        except OSError:
-            continue
-    return Path("(nowhere)")
-
+from ._clikit import _friendly, console, err
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="wsgibench")
@@ -66,16 +21,17 @@ def cli() -> None:
 
 @cli.command()
 @click.option("--verbose", "-v", is_flag=True, help="Also show the pitfalls each recipe handles.")
+@click.option("--faults", is_flag=True, help="List the fault-injection test servers instead.")
 @_friendly
-def servers(verbose: bool) -> None:
+def servers(verbose: bool, faults: bool) -> None:
     """List every catalog entry: flavour, availability here, installed version."""
     from ._serve import availability, installed_version
-    from .servers import catalog
+    from .servers import catalog, fault_catalog
 
     table = Table(title="wsgibench server catalog")
     for col in ("name", "flavour", "available", "version", "notes"):
         table.add_column(col)
-    for recipe in catalog().values():
+    for recipe in (fault_catalog() if faults else catalog()).values():
         ok, why = availability(recipe)
         notes = why or recipe.summary
         if verbose and recipe.handles:
@@ -206,6 +162,12 @@ def export(results: Path | None, fmt: str, study_id: int | None, out: Path | Non
         err.print(f"wrote {out}")
     else:
         click.echo(text, nl=False)
+
+
+from .report._cli import compare_command, report_command  # noqa: E402  (registered below)
+
+cli.add_command(report_command)
+cli.add_command(compare_command)
 
 
 def main() -> None:

@@ -14,7 +14,7 @@ def _repeat(idx, rps):
             "rss_start_bytes": 1, "rss_end_bytes": 2, "rss_peak_bytes": 3, "rss_mean_bytes": 2,
             "conns_peak": 5, "engine_cpu_s": 0.1, "sampler_cpu_s": 0.01, "saturated": 0,
             "engine": {"format_version": 1, "totals": {"ok": 10}},
-            "samples": [(0.0, 0.0, 1, 1, 0), (0.1, 95.0, 3, 1, 5)]}
+            "samples": [(0.0, 0.0, 1, 1, 0, 0.5), (0.1, 95.0, 3, 1, 5, None)]}
 
 
 def _cell(server, level, status="measured"):

@@ -10,7 +10,8 @@ from functools import cache
 from .._errors import UsageError
 from ._recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
 
-__all__ = ["Command", "Flavour", "LaunchContext", "PythonEnv", "ServerRecipe", "catalog", "get"]
+__all__ = ["Command", "Flavour", "LaunchContext", "PythonEnv", "ServerRecipe", "catalog",
+           "fault_catalog", "get"]
 
 
 @cache
@@ -28,8 +29,16 @@ def catalog() -> dict[str, ServerRecipe]:
     return recipes
 
 
+@cache
+def fault_catalog() -> dict[str, ServerRecipe]:
+    """The `fault-*` test servers (wsgibench.faults): resolvable by name, never listed in catalog()."""
+    from ..faults import RECIPES
+
+    return {r.name: r for r in RECIPES}
+
+
 def get(name: str) -> ServerRecipe:
-    recipes = catalog()
+    recipes = fault_catalog() if name.startswith("fault-") else catalog()
     if name in recipes:
         return recipes[name]
     near = difflib.get_close_matches(name, recipes, n=1)

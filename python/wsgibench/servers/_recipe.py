@@ -13,6 +13,7 @@ class Flavour(enum.StrEnum):
     GREENLET = "greenlet"
     CALLBACK = "callback"
     NATIVE = "native"
+    REFERENCE = "non-Python reference"  # e.g. PHP-FPM behind nginx: a yardstick, not a contender
 
 
 @dataclass(frozen=True)
@@ -92,3 +93,7 @@ class ServerRecipe:
     default_workers: int = 1
     # Seconds the server may take to start answering (mod_wsgi-express configures Apache first).
     start_timeout_s: float = 20.0
+    # The apps it can serve (tornado's native handlers: sleep and mixed); empty means every app.
+    apps: tuple[str, ...] = ()
+    # No env: run with wsgibench's own interpreter (the standard-library fault servers).
+    stdlib_python: bool = False

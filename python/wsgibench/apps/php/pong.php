@@ -1,0 +1,4 @@
+<?php
+// Seed 000's pong, for the php-fpm-nginx reference: exactly `Pong!`, text/plain.
+header('Content-Type: text/plain');
+echo 'Pong!';

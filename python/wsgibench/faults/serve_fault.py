@@ -1,0 +1,183 @@
+"""A tiny HTTP/1.1 "Pong!" server that injects one fault; standard library only.
+
+Run by the `fault-*` catalog entries with wsgibench's own interpreter (no venv). It answers like the
+pong app (HTTP/1.0 and 1.1, keep-alive, pipelining) until its fault says otherwise. Requests are
+counted over the whole process: wsgibench's readiness probe and behaviour checks use about 8, so
+faults that start `--after N` requests (N > 8) hit the measured load, not the checks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import socket
+import sys
+import threading
+import time
+
+BODY = b"Pong!"
+KINDS = ("ok", "crash", "hang", "slow", "error500", "garbage", "wrongbody", "reset", "closeka",
+         "leak", "refuse", "port", "sigterm")
+
+
+class State:
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.active = 0
+        self.rng = random.Random(args.seed)
+        self.leaked: list[bytes] = []
+        self.leaked_mb = 0
+        self.held: list[socket.socket] = []
+
+    def count(self) -> int:
+        with self.lock:
+            self.requests += 1
+            return self.requests
+
+
+def _reply(status: str, body: bytes, keep_alive: bool) -> bytes:
+    head = [f"HTTP/1.1 {status}", "Content-Type: text/plain", f"Content-Length: {len(body)}"]
+    if not keep_alive:
+        head.append("Connection: close")
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+def _read_request(rfile) -> tuple[str, bool] | None:
+    """(request line, keep-alive wanted), or None at the end of the stream."""
+    line = rfile.readline(65537)
+    while line in (b"\r\n", b"\n"):
+        line = rfile.readline(65537)
+    if not line:
+        return None
+    parts = line.decode("latin-1").split()
+    version = parts[2] if len(parts) == 3 else "HTTP/1.0"
+    connection, length = "", 0
+    while True:
+        h = rfile.readline(65537)
+        if h in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = h.decode("latin-1").partition(":")
+        if name.strip().lower() == "connection":
+            connection = value.strip().lower()
+        elif name.strip().lower() == "content-length":
+            length = int(value.strip() or 0)
+    if length:
+        rfile.read(length)
+    keep = "keep-alive" in connection if version == "HTTP/1.0" else "close" not in connection
+    return line.decode("latin-1").strip(), keep
+
+
+def _reset(conn: socket.socket) -> None:
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    conn.close()
+
+
+def serve_connection(conn: socket.socket, st: State) -> None:
+    a = st.args
+    with st.lock:
+        st.active += 1
+    try:
+        if a.kind == "hang" and st.requests >= a.after:
+            st.held.append(conn)  # accepted, never read, never answered, never closed
+            return
+        rfile = conn.makefile("rb")
+        while True:
+            req = _read_request(rfile)
+            if req is None:
+                break
+            _, keep = req
+            n = st.count()
+            late = n > a.after  # the fault is active from request after+1 on
+            if a.kind == "crash" and late:
+                print(f"fault: crashing at request {n}", file=sys.stderr, flush=True)
+                os._exit(3)
+            if a.kind == "hang" and late:
+                st.held.append(conn)
+                return
+            if a.kind == "slow":
+                time.sleep(a.delay)
+            if a.kind == "reset" and late:
+                _reset(conn)
+                return
+            if a.kind == "garbage" and late:
+                conn.sendall(b"\x00\xff\xfeNOT HTTP AT ALL\x07" + os.urandom(32) + b"\r\n\r\n")
+                conn.close()
+                return
+            if a.kind == "leak":
+                with st.lock:
+                    if st.leaked_mb < a.leak_cap_mb:
+                        st.leaked.append(b"\x01" * (a.mb * 2**20))  # touched: counts in RSS
+                        st.leaked_mb += a.mb
+            status, body = "200 OK", BODY
+            if a.kind == "error500" and st.active > 1:  # under load: several connections at once
+                status, body = "500 Internal Server Error", b"overloaded"
+            if a.kind == "wrongbody" and n % a.every == 0:
+                body = b"Pang!"
+            conn.sendall(_reply(status, body, keep))
+            if not keep:
+                break
+            if a.kind == "closeka" and late:
+                with st.lock:
+                    drop = st.rng.random() < a.probability
+                if drop:  # close a keep-alive connection without saying so
+                    break
+    except OSError:
+        pass
+    finally:
+        with st.lock:
+            st.active -= 1
+        if conn not in st.held:
+            try:
+                conn.close()
+            except OSError:
+                pass
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--kind", choices=KINDS, required=True)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--backlog", type=int, default=128)
+    p.add_argument("--after", type=int, default=20, help="requests answered before the fault")
+    p.add_argument("--every", type=int, default=10, help="wrongbody: every Nth response")
+    p.add_argument("--delay", type=float, default=0.3, help="slow: seconds before each reply")
+    p.add_argument("--probability", type=float, default=0.3, help="closeka: per response")
+    p.add_argument("--mb", type=int, default=4, help="leak: MB kept per request")
+    p.add_argument("--leak-cap-mb", type=int, default=2048, help="leak: stop leaking here")
+    p.add_argument("--seed", type=int, default=4)
+    a = p.parse_args(argv)
+    if a.kind == "refuse":
+        print("fault: refusing to start (configuration error injected)", file=sys.stderr, flush=True)
+        sys.exit(1)
+    if a.kind == "sigterm":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    other = None
+    if a.kind == "port":  # another server holds the port first; ours then cannot bind it
+        other = socket.socket()
+        other.bind((a.host, a.port))
+        other.listen(1)
+    s = socket.socket()
+    if a.kind != "port":
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind((a.host, a.port))
+    except OSError as exc:
+        print(f"fault: cannot listen on {a.host}:{a.port}: {exc.strerror}", file=sys.stderr,
+              flush=True)
+        sys.exit(1)
+    s.listen(a.backlog)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    st = State(a)
+    print(f"fault {a.kind} listening on {a.host}:{a.port} (pid {os.getpid()})", flush=True)
+    while True:
+        conn, _ = s.accept()
+        threading.Thread(target=serve_connection, args=(conn, st), daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""Is a difference between two sets of repeats real? Exact Mann–Whitney U, with a range check for tiny n."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+ALPHA = 0.05
+
+
+def _midranks(values: list[float]) -> list[float]:
+    """Ranks 1..N of `values`, tied values sharing the mean of their ranks."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def mann_whitney_u(a: list[float], b: list[float]) -> tuple[float, float]:
+    """(U of `a`, exact two-sided p) by enumerating the rank-sum distribution (ties handled exactly).
+
+    The null distribution is counted with a subset-sum table over doubled midranks, so it is
+    exact conditional on the ties and fast for the repeat counts a benchmark has (tens).
+    """
+    n1, n2 = len(a), len(b)
+    if not n1 or not n2:
+        raise ValueError("both samples need at least one value")
+    ranks2 = [int(round(2 * r)) for r in _midranks([*a, *b])]  # doubled: integers
+    observed = sum(ranks2[:n1])
+    u = observed / 2 - n1 * (n1 + 1) / 2
+    expected = n1 * sum(ranks2) / (n1 + n2)  # doubled expected rank sum of `a`
+    # counts[k][s]: subsets of size k with doubled rank sum s
+    total = sum(ranks2)
+    counts = [[0] * (total + 1) for _ in range(n1 + 1)]
+    counts[0][0] = 1
+    for r in ranks2:
+        for k in range(n1, 0, -1):
+            row, prev = counts[k], counts[k - 1]
+            for s in range(total, r - 1, -1):
+                if prev[s - r]:
+                    row[s] += prev[s - r]
+    dist = counts[n1]
+    far = abs(observed - expected) - 1e-9
+    extreme = sum(c for s, c in enumerate(dist) if c and abs(s - expected) >= far)
+    return u, min(1.0, extreme / math.comb(n1 + n2, n1))
+
+
+def min_p(n1: int, n2: int) -> float:
+    """The smallest two-sided p an exact Mann–Whitney test can reach with these sizes."""
+    return min(1.0, 2 / math.comb(n1 + n2, n1))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    n_a: int
+    n_b: int
+    median_a: float
+    median_b: float
+    change: float | None  # (median_b - median_a) / median_a; None when median_a is 0
+    p_value: float | None
+    method: str
+    significant: bool
+
+    @property
+    def change_pct(self) -> str:
+        return "-" if self.change is None else f"{self.change * 100:+.1f}%"
+
+
+def compare_samples(a: list[float], b: list[float], alpha: float = ALPHA) -> Verdict:
+    """Mann–Whitney U (exact) when the sizes can reach `alpha`; otherwise (e.g. 3 vs 3, where the
+    smallest two-sided p is 0.1) a difference counts only if the min–max ranges do not overlap."""
+    a = [float(v) for v in a if v is not None and not math.isnan(v)]
+    b = [float(v) for v in b if v is not None and not math.isnan(v)]
+    if not a or not b:
+        raise ValueError("both samples need at least one value")
+    ma, mb = statistics.median(a), statistics.median(b)
+    change = (mb - ma) / ma if ma else None
+    if len(a) == 1 and len(b) == 1:
+        return Verdict(1, 1, ma, mb, change, None, "single values: no test", False)
+    _, p = mann_whitney_u(a, b)
+    if min_p(len(a), len(b)) <= alpha:
+        return Verdict(len(a), len(b), ma, mb, change, p, "Mann-Whitney U, exact", p < alpha)
+    disjoint = max(a) < min(b) or max(b) < min(a)
+    return Verdict(len(a), len(b), ma, mb, change, p,
+                   f"min-max ranges (n too small for Mann-Whitney at {alpha:g})", disjoint)

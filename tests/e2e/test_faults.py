@@ -1,0 +1,118 @@
+"""The fault catalogue: each `fault-*` server misbehaves in one way; wsgibench records the right
+outcome, every wait is bounded, the study goes on, and no process is left behind."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from wsgibench._runner import StudyRunner
+from wsgibench._store import Store
+from wsgibench._studies import parse_study
+from wsgibench.faults import FAULTS
+
+from .procs import TAG_VAR, alive, new_tag, none_left
+
+# kind -> (status, reason pattern, load overrides, bound on the cell's wall time in seconds)
+EXPECTED = {
+    "crash": ("disqualified", r"crashed during repeat 1: server process exited with code 3.*"
+              r"crashing at request 51", {}, 12),
+    "hang": ("disqualified", r"no exact b'Pong!' reply on /ping of port \d+ within 5 s", {}, 10),
+    "hang-later": ("disqualified", r"(error rate .*timeout \d+|stopped answering)", {}, 12),
+    "slow": ("measured", None, {}, 12),
+    "error500": ("disqualified", r"error rate .* > 5% \(bad_status \d+", {}, 12),
+    "garbage": ("disqualified", r"error rate .* > 5% \(protocol_error \d+", {}, 12),
+    "wrongbody": ("disqualified", r"error rate (9|10|11)\.\d% > 5% \(bad_body \d+", {}, 12),
+    "reset": ("disqualified", r"error rate .* > 5% \((reset|closed_before_response) \d+", {}, 12),
+    "closeka": ("disqualified", r"error rate .* > 5% \(.*(closed_before_response|reset) \d+", {},
+                12),
+    "leak": ("disqualified", r"crashed during repeat 1: server process exited with code -9.*"
+             r"memory limit hit: 1 OOM kill", {}, 12),
+    "refuse": ("disqualified", r"server did not start: server process exited with code 1: "
+               r"fault: refusing to start", {}, 6),
+    "port": ("disqualified", r"server did not start: .*Address already in use "
+             r"\(tried 3 fresh ports\)", {}, 8),
+    "sigterm": ("measured", None, {}, 14),
+}
+
+
+def test_every_fault_has_a_test():
+    assert set(EXPECTED) == set(FAULTS)
+
+
+def _study(kind: str, load: dict, memory_mb: int = 512):
+    """The fault server at two levels: a disqualified server leaves the sweep, the study goes on."""
+    return parse_study({
+        "name": f"fault-{kind}", "servers": [f"fault-{kind}"], "repeats": 1,
+        "random_order": False, "memory_limit_mb": memory_mb,
+        "load": [{"name": "closed", "model": "closed", "levels": [4, 8], "duration_s": 1.5,
+                  "warmup_s": 0, "timeout_s": 1.0, **load}],
+    }, f"fault-{kind}")
+
+
+@pytest.mark.parametrize("kind", list(EXPECTED))
+def test_fault(kind: str, tmp_path: Path, monkeypatch):
+    status, pattern, load, bound_s = EXPECTED[kind]
+    tag = new_tag()
+    monkeypatch.setenv(TAG_VAR, tag)  # every process the run starts inherits it
+    study = _study(kind, load, memory_mb=64 if kind == "leak" else 512)
+    store = Store(tmp_path / "r.sqlite")
+    runner = StudyRunner(study, store)
+    seen = []
+
+    def progress(_msg: str) -> None:
+        if runner.current_server:
+            seen.extend(runner.current_server.processes())
+
+    runner.progress = progress
+    started = time.monotonic()
+    study_id = runner.run()
+    wall = time.monotonic() - started
+    assert store.study(study_id)["status"] == "finished"
+    first, second = store.cells(study_id)
+    if kind == "leak" and first.isolation and first.isolation["memory"].startswith("not applied"):
+        pytest.skip(f"no memory limit here: {first.isolation['memory']}")
+    assert first.status == status, (first.status, first.reason)
+    if pattern:
+        assert re.search(pattern, first.reason or ""), first.reason
+    # Every wait is bounded: per cell, and the second level of a disqualified server costs nothing.
+    assert wall < bound_s + (bound_s if status == "measured" else 1), wall
+    if status == "disqualified":
+        assert second.status == "disqualified"
+        assert second.reason.startswith("disqualified at connections 4: "), second.reason
+    else:
+        assert second.status == status
+    _check_details(kind, store, first)
+    assert alive(seen) == []
+    assert none_left(tag) == []
+
+
+def _check_details(kind: str, store: Store, cell) -> None:
+    reps = store.repeats(cell.id)
+    if kind == "slow":
+        assert reps[0]["latency_p50_us"] >= 300_000 and reps[0]["errors"] == 0
+    elif kind == "sigterm":
+        assert "ignored SIGTERM: killed after 5 s" in cell.notes
+        assert reps[0]["errors"] == 0 and reps[0]["ok"] > 0
+    elif kind == "leak":
+        assert any("OOM" in n for n in cell.notes)
+        assert reps[0]["rss_peak_bytes"] > 20 * 2**20
+    elif kind in ("hang", "refuse", "port"):
+        assert reps == []  # never measured: a start-up failure
+    elif kind == "crash":
+        assert reps[0]["ok"] >= 1
+
+
+def test_slow_fault_with_a_shorter_timeout_is_disqualified(tmp_path: Path, monkeypatch):
+    """A reply slower than the load's timeout_s is a timeout, never an endless wait."""
+    tag = new_tag()
+    monkeypatch.setenv(TAG_VAR, tag)
+    store = Store(tmp_path / "r.sqlite")
+    study_id = StudyRunner(_study("slow", {"timeout_s": 0.1, "levels": [2]}), store).run()
+    (cell,) = store.cells(study_id)
+    assert cell.status == "disqualified"
+    assert re.search(r"(stopped answering: 0 valid replies|timeout \d+)", cell.reason), cell.reason
+    assert none_left(tag) == []

@@ -1,0 +1,97 @@
+"""`wsgibench report` end to end: a real stored study becomes HTML that renders offline in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from .test_report_helpers import ARTIFACTS, chromium_driver, requested_urls, run_study, wsgibench
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("report")
+    results = run_study(folder, "report-e2e", ["nginx-baseline", "gunicorn-gthread"], [4, 16])
+    out = folder / "out"
+    wsgibench("report", str(results), "--out", str(out))
+    return out
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.external: list[str] = []
+        self.scripts_with_src: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in ("src", "href", "srcset", "data", "action", "poster") and value and \
+                    re.match(r"\s*(https?:)?//", value, re.I):
+                self.external.append(f"<{tag} {name}={value}>")
+        if tag == "script" and dict(attrs).get("src"):
+            self.scripts_with_src.append(dict(attrs)["src"])
+
+
+def test_files_written(report):
+    assert (report / "report.html").stat().st_size > 100_000  # the vega bundle is inlined
+    md = (report / "summary.md").read_text()
+    assert "gunicorn-gthread" in md and "nginx-baseline" in md and "Winners" in md
+    assert (report / "charts" / "throughput.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for png in (report / "charts").glob("*.png"):
+        assert png.stat().st_size > 5000, png
+        assert f"charts/{png.name}" in md or png.name == "throughput.png"
+
+
+def test_html_has_no_external_src_or_href(report):
+    text = (report / "report.html").read_text()
+    parser = _Links()
+    parser.feed(text)
+    assert parser.external == []
+    assert parser.scripts_with_src == []  # every script is inline
+    assert not re.search(r"@import|url\(\s*['\"]?(https?:)?//", text)
+
+
+def test_html_carries_study_environment_and_record_ids(report):
+    text = (report / "report.html").read_text()
+    assert "report-e2e" in text and "kernel" in text and "engine 0.1" in text
+    assert re.search(r"cell \d+, repeats \d+ \d+ \d+", text)  # table cells name their records
+    assert "repeat_ids" in text and "cell_id" in text  # and so do the charts' tooltips
+
+
+def test_report_renders_offline_in_headless_chromium(report):
+    driver = chromium_driver()
+    try:
+        driver.set_page_load_timeout(60)
+        driver.get("about:blank")
+        driver.get_log("performance")  # drop what the browser's start page requested
+        driver.get((report / "report.html").resolve().as_uri())
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not driver.execute_script(
+                "return document.body.getAttribute('data-charts-done')"):
+            time.sleep(0.2)
+        containers = driver.execute_script("""
+            return Array.from(document.querySelectorAll('.chart')).map(function (el) {
+              return [el.id, el.querySelectorAll('svg, canvas').length,
+                      el.querySelectorAll('svg path, svg text').length];
+            });""")
+        assert len(containers) == 6, containers
+        for chart_id, drawn, marks in containers:
+            assert drawn >= 1 and marks > 10, (chart_id, drawn, marks)
+        ARTIFACTS.mkdir(exist_ok=True)
+        driver.set_window_size(1400, driver.execute_script("return document.body.scrollHeight") + 100)
+        driver.save_screenshot(str(ARTIFACTS / "report.png"))
+        errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+        assert errors == []
+        urls = requested_urls(driver)
+        assert urls, "the performance log recorded no request at all (not even the page)"
+        leaving = [u for u in urls if not u.startswith(("file://", "data:"))]
+        assert leaving == []
+    finally:
+        driver.quit()
+    assert (ARTIFACTS / "report.png").stat().st_size > 10_000

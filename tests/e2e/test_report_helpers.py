@@ -1,0 +1,92 @@
+"""Shared by the report/compare end-to-end tests: run real tiny studies, call the CLI, drive headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from .helpers import require
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1400,1000"]
+
+# Until `report` and `compare` are registered in wsgibench.cli, reach them through a tiny group.
+_SHIM = ("import click; from wsgibench.report._cli import report_command, compare_command; "
+         "g = click.Group(commands=[report_command, compare_command]); g(prog_name='wsgibench')")
+
+
+def wsgibench(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    from wsgibench.cli import cli
+
+    registered = args[0] in cli.commands
+    argv = [sys.executable, "-m", "wsgibench", *args] if registered or args[0] not in (
+        "report", "compare") else [sys.executable, "-c", _SHIM, *args]
+    env = {**os.environ, "COLUMNS": "220"}  # rich tables wide enough not to wrap
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=env)
+    if check:
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    return proc
+
+
+def run_study(folder: Path, name: str, servers: list[str], levels: list[int], repeats: int = 3,
+              app: str = "pong") -> Path:
+    """Run a real study (real servers, real engine) into its own store; returns the store path."""
+    for server in servers:
+        require(server)
+    study = folder / f"{name}.toml"
+    study.write_text(f"""
+name = "{name}"
+description = "end-to-end test study for reports"
+servers = {json.dumps(servers)}
+app = "{app}"
+repeats = {repeats}
+[[load]]
+name = "closed"
+model = "closed"
+levels = {json.dumps(levels)}
+duration_s = 1.0
+warmup_s = 0.3
+""")
+    results = folder / f"{name}.sqlite"
+    wsgibench("run", str(study), "--results", str(results))
+    return results
+
+
+def chromium_driver():
+    """Headless Chromium via the Debian chromedriver, fresh profile, console and network logged."""
+    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
+        pytest.fail("needs Debian packages chromium and chromium-driver "
+                    "(apt-get install -y chromium chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in CHROME_FLAGS:
+        options.add_argument(flag)
+    profile = tempfile.mkdtemp(prefix="report-chromium-")
+    options.add_argument(f"--user-data-dir={profile}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    service = webdriver.ChromeService(executable_path=str(CHROMEDRIVER))
+    env_proxy = {k: os.environ.pop(k) for k in ("http_proxy", "https_proxy") if k in os.environ}
+    try:
+        return webdriver.Chrome(options=options, service=service)
+    finally:
+        os.environ.update(env_proxy)
+
+
+def requested_urls(driver) -> list[str]:
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls

@@ -1,0 +1,92 @@
+"""`compare` logic on synthetic stores: no change, a 2x slowdown, refusals across machines and engines."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from click.testing import CliRunner
+from rich.console import Console
+
+from wsgibench._compare import compare_stores, markdown, median_ratio, print_table
+from wsgibench._errors import UsageError
+from wsgibench._store import Store
+from wsgibench.report._cli import compare_command
+
+from .test_report_fixtures import ENV, build_store
+
+
+def _open(path):
+    return Store(path, create=False)
+
+
+def test_identical_inputs_no_significant_change(tmp_path):
+    a = build_store(tmp_path / "a.sqlite", repeats=5)
+    result = compare_stores(_open(a), _open(a))
+    assert {c.outcome for c in result.cells} == {"no significant change"}
+    assert all(c.verdicts["rps_ok"].p_value == 1.0 for c in result.cells)
+
+
+def test_rerun_with_noise_only_is_no_change(tmp_path):
+    a = build_store(tmp_path / "a.sqlite", repeats=5, seed=1)
+    b = build_store(tmp_path / "b.sqlite", repeats=5, seed=1)  # same jitter draws: equal values
+    assert {c.outcome for c in compare_stores(_open(a), _open(b)).cells} == {"no significant change"}
+
+
+def test_twofold_slowdown_is_significant(tmp_path):
+    a = build_store(tmp_path / "a.sqlite", repeats=5, seed=1)
+    b = build_store(tmp_path / "b.sqlite", repeats=5, seed=2, slowdown=2.0)
+    result = compare_stores(_open(a), _open(b))
+    for c in result.cells:
+        v = c.verdicts["rps_ok"]
+        assert v.significant and v.p_value < 0.01 and v.change == pytest.approx(-0.5, abs=0.03)
+        assert c.outcome.startswith("slower (throughput")
+    assert median_ratio(result) == pytest.approx(0.5, abs=0.02)
+    text = markdown(result)
+    assert "| gunicorn-gthread | closed | 4 |" in text and "slower" in text
+    out = io.StringIO()
+    print_table(result, Console(file=out, width=220))
+    assert "slower" in out.getvalue() and "summary: 6 slower" in out.getvalue()
+
+
+def test_different_machine_refused_in_one_line_and_forced(tmp_path):
+    a = build_store(tmp_path / "a.sqlite")
+    b = build_store(tmp_path / "b.sqlite", env={**ENV, "cpu_model": "Other CPU", "cpu_count": 64})
+    with pytest.raises(UsageError) as info:
+        compare_stores(_open(a), _open(b))
+    message = str(info.value)
+    assert "\n" not in message and "cpu_model 'Test CPU 3000' vs 'Other CPU'" in message
+    assert "cpu_count 2 vs 64" in message and "--force" in message
+    forced = compare_stores(_open(a), _open(b), force=True)
+    assert len(forced.differences) == 2 and len(forced.cells) == 6
+
+
+def test_different_engine_refused(tmp_path):
+    a = build_store(tmp_path / "a.sqlite")
+    b = build_store(tmp_path / "b.sqlite", env={**ENV, "engine": {"engine_version": "0.2.0"}})
+    with pytest.raises(UsageError, match="engine_version '0.1.0' vs '0.2.0'"):
+        compare_stores(_open(a), _open(b))
+
+
+def test_cells_present_on_one_side_or_unmeasured(tmp_path):
+    a = build_store(tmp_path / "a.sqlite", levels=(4, 16))
+    b = build_store(tmp_path / "b.sqlite", levels=(4, 64), disqualify=("waitress", 4))
+    outcomes = {(c.server, c.level): c.outcome for c in compare_stores(_open(a), _open(b)).cells}
+    assert outcomes[("waitress", 16)] == "only in A" and outcomes[("waitress", 64)] == "only in B"
+    assert outcomes[("gunicorn-gthread", 4)] == "no significant change" or \
+        outcomes[("gunicorn-gthread", 4)].startswith(("slower", "faster", "mixed"))
+
+
+def test_compare_command_exit_codes_and_markdown(tmp_path):
+    a = build_store(tmp_path / "a.sqlite", repeats=5)
+    b = build_store(tmp_path / "b.sqlite", repeats=5, env={**ENV, "kernel": "6.9.9"})
+    runner = CliRunner()
+    refused = runner.invoke(compare_command, [str(a), str(b)])
+    assert refused.exit_code == 2
+    assert "kernel '6.1.0-test' vs '6.9.9'" in refused.output
+    md = tmp_path / "cmp.md"
+    ok = runner.invoke(compare_command, [str(a), str(b), "--force", "--markdown", str(md)])
+    assert ok.exit_code == 0, ok.output
+    assert "forced" in md.read_text() and "| nginx-baseline | closed |" in md.read_text()
+    same = runner.invoke(compare_command, [str(a), str(a), "--study-a", "1", "--study-b", "1"])
+    assert same.exit_code == 0 and "no significant change" in same.output

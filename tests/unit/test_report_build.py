@@ -1,0 +1,125 @@
+"""Report building from synthetic stores: tables, winners and ties, chart specs, HTML and Markdown outputs."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+from click.testing import CliRunner
+
+from wsgibench._store import Store
+from wsgibench.report import write_report
+from wsgibench.report._charts import charts
+from wsgibench.report._cli import report_command
+from wsgibench.report._data import load_report_data
+from wsgibench.report._table import load_table, reference_level
+
+from .test_report_fixtures import build_store
+
+
+@pytest.fixture
+def store(tmp_path):
+    return Store(build_store(tmp_path / "r.sqlite", disqualify=("waitress", 16)), create=False)
+
+
+def _specs_text(data) -> str:
+    return json.dumps([c.spec for c in charts(data)])
+
+
+def test_table_best_throughput_reference_level_and_status(store):
+    data = load_report_data(store)
+    (load,) = data.loads
+    assert load.level_title.startswith("connections")
+    assert reference_level(load) == 4  # waitress was disqualified at 16
+    table = load_table(load)
+    rows = {r.server: r for r in table.rows}
+    assert table.rows[0].server == "nginx-baseline"
+    gthread = rows["gunicorn-gthread"]
+    assert gthread.entries["throughput"].level == 16 and len(gthread.entries["throughput"].samples) == 3
+    assert gthread.entries["throughput"].repeat_ids and gthread.entries["throughput"].cell_id
+    assert rows["waitress"].status.startswith("disqualified at 16: error rate")
+    assert gthread.capabilities["keep_alive"] and gthread.flavour == "prefork+threads"
+
+
+def test_winners_exclude_the_baseline_and_declare_ties(tmp_path):
+    path = build_store(tmp_path / "t.sqlite", speeds={"nginx-baseline": 9e4, "a": 5000.0,
+                                                     "b": 5001.0, "c": 1000.0},
+                       random_jitter=False)
+    table = load_table(load_report_data(Store(path, create=False)).loads[0])
+    win = {w.metric.key: w for w in table.winners}
+    assert "nginx-baseline" not in " ".join(win["throughput"].labels)
+    assert {l.split()[0] for l in win["throughput"].labels} == {"a", "b"}  # within noise of each other
+    assert win["throughput"].tied
+    assert all("c" != l.split()[0] for l in win["throughput"].labels)
+    assert win["errors"].tied  # everyone at 0 errors
+
+
+def test_charts_carry_caption_record_ids_and_mark_disqualified(store):
+    data = load_report_data(store)
+    made = charts(data)
+    assert [c.slug for c in made] == ["throughput-closed", "latency-closed", "errors-closed",
+                                      "memory-closed", "cpu-closed", "efficiency-closed"]
+    for c in made:
+        title = c.spec["title"]
+        assert "synthetic" in title["subtitle"][0] and "Test CPU 3000, 2 cores, kernel 6.1.0-test" \
+            in title["subtitle"][1] and "engine 0.1.0" in title["subtitle"][2], c.slug
+        assert "$schema" not in c.spec
+    text = _specs_text(data)
+    assert '"cell_id"' in text and '"repeat_ids"' in text
+    assert "error rate 12.0% > 5%" in text  # the reason
+    assert "listen queue overflowed 3 times" in text  # the harness's diagnosis
+    throughput = json.dumps(made[0].spec)
+    assert "strokeDash" in throughput and "machine ceiling" in throughput
+    assert '"cross"' in throughput  # disqualified points get their own shape
+
+
+def test_open_models_label_corrected_latency_and_sessions_draw_timelines(tmp_path):
+    path = build_store(tmp_path / "s.sqlite", model="sessions", levels=(5, 10))
+    made = charts(load_report_data(Store(path, create=False)))
+    slugs = [c.slug for c in made]
+    assert "timeline-sessions" in slugs
+    latency = next(c for c in made if c.slug.startswith("latency"))
+    assert "Corrected latency" in latency.spec["title"]["text"]
+    timeline = json.dumps(next(c for c in made if c.slug.startswith("timeline")).spec)
+    for metric in ("open connections", "latency p99 (ms)", "CPU % of one core", "RSS (MiB)"):
+        assert metric in timeline
+
+
+class _External(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.found = []
+
+    def handle_starttag(self, tag, attrs):
+        self.found += [f"{tag} {k}={v}" for k, v in attrs
+                       if k in ("src", "href") and v and re.match(r"(https?:)?//", v)]
+
+
+def test_write_report_files(store, tmp_path):
+    files = write_report(store, tmp_path / "out")
+    html = files.html.read_text()
+    parser = _External()
+    parser.feed(html)
+    assert parser.found == []
+    assert "<script src" not in html and "window.vegaEmbed" in html
+    assert html.count('class=chart id="chart-') == 6
+    assert html.count("</script") == html.count("<script") == 3  # nothing closes a script early
+    assert files.headline.name == "throughput.png" and files.headline.read_bytes().startswith(b"\x89PNG")
+    assert len(files.pngs) == 6
+    md = files.markdown.read_text()
+    assert "| gunicorn-gthread | prefork+threads | 23.0.0 |" in md
+    assert "![Throughput against load — closed](charts/throughput-closed.png)" in md
+    assert "disqualified at 16" in md and "Test CPU 3000" in md
+
+
+def test_report_command(tmp_path, store):
+    out = tmp_path / "cli-out"
+    result = CliRunner().invoke(report_command, [str(store.path), "--out", str(out), "--no-png"])
+    assert result.exit_code == 0, result.output
+    assert (out / "report.html").exists() and (out / "summary.md").exists()
+    missing = CliRunner().invoke(report_command, [str(tmp_path / "nope.sqlite"), "--out", str(out)])
+    assert missing.exit_code == 3
+    bad_study = CliRunner().invoke(report_command, [str(store.path), "--out", str(out), "--study", "9"])
+    assert bad_study.exit_code == 3 and "no study with id 9" in bad_study.output
