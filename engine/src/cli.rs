@@ -23,18 +23,49 @@ options (each overrides the plan):
 pub enum Command {
     Version,
     Help,
-    Run { plan_source: Option<String>, overrides: Vec<(String, String)>, pretty: bool },
+    Run {
+        plan_source: Option<String>,
+        overrides: Vec<(String, String)>,
+        pretty: bool,
+    },
 }
 
 const VALUE_FLAGS: &[&str] = &[
-    "url", "model", "connections", "duration", "pipeline", "rate", "connections-total", "calls", "arrival",
-    "users-per-s", "requests", "think", "concurrency", "http", "method", "expect-status", "expect-body", "timeout",
-    "connect-timeout", "threads", "cpus", "seed",
+    "url",
+    "model",
+    "connections",
+    "duration",
+    "pipeline",
+    "rate",
+    "connections-total",
+    "calls",
+    "arrival",
+    "users-per-s",
+    "requests",
+    "think",
+    "concurrency",
+    "http",
+    "method",
+    "expect-status",
+    "expect-body",
+    "timeout",
+    "connect-timeout",
+    "threads",
+    "cpus",
+    "seed",
 ];
-const BOOL_FLAGS: &[&str] = &["keep-alive", "no-keep-alive", "allow-remote", "no-spread-source", "linger-zero"];
+const BOOL_FLAGS: &[&str] = &[
+    "keep-alive",
+    "no-keep-alive",
+    "allow-remote",
+    "no-spread-source",
+    "linger-zero",
+];
 
 pub fn parse_args(args: &[String]) -> Result<Command, String> {
-    let Some(cmd) = args.first() else { return Err("missing command (run or version)".into()) };
+    let Some(cmd) = args.first() else {
+        return Err("missing command (run or version)".into());
+    };
     match cmd.as_str() {
         "version" | "--version" | "-V" => return Ok(Command::Version),
         "help" | "--help" | "-h" => return Ok(Command::Help),
@@ -56,7 +87,10 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             } else if VALUE_FLAGS.contains(&name) {
                 let v = match inline {
                     Some(v) => v,
-                    None => it.next().cloned().ok_or_else(|| format!("--{name} needs a value"))?,
+                    None => it
+                        .next()
+                        .cloned()
+                        .ok_or_else(|| format!("--{name} needs a value"))?,
                 };
                 overrides.push((name.to_owned(), v));
             } else {
@@ -68,7 +102,11 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             return Err(format!("unexpected argument {a:?}"));
         }
     }
-    Ok(Command::Run { plan_source, overrides, pretty })
+    Ok(Command::Run {
+        plan_source,
+        overrides,
+        pretty,
+    })
 }
 
 pub fn default_plan() -> Value {
@@ -86,7 +124,9 @@ pub fn default_plan() -> Value {
 }
 
 fn number(flag: &str, v: &str) -> Result<Value, String> {
-    let x: f64 = v.parse().map_err(|_| format!("--{flag} needs a number, not {v:?}"))?;
+    let x: f64 = v
+        .parse()
+        .map_err(|_| format!("--{flag} needs a number, not {v:?}"))?;
     if x.fract() == 0.0 && x >= 0.0 && x < 1e15 {
         Ok(json!(x as u64))
     } else {
@@ -104,7 +144,9 @@ fn section<'a>(plan: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<Strin
 
 /// Splits http://host:port/path; only plain http is spoken.
 fn parse_url(url: &str) -> Result<(String, u16, String), String> {
-    let rest = url.strip_prefix("http://").ok_or_else(|| format!("--url must start with http://, not {url:?}"))?;
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("--url must start with http://, not {url:?}"))?;
     let (authority, path) = match rest.find('/') {
         Some(i) => (&rest[..i], rest[i..].to_owned()),
         None => (rest, "/".to_owned()),
@@ -118,7 +160,9 @@ fn parse_url(url: &str) -> Result<(String, u16, String), String> {
             None => (authority.to_owned(), "80"),
         }
     };
-    let port = port.parse::<u16>().map_err(|_| format!("bad port in --url {url:?}"))?;
+    let port = port
+        .parse::<u16>()
+        .map_err(|_| format!("bad port in --url {url:?}"))?;
     Ok((host, port, path))
 }
 
@@ -178,7 +222,11 @@ pub fn apply_overrides(plan: &mut Value, overrides: &[(String, String)]) -> Resu
                 }
             }
             "expect-status" | "expect-body" => {
-                let (key, val) = if flag == "expect-status" { ("status", number(flag, v)?) } else { ("body", json!(v)) };
+                let (key, val) = if flag == "expect-status" {
+                    ("status", number(flag, v)?)
+                } else {
+                    ("body", json!(v))
+                };
                 for r in requests_mut(p) {
                     let e = r.entry("expect").or_insert_with(|| json!({"status": 200}));
                     if let Some(e) = e.as_object_mut() {
@@ -204,7 +252,11 @@ pub fn apply_overrides(plan: &mut Value, overrides: &[(String, String)]) -> Resu
                 let cpus = v
                     .split(',')
                     .filter(|s| !s.is_empty())
-                    .map(|s| s.trim().parse::<u64>().map_err(|_| format!("--cpus takes CPU numbers like 1 or 0,1, not {v:?}")))
+                    .map(|s| {
+                        s.trim().parse::<u64>().map_err(|_| {
+                            format!("--cpus takes CPU numbers like 1 or 0,1, not {v:?}")
+                        })
+                    })
                     .collect::<Result<Vec<_>, _>>()?;
                 p.insert("cpus".into(), json!(cpus));
             }
@@ -224,7 +276,11 @@ pub fn apply_overrides(plan: &mut Value, overrides: &[(String, String)]) -> Resu
 }
 
 fn requests_mut(p: &mut Map<String, Value>) -> impl Iterator<Item = &mut Map<String, Value>> {
-    p.get_mut("requests").and_then(Value::as_array_mut).into_iter().flatten().filter_map(Value::as_object_mut)
+    p.get_mut("requests")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object_mut)
 }
 
 #[cfg(test)]
@@ -246,7 +302,10 @@ mod tests {
         assert!(plan_source.is_none());
         let mut plan = default_plan();
         apply_overrides(&mut plan, &overrides).unwrap();
-        assert_eq!(plan["model"], json!({"kind": "rate", "rate": 50, "duration_s": 2, "calls": 10}));
+        assert_eq!(
+            plan["model"],
+            json!({"kind": "rate", "rate": 50, "duration_s": 2, "calls": 10})
+        );
         assert_eq!(plan["target"], json!({"host": "127.0.0.1", "port": 8080}));
         assert_eq!(plan["requests"][0]["path"], json!("/ping"));
         assert_eq!(plan["requests"][0]["expect"]["body"], json!("Pong!"));
@@ -263,6 +322,9 @@ mod tests {
         let mut plan = default_plan();
         assert!(apply_overrides(&mut plan, &[("connections".into(), "many".into())]).is_err());
         assert!(parse_url("https://x/").is_err());
-        assert_eq!(parse_url("http://[::1]:81/a").unwrap(), ("::1".into(), 81, "/a".into()));
+        assert_eq!(
+            parse_url("http://[::1]:81/a").unwrap(),
+            ("::1".into(), 81, "/a".into())
+        );
     }
 }

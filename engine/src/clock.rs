@@ -7,7 +7,10 @@ pub const NS_PER_S: u64 = 1_000_000_000;
 
 /// CLOCK_MONOTONIC in ns; the same clock timerfd uses, so deadlines can be armed absolutely.
 pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: valid out-pointer; CLOCK_MONOTONIC always exists on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * NS_PER_S + ts.tv_nsec as u64
@@ -26,7 +29,12 @@ pub struct TimerFd {
 impl TimerFd {
     pub fn new() -> io::Result<TimerFd> {
         // SAFETY: plain syscall; the result is checked.
-        let fd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_NONBLOCK | libc::TFD_CLOEXEC) };
+        let fd = unsafe {
+            libc::timerfd_create(
+                libc::CLOCK_MONOTONIC,
+                libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
+            )
+        };
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -34,7 +42,10 @@ impl TimerFd {
         // SAFETY: prctl with integer arguments.
         unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
         // SAFETY: fd is a fresh, owned descriptor.
-        Ok(TimerFd { fd: unsafe { OwnedFd::from_raw_fd(fd) }, armed_ns: 0 })
+        Ok(TimerFd {
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            armed_ns: 0,
+        })
     }
 
     /// Fire at `deadline_ns` (0 disarms).
@@ -44,14 +55,24 @@ impl TimerFd {
         }
         self.armed_ns = deadline_ns;
         let spec = libc::itimerspec {
-            it_interval: libc::timespec { tv_sec: 0, tv_nsec: 0 },
+            it_interval: libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
             it_value: libc::timespec {
                 tv_sec: (deadline_ns / NS_PER_S) as libc::time_t,
                 tv_nsec: (deadline_ns % NS_PER_S) as libc::c_long,
             },
         };
         // SAFETY: valid fd and itimerspec.
-        unsafe { libc::timerfd_settime(self.fd.as_raw_fd(), libc::TFD_TIMER_ABSTIME, &spec, std::ptr::null_mut()) };
+        unsafe {
+            libc::timerfd_settime(
+                self.fd.as_raw_fd(),
+                libc::TFD_TIMER_ABSTIME,
+                &spec,
+                std::ptr::null_mut(),
+            )
+        };
     }
 
     /// Consume the expiry so that the edge-triggered registration fires again.

@@ -100,7 +100,9 @@ fn find_line(buf: &[u8]) -> Option<usize> {
 }
 
 fn has_token(value: &[u8], token: &str) -> bool {
-    value.split(|&b| b == b',').any(|t| t.trim_ascii().eq_ignore_ascii_case(token.as_bytes()))
+    value
+        .split(|&b| b == b',')
+        .any(|t| t.trim_ascii().eq_ignore_ascii_case(token.as_bytes()))
 }
 
 impl ResponseParser {
@@ -110,7 +112,11 @@ impl ResponseParser {
 
     /// Parses from `buf`; returns bytes consumed and what they were. `head_request`: the
     /// request was HEAD, so the reply has no body whatever its headers say.
-    pub fn advance<'a>(&mut self, buf: &'a [u8], head_request: bool) -> Result<(usize, Event<'a>), ParseError> {
+    pub fn advance<'a>(
+        &mut self,
+        buf: &'a [u8],
+        head_request: bool,
+    ) -> Result<(usize, Event<'a>), ParseError> {
         match self.state {
             State::Head => self.parse_head(buf, head_request),
             State::Length(rem) | State::ChunkData(rem) => {
@@ -128,15 +134,25 @@ impl ResponseParser {
                 Ok((take, Event::Body(&buf[..take])))
             }
             State::ChunkSize => {
-                let Some(nl) = find_line(buf) else { return self.need_line(buf) };
+                let Some(nl) = find_line(buf) else {
+                    return self.need_line(buf);
+                };
                 let line = buf[..nl].strip_suffix(b"\r").unwrap_or(&buf[..nl]);
-                let digits = line.split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+                let digits = line
+                    .split(|&b| b == b';')
+                    .next()
+                    .unwrap_or_default()
+                    .trim_ascii();
                 let size = std::str::from_utf8(digits)
                     .ok()
                     .filter(|s| !s.is_empty() && s.len() <= 15)
                     .and_then(|s| u64::from_str_radix(s, 16).ok())
                     .ok_or(ParseError("bad chunk size"))?;
-                self.state = if size == 0 { State::Trailers } else { State::ChunkData(size) };
+                self.state = if size == 0 {
+                    State::Trailers
+                } else {
+                    State::ChunkData(size)
+                };
                 Ok((nl + 1, Event::Body(&[])))
             }
             State::ChunkDataEnd => match buf {
@@ -152,8 +168,14 @@ impl ResponseParser {
                 _ => Err(ParseError("chunk not followed by CRLF")),
             },
             State::Trailers => {
-                let Some(nl) = find_line(buf) else { return self.need_line(buf) };
-                if buf[..nl].strip_suffix(b"\r").unwrap_or(&buf[..nl]).is_empty() {
+                let Some(nl) = find_line(buf) else {
+                    return self.need_line(buf);
+                };
+                if buf[..nl]
+                    .strip_suffix(b"\r")
+                    .unwrap_or(&buf[..nl])
+                    .is_empty()
+                {
                     self.state = State::Done;
                 }
                 Ok((nl + 1, Event::Body(&[])))
@@ -181,7 +203,11 @@ impl ResponseParser {
         }
     }
 
-    fn parse_head<'a>(&mut self, buf: &'a [u8], head_request: bool) -> Result<(usize, Event<'a>), ParseError> {
+    fn parse_head<'a>(
+        &mut self,
+        buf: &'a [u8],
+        head_request: bool,
+    ) -> Result<(usize, Event<'a>), ParseError> {
         if buf.is_empty() {
             return Ok((0, Event::NeedMore));
         }
@@ -228,7 +254,11 @@ impl ResponseParser {
                 conn_keep |= has_token(h.value, "keep-alive");
             }
         }
-        let mut keep_alive = if minor >= 1 { !conn_close } else { conn_keep && !conn_close };
+        let mut keep_alive = if minor >= 1 {
+            !conn_close
+        } else {
+            conn_keep && !conn_close
+        };
         let no_body = head_request || status == 204 || status == 304 || status == 101;
         self.state = if no_body {
             State::Done
@@ -267,7 +297,11 @@ mod tests {
     use super::*;
 
     /// Feeds `input` in pieces of `step` bytes, like a socket would; returns (head, body, completes).
-    fn run(input: &[u8], step: usize, head_request: bool) -> Result<(Vec<Head>, Vec<u8>, usize, usize), ParseError> {
+    fn run(
+        input: &[u8],
+        step: usize,
+        head_request: bool,
+    ) -> Result<(Vec<Head>, Vec<u8>, usize, usize), ParseError> {
         let mut p = ResponseParser::default();
         let (mut heads, mut body, mut done) = (Vec::new(), Vec::new(), 0);
         let mut pending: Vec<u8> = Vec::new();
@@ -294,7 +328,13 @@ mod tests {
         let r = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nPong!";
         for step in 1..r.len() + 1 {
             let (heads, body, done, left) = run(r, step, false).unwrap();
-            assert_eq!(heads, vec![Head { status: 200, keep_alive: true }]);
+            assert_eq!(
+                heads,
+                vec![Head {
+                    status: 200,
+                    keep_alive: true
+                }]
+            );
             assert_eq!((body.as_slice(), done, left), (&b"Pong!"[..], 1, 0));
         }
     }
@@ -305,24 +345,42 @@ mod tests {
         for step in 1..r.len() + 1 {
             let (heads, body, done, left) = run(r, step, false).unwrap();
             assert_eq!(heads[0].status, 200);
-            assert_eq!((body.as_slice(), done, left), (&b"Pong!"[..], 1, 0), "step {step}");
+            assert_eq!(
+                (body.as_slice(), done, left),
+                (&b"Pong!"[..], 1, 0),
+                "step {step}"
+            );
         }
     }
 
     #[test]
     fn pipelined_responses_in_one_buffer() {
         let one = b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na";
-        let many: Vec<u8> = one.iter().chain(one.iter()).chain(b"HTTP/1.1 204 No Content\r\n\r\n".iter()).copied().collect();
+        let many: Vec<u8> = one
+            .iter()
+            .chain(one.iter())
+            .chain(b"HTTP/1.1 204 No Content\r\n\r\n".iter())
+            .copied()
+            .collect();
         let (heads, body, done, _) = run(&many, many.len(), false).unwrap();
-        assert_eq!(heads.iter().map(|h| h.status).collect::<Vec<_>>(), vec![200, 200, 204]);
+        assert_eq!(
+            heads.iter().map(|h| h.status).collect::<Vec<_>>(),
+            vec![200, 200, 204]
+        );
         assert_eq!((body.as_slice(), done), (&b"aa"[..], 3));
     }
 
     #[test]
     fn no_body_for_head_204_304() {
-        let (_, body, done, _) = run(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", 100, true).unwrap();
+        let (_, body, done, _) =
+            run(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", 100, true).unwrap();
         assert_eq!((body.len(), done), (0, 1));
-        let (_, _, done, _) = run(b"HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n", 100, false).unwrap();
+        let (_, _, done, _) = run(
+            b"HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n",
+            100,
+            false,
+        )
+        .unwrap();
         assert_eq!(done, 1);
     }
 
@@ -330,10 +388,17 @@ mod tests {
     fn keep_alive_semantics() {
         let ka = |r: &[u8]| run(r, r.len(), false).unwrap().0[0].keep_alive;
         assert!(ka(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"));
-        assert!(!ka(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"));
+        assert!(!ka(
+            b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+        ));
         assert!(!ka(b"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n"));
-        assert!(ka(b"HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n"));
-        assert!(!ka(b"HTTP/1.1 200 OK\r\n\r\n"), "read-until-close body can not persist");
+        assert!(ka(
+            b"HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n"
+        ));
+        assert!(
+            !ka(b"HTTP/1.1 200 OK\r\n\r\n"),
+            "read-until-close body can not persist"
+        );
     }
 
     #[test]
@@ -341,8 +406,17 @@ mod tests {
         let mut p = ResponseParser::default();
         let r = b"HTTP/1.0 200 OK\r\n\r\nPong!";
         let (n, ev) = p.advance(r, false).unwrap();
-        assert!(matches!(ev, Event::Head(Head { status: 200, keep_alive: false })));
-        assert_eq!(p.advance(&r[n..], false).unwrap(), (5, Event::Body(b"Pong!")));
+        assert!(matches!(
+            ev,
+            Event::Head(Head {
+                status: 200,
+                keep_alive: false
+            })
+        ));
+        assert_eq!(
+            p.advance(&r[n..], false).unwrap(),
+            (5, Event::Body(b"Pong!"))
+        );
         assert_eq!(p.on_eof(), EofOutcome::Complete);
         assert_eq!(p.advance(&[], false).unwrap(), (0, Event::Complete));
         assert_eq!(p.on_eof(), EofOutcome::Idle);
@@ -351,24 +425,44 @@ mod tests {
     #[test]
     fn truncation_and_garbage() {
         let mut p = ResponseParser::default();
-        let (n, _) = p.advance(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nPo", false).unwrap();
+        let (n, _) = p
+            .advance(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nPo", false)
+            .unwrap();
         assert!(n > 0);
         let _ = p.advance(b"Po", false).unwrap();
         assert_eq!(p.on_eof(), EofOutcome::Truncated);
         let mut p = ResponseParser::default();
-        assert_eq!(p.advance(b"HTTP/1.1 2", false).unwrap(), (0, Event::NeedMore));
-        assert_eq!(p.on_eof(), EofOutcome::Truncated, "partial head is a started response");
+        assert_eq!(
+            p.advance(b"HTTP/1.1 2", false).unwrap(),
+            (0, Event::NeedMore)
+        );
+        assert_eq!(
+            p.on_eof(),
+            EofOutcome::Truncated,
+            "partial head is a started response"
+        );
         assert!(run(b"garbage\r\n\r\n", 100, false).is_err());
-        assert!(run(b"xyz", 100, false).is_err(), "non-HTTP prefix is rejected without waiting");
+        assert!(
+            run(b"xyz", 100, false).is_err(),
+            "non-HTTP prefix is rejected without waiting"
+        );
         assert!(run(b"HTTP/1.1 200 OK\r\nContent-Length: zz\r\n\r\n", 100, false).is_err());
-        assert!(run(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 100, false).is_err());
+        assert!(run(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            100,
+            false
+        )
+        .is_err());
     }
 
     #[test]
     fn interim_100_continue_is_skipped() {
         let r = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx";
         let (heads, body, done, _) = run(r, 7, false).unwrap();
-        assert_eq!((heads.len(), heads[0].status, body.as_slice(), done), (1, 200, &b"x"[..], 1));
+        assert_eq!(
+            (heads.len(), heads[0].status, body.as_slice(), done),
+            (1, 200, &b"x"[..], 1)
+        );
     }
 
     #[test]
@@ -376,10 +470,21 @@ mod tests {
         let r = build_request("GET", "/", "h:1", &[], b"", 1, true);
         assert_eq!(r, b"GET / HTTP/1.1\r\nHost: h:1\r\n\r\n");
         let r = build_request("GET", "/a", "h", &[], b"", 1, false);
-        assert_eq!(r, b"GET /a HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+        assert_eq!(
+            r,
+            b"GET /a HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
+        );
         let r = build_request("GET", "/", "h", &[], b"", 0, false);
         assert_eq!(r, b"GET / HTTP/1.0\r\nHost: h\r\n\r\n");
-        let r = build_request("POST", "/", "h", &[("X-A".into(), "b".into())], b"hi", 0, true);
+        let r = build_request(
+            "POST",
+            "/",
+            "h",
+            &[("X-A".into(), "b".into())],
+            b"hi",
+            0,
+            true,
+        );
         assert_eq!(r, b"POST / HTTP/1.0\r\nHost: h\r\nConnection: keep-alive\r\nContent-Length: 2\r\nX-A: b\r\n\r\nhi");
     }
 }

@@ -23,7 +23,11 @@ fn main() -> ExitCode {
             println!("{}", cli::USAGE);
             return ExitCode::SUCCESS;
         }
-        Ok(Command::Run { plan_source, overrides, pretty }) => (plan_source, overrides, pretty),
+        Ok(Command::Run {
+            plan_source,
+            overrides,
+            pretty,
+        }) => (plan_source, overrides, pretty),
         Err(e) => return fail(2, &format!("{e}; see --help")),
     };
     let mut plan = match plan_source.as_deref() {
@@ -50,7 +54,11 @@ fn main() -> ExitCode {
     }
     match wsgibench_engine::run_value(&plan) {
         Ok(result) => {
-            let text = if pretty { serde_json::to_string_pretty(&result) } else { serde_json::to_string(&result) };
+            let text = if pretty {
+                serde_json::to_string_pretty(&result)
+            } else {
+                serde_json::to_string(&result)
+            };
             println!("{}", text.expect("JSON values serialise"));
             ExitCode::SUCCESS
         }

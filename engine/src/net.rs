@@ -24,7 +24,10 @@ const SPREAD_ADDRS: u32 = 250;
 impl SourceSpread {
     pub fn new(target: SocketAddr, enabled: bool, offset: u32) -> SourceSpread {
         let loopback_v4 = matches!(target.ip(), IpAddr::V4(v4) if v4.is_loopback());
-        SourceSpread { next: offset % SPREAD_ADDRS, enabled: enabled && loopback_v4 }
+        SourceSpread {
+            next: offset % SPREAD_ADDRS,
+            enabled: enabled && loopback_v4,
+        }
     }
 
     fn next_addr(&mut self) -> Option<SocketAddr> {
@@ -33,19 +36,34 @@ impl SourceSpread {
         }
         let x = self.next;
         self.next = (self.next + 1) % SPREAD_ADDRS;
-        Some(SocketAddr::new(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1 + x as u8)), 0))
+        Some(SocketAddr::new(
+            IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1 + x as u8)),
+            0,
+        ))
     }
 }
 
-pub fn start_connect(target: SocketAddr, spread: &mut SourceSpread, linger_zero: bool) -> ConnectStart {
+pub fn start_connect(
+    target: SocketAddr,
+    spread: &mut SourceSpread,
+    linger_zero: bool,
+) -> ConnectStart {
     match try_connect(target, spread, linger_zero) {
         Ok(s) => ConnectStart::Pending(s),
         Err(e) => ConnectStart::Failed(e),
     }
 }
 
-fn try_connect(target: SocketAddr, spread: &mut SourceSpread, linger_zero: bool) -> io::Result<mio::net::TcpStream> {
-    let sock = Socket::new(Domain::for_address(target), Type::STREAM.nonblocking().cloexec(), Some(Protocol::TCP))?;
+fn try_connect(
+    target: SocketAddr,
+    spread: &mut SourceSpread,
+    linger_zero: bool,
+) -> io::Result<mio::net::TcpStream> {
+    let sock = Socket::new(
+        Domain::for_address(target),
+        Type::STREAM.nonblocking().cloexec(),
+        Some(Protocol::TCP),
+    )?;
     sock.set_nodelay(true)?;
     if linger_zero {
         sock.set_linger(Some(std::time::Duration::ZERO))?;

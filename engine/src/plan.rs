@@ -30,7 +30,11 @@ pub enum Arrival {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ModelSpec {
-    Closed { connections: u64, duration_s: f64, pipeline: u32 },
+    Closed {
+        connections: u64,
+        duration_s: f64,
+        pipeline: u32,
+    },
     Rate {
         rate: f64,
         duration_s: Option<f64>,
@@ -39,8 +43,17 @@ pub enum ModelSpec {
         calls: u64,
         pipeline: bool,
     },
-    Sessions { users_per_s: f64, duration_s: f64, requests: u64, think_s: f64, arrival: Arrival },
-    Count { requests: u64, concurrency: u64 },
+    Sessions {
+        users_per_s: f64,
+        duration_s: f64,
+        requests: u64,
+        think_s: f64,
+        arrival: Arrival,
+    },
+    Count {
+        requests: u64,
+        concurrency: u64,
+    },
 }
 
 impl ModelSpec {
@@ -126,7 +139,11 @@ fn boolean(m: &Map<String, Value>, key: &str, ctx: &str) -> Result<Option<bool>,
     }
 }
 
-fn string<'a>(m: &'a Map<String, Value>, key: &str, ctx: &str) -> Result<Option<&'a str>, PlanError> {
+fn string<'a>(
+    m: &'a Map<String, Value>,
+    key: &str,
+    ctx: &str,
+) -> Result<Option<&'a str>, PlanError> {
     match m.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -146,7 +163,9 @@ fn arrival(m: &Map<String, Value>) -> Result<Arrival, PlanError> {
     match string(m, "arrival", "model")? {
         None | Some("uniform") => Ok(Arrival::Uniform),
         Some("poisson") => Ok(Arrival::Poisson),
-        Some(other) => err(format!("model.arrival must be \"uniform\" or \"poisson\", not {other:?}")),
+        Some(other) => err(format!(
+            "model.arrival must be \"uniform\" or \"poisson\", not {other:?}"
+        )),
     }
 }
 
@@ -220,14 +239,23 @@ fn parse_model(v: &Value) -> Result<ModelSpec, PlanError> {
             if requests == 0 || concurrency == 0 {
                 return err("model.requests and model.concurrency must be >= 1");
             }
-            ModelSpec::Count { requests, concurrency }
+            ModelSpec::Count {
+                requests,
+                concurrency,
+            }
         }
-        other => return err(format!("model.kind must be closed, rate, conn_rate, sessions or count, not {other:?}")),
+        other => {
+            return err(format!(
+                "model.kind must be closed, rate, conn_rate, sessions or count, not {other:?}"
+            ))
+        }
     })
 }
 
 fn parse_expect(v: Option<&Value>, ctx: &str) -> Result<(u16, Expect), PlanError> {
-    let Some(v) = v else { return Ok((200, Expect::None)) };
+    let Some(v) = v else {
+        return Ok((200, Expect::None));
+    };
     let m = obj(v, &format!("{ctx}.expect"))?;
     let c = format!("{ctx}.expect");
     let status = req_int(m, "status", &c)?;
@@ -256,7 +284,9 @@ fn parse_expect(v: Option<&Value>, ctx: &str) -> Result<(u16, Expect), PlanError
         checks.push(Expect::Float { min, max });
     }
     if checks.len() > 1 {
-        return err(format!("{c} may hold at most one of body, body_len, body_sha256, body_float"));
+        return err(format!(
+            "{c} may hold at most one of body, body_len, body_sha256, body_float"
+        ));
     }
     Ok((status as u16, checks.pop().unwrap_or(Expect::None)))
 }
@@ -265,13 +295,18 @@ fn decode_hex(s: &str) -> Option<Vec<u8>> {
     if s.len() % 2 != 0 {
         return None;
     }
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
 }
 
 fn parse_request(v: &Value, i: usize) -> Result<RequestSpec, PlanError> {
     let c = format!("requests[{i}]");
     let m = obj(v, &c)?;
-    let name = string(m, "name", &c)?.map(str::to_owned).unwrap_or_else(|| format!("r{i}"));
+    let name = string(m, "name", &c)?
+        .map(str::to_owned)
+        .unwrap_or_else(|| format!("r{i}"));
     let method = string(m, "method", &c)?.unwrap_or("GET").to_owned();
     if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic()) {
         return err(format!("{c}.method must be an HTTP method"));
@@ -283,8 +318,11 @@ fn parse_request(v: &Value, i: usize) -> Result<RequestSpec, PlanError> {
     let mut headers = Vec::new();
     if let Some(h) = m.get("headers") {
         for (k, val) in obj(h, &format!("{c}.headers"))? {
-            let Some(s) = val.as_str() else { return err(format!("{c}.headers.{k} must be a string")) };
-            if k.is_empty() || k.bytes().any(|b| b <= b' ' || b == b':') || s.contains(['\r', '\n']) {
+            let Some(s) = val.as_str() else {
+                return err(format!("{c}.headers.{k} must be a string"));
+            };
+            if k.is_empty() || k.bytes().any(|b| b <= b' ' || b == b':') || s.contains(['\r', '\n'])
+            {
                 return err(format!("{c}.headers.{k} is not a valid header"));
             }
             headers.push((k.clone(), s.to_owned()));
@@ -296,14 +334,25 @@ fn parse_request(v: &Value, i: usize) -> Result<RequestSpec, PlanError> {
         return err(format!("{c}.weight must be >= 0"));
     }
     let (expect_status, expect) = parse_expect(m.get("expect"), &c)?;
-    Ok(RequestSpec { name, method, path, headers, body, weight, expect_status, expect })
+    Ok(RequestSpec {
+        name,
+        method,
+        path,
+        headers,
+        body,
+        weight,
+        expect_status,
+        expect,
+    })
 }
 
 /// 127.0.0.0/8 and ::1 (also IPv4-mapped loopback).
 pub fn is_loopback(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => v4.is_loopback(),
-        IpAddr::V6(v6) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
+        IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
     }
 }
 
@@ -312,10 +361,16 @@ impl Plan {
         let m = obj(v, "plan")?;
         match int(m, "protocol_version", "plan")? {
             Some(PROTOCOL_VERSION) | None => {}
-            Some(other) => return err(format!("protocol_version {other} is not supported (engine speaks 1)")),
+            Some(other) => {
+                return err(format!(
+                    "protocol_version {other} is not supported (engine speaks 1)"
+                ))
+            }
         }
         let t = obj(m.get("target").unwrap_or(&Value::Null), "target")?;
-        let host = string(t, "host", "target")?.unwrap_or("127.0.0.1").to_owned();
+        let host = string(t, "host", "target")?
+            .unwrap_or("127.0.0.1")
+            .to_owned();
         let port = req_int(t, "port", "target")?;
         if port == 0 || port > 65535 {
             return err("target.port must be in 1..=65535");
@@ -345,17 +400,28 @@ impl Plan {
                     Some(Value::String(s)) if s == "1.0" => 0,
                     Some(Value::Number(n)) if n.as_f64() == Some(1.1) => 1,
                     Some(Value::Number(n)) if n.as_f64() == Some(1.0) => 0,
-                    Some(other) => return err(format!("http.version must be \"1.0\" or \"1.1\", not {other}")),
+                    Some(other) => {
+                        return err(format!(
+                            "http.version must be \"1.0\" or \"1.1\", not {other}"
+                        ))
+                    }
                 };
                 // HTTP/1.0 defaults to one request per connection, 1.1 to keep-alive.
-                (minor, boolean(hm, "keep_alive", "http")?.unwrap_or(minor == 1))
+                (
+                    minor,
+                    boolean(hm, "keep_alive", "http")?.unwrap_or(minor == 1),
+                )
             }
         };
         let reqs = match m.get("requests") {
             Some(Value::Array(a)) if !a.is_empty() => a,
             _ => return err("requests must be a non-empty array"),
         };
-        let requests = reqs.iter().enumerate().map(|(i, r)| parse_request(r, i)).collect::<Result<Vec<_>, _>>()?;
+        let requests = reqs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| parse_request(r, i))
+            .collect::<Result<Vec<_>, _>>()?;
         if requests.len() > u16::MAX as usize {
             return err("too many request kinds");
         }
@@ -363,12 +429,18 @@ impl Plan {
             return err("request weights must not all be 0");
         }
         let timeout_s = positive(num(m, "timeout_s", "plan")?.unwrap_or(5.0), "timeout_s")?;
-        let connect_timeout_s = positive(num(m, "connect_timeout_s", "plan")?.unwrap_or(timeout_s), "connect_timeout_s")?;
+        let connect_timeout_s = positive(
+            num(m, "connect_timeout_s", "plan")?.unwrap_or(timeout_s),
+            "connect_timeout_s",
+        )?;
         let threads = int(m, "threads", "plan")?.unwrap_or(1);
         if !(1..=256).contains(&threads) {
             return err("threads must be in 1..=256");
         }
-        let ncpu = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).max(1024);
+        let ncpu = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .max(1024);
         let cpus = match m.get("cpus") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(a)) => a
@@ -400,8 +472,16 @@ impl Plan {
 
     /// The Host header value: host[:port].
     pub fn host_header(&self) -> String {
-        let h = if self.host.contains(':') && !self.host.starts_with('[') { format!("[{}]", self.host) } else { self.host.clone() };
-        if self.addr.port() == 80 { h } else { format!("{h}:{}", self.addr.port()) }
+        let h = if self.host.contains(':') && !self.host.starts_with('[') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
+        if self.addr.port() == 80 {
+            h
+        } else {
+            format!("{h}:{}", self.addr.port())
+        }
     }
 }
 
@@ -419,7 +499,14 @@ mod tests {
     #[test]
     fn parses_defaults() {
         let p = Plan::from_value(&base()).unwrap();
-        assert_eq!(p.model, ModelSpec::Closed { connections: 4, duration_s: 1.0, pipeline: 1 });
+        assert_eq!(
+            p.model,
+            ModelSpec::Closed {
+                connections: 4,
+                duration_s: 1.0,
+                pipeline: 1
+            }
+        );
         assert_eq!((p.http_minor, p.keep_alive, p.threads), (1, true, 1));
         assert_eq!(p.requests[0].expect, Expect::Exact(b"Pong!".to_vec()));
         assert_eq!(p.timeout_s, 5.0);
@@ -440,7 +527,10 @@ mod tests {
         let cases: Vec<(Value, &str)> = vec![
             (json!({"kind": "closed", "duration_s": 1}), "connections"),
             (json!({"kind": "bogus"}), "model.kind"),
-            (json!({"kind": "rate", "rate": 10}), "duration_s or connections_total"),
+            (
+                json!({"kind": "rate", "rate": 10}),
+                "duration_s or connections_total",
+            ),
         ];
         for (model, needle) in cases {
             let mut v = base();
@@ -453,7 +543,10 @@ mod tests {
         assert!(Plan::from_value(&v).unwrap_err().0.contains("at most one"));
         let mut v = base();
         v["target"]["host"] = json!("10.1.2.3");
-        assert!(Plan::from_value(&v).unwrap_err().0.contains("outside loopback"));
+        assert!(Plan::from_value(&v)
+            .unwrap_err()
+            .0
+            .contains("outside loopback"));
         v["allow_remote"] = json!(true);
         assert!(Plan::from_value(&v).is_ok());
     }

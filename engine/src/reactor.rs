@@ -139,11 +139,19 @@ fn token(idx: usize, gen: u32) -> Token {
 }
 
 fn is_reset(e: &io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::ECONNRESET) | Some(libc::EPIPE) | Some(libc::ECONNABORTED))
+    matches!(
+        e.raw_os_error(),
+        Some(libc::ECONNRESET) | Some(libc::EPIPE) | Some(libc::ECONNABORTED)
+    )
 }
 
 impl Reactor {
-    pub fn new(cfg: std::sync::Arc<Config>, seed: u64, start_ns: u64, spread_offset: u32) -> io::Result<Reactor> {
+    pub fn new(
+        cfg: std::sync::Arc<Config>,
+        seed: u64,
+        start_ns: u64,
+        spread_offset: u32,
+    ) -> io::Result<Reactor> {
         let picker = KindPicker::new(&cfg.weights);
         let spread = SourceSpread::new(cfg.addr, cfg.spread_source, spread_offset);
         let kinds = cfg.kinds.len();
@@ -213,7 +221,11 @@ impl Reactor {
         });
         let gen = self.gens[idx];
         let mut sock = sock;
-        if let Err(e) = self.poll.registry().register(&mut sock, token(idx, gen), Interest::READABLE | Interest::WRITABLE) {
+        if let Err(e) = self.poll.registry().register(
+            &mut sock,
+            token(idx, gen),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
             self.free.push(idx);
             self.connect_failed(kind, script, &e, now);
             return true;
@@ -238,7 +250,8 @@ impl Reactor {
             stash: Vec::new(),
             wbuf: Vec::new(),
         });
-        self.connect_timeouts.push_back((now + self.cfg.connect_timeout_ns, idx, gen));
+        self.connect_timeouts
+            .push_back((now + self.cfg.connect_timeout_ns, idx, gen));
         self.open_conns += 1;
         self.stats.peak_open = self.stats.peak_open.max(self.open_conns);
         true
@@ -258,7 +271,11 @@ impl Reactor {
         let class = connect_error_class(e);
         let sec = self.second_of(now);
         self.stats.error(kind as usize, class, sec);
-        self.ended.push(ConnEnd { script, reason: EndReason::Error(class), resume_at_ns: now });
+        self.ended.push(ConnEnd {
+            script,
+            reason: EndReason::Error(class),
+            resume_at_ns: now,
+        });
     }
 
     fn conn_mut(&mut self, idx: usize, gen: u32) -> Option<&mut Conn> {
@@ -271,17 +288,22 @@ impl Reactor {
     pub fn handle_event(&mut self, ev: &mio::event::Event, now: u64) {
         let t = ev.token().0;
         let (idx, gen) = (t & 0xffff_ffff, (t >> 32) as u32);
-        let Some(c) = self.conn_mut(idx, gen) else { return };
+        let Some(c) = self.conn_mut(idx, gen) else {
+            return;
+        };
         if c.connecting {
-            let res = match c.sock.take_error() {
-                // Writable without a pending error: the handshake is done (saves getpeername).
-                Ok(None) if ev.is_writable() && !ev.is_error() => Ok(true),
-                Ok(None) => match c.sock.peer_addr() {
-                    Ok(_) => Ok(true),
-                    Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(false),
-                    Err(e) => Err(e),
-                },
-                Ok(Some(e)) | Err(e) => Err(e),
+            // Writable without EPOLLERR: the handshake is done (saves getsockopt and getpeername).
+            let res = if ev.is_writable() && !ev.is_error() {
+                Ok(true)
+            } else {
+                match c.sock.take_error() {
+                    Ok(None) => match c.sock.peer_addr() {
+                        Ok(_) => Ok(true),
+                        Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(false),
+                        Err(e) => Err(e),
+                    },
+                    Ok(Some(e)) | Err(e) => Err(e),
+                }
             };
             match res {
                 Ok(false) => {}
@@ -356,9 +378,15 @@ impl Reactor {
                     self.picker.pick(&mut self.rng)
                 }
             };
-            self.out.extend_from_slice(&self.cfg.kinds[kind as usize].bytes);
-            c.inflight.push_back(InFlight { kind, intended_ns: c.intended_ns.unwrap_or(now), sent_ns: now });
-            self.request_timeouts.push_back((now + self.cfg.timeout_ns, idx, gen, c.sent_seq));
+            self.out
+                .extend_from_slice(&self.cfg.kinds[kind as usize].bytes);
+            c.inflight.push_back(InFlight {
+                kind,
+                intended_ns: c.intended_ns.unwrap_or(now),
+                sent_ns: now,
+            });
+            self.request_timeouts
+                .push_back((now + self.cfg.timeout_ns, idx, gen, c.sent_seq));
             c.sent_seq += 1;
             self.stats.kinds[kind as usize].requests_sent += 1;
             if self.cfg.close_each {
@@ -463,7 +491,10 @@ impl Reactor {
                 break;
             };
             let kc = &self.cfg.kinds[front.kind as usize];
-            let (used, ev) = c.parser.advance(&data[off..], kc.head_request).map_err(|_| Some(ErrorClass::ProtocolError))?;
+            let (used, ev) = c
+                .parser
+                .advance(&data[off..], kc.head_request)
+                .map_err(|_| Some(ErrorClass::ProtocolError))?;
             off += used;
             match ev {
                 Event::NeedMore => break,
@@ -561,7 +592,15 @@ impl Reactor {
     fn server_closed_or_done(&mut self, idx: usize, now: u64, _by_server: bool) {
         let c = self.conns[idx].as_ref().expect("live");
         let more = c.script.remaining > 0 && now < c.script.stop_sending_ns;
-        self.end(idx, if more { EndReason::ServerClosed } else { EndReason::Done }, now);
+        self.end(
+            idx,
+            if more {
+                EndReason::ServerClosed
+            } else {
+                EndReason::Done
+            },
+            now,
+        );
     }
 
     /// The connection broke: the first outstanding request gets `class`, requests pipelined
@@ -574,7 +613,11 @@ impl Reactor {
             self.stats.error(kind, class, sec);
         } else {
             for (i, f) in c.inflight.drain(..).enumerate() {
-                let cls = if i == 0 || class == ErrorClass::Reset { class } else { ErrorClass::ClosedBeforeResponse };
+                let cls = if i == 0 || class == ErrorClass::Reset {
+                    class
+                } else {
+                    ErrorClass::ClosedBeforeResponse
+                };
                 self.stats.error(f.kind as usize, cls, sec);
             }
         }
@@ -586,8 +629,16 @@ impl Reactor {
         self.gens[idx] = self.gens[idx].wrapping_add(1);
         self.free.push(idx);
         self.open_conns -= 1;
-        let resume_at_ns = if c.thinking { c.think_due_ns } else { now + c.script.think_ns };
-        self.ended.push(ConnEnd { script: c.script, reason, resume_at_ns });
+        let resume_at_ns = if c.thinking {
+            c.think_due_ns
+        } else {
+            now + c.script.think_ns
+        };
+        self.ended.push(ConnEnd {
+            script: c.script,
+            reason,
+            resume_at_ns,
+        });
         // Dropping the socket closes it, which also removes it from epoll.
         drop(c);
     }
@@ -608,7 +659,10 @@ impl Reactor {
                 break;
             }
             self.request_timeouts.pop_front();
-            if self.conn_mut(idx, gen).is_some_and(|c| c.done_seq <= seq && seq < c.sent_seq) {
+            if self
+                .conn_mut(idx, gen)
+                .is_some_and(|c| c.done_seq <= seq && seq < c.sent_seq)
+            {
                 self.fail(idx, ErrorClass::Timeout, now);
             }
         }
@@ -636,7 +690,11 @@ impl Reactor {
             }
             let (due, script) = self.deferred_opens.pop_front().expect("front");
             if !self.open(script, Some(due), now) {
-                self.ended.push(ConnEnd { script, reason: EndReason::Done, resume_at_ns: now });
+                self.ended.push(ConnEnd {
+                    script,
+                    reason: EndReason::Done,
+                    resume_at_ns: now,
+                });
             }
         }
     }
@@ -658,7 +716,9 @@ impl Reactor {
     /// Hard stop: whatever is still outstanding counts as timed out.
     pub fn abort_all(&mut self, now: u64) {
         for idx in 0..self.conns.len() {
-            let Some(c) = self.conns[idx].as_ref() else { continue };
+            let Some(c) = self.conns[idx].as_ref() else {
+                continue;
+            };
             if c.connecting {
                 self.fail(idx, ErrorClass::ConnectTimeout, now);
             } else if !c.inflight.is_empty() {
@@ -689,5 +749,12 @@ fn finish_reply(c: &mut Conn, cfg: &Config, stats: &mut ThreadStats, now: u64, s
     };
     let latency_us = now.saturating_sub(f.intended_ns) / 1000;
     let service_us = cfg.open_model.then(|| now.saturating_sub(f.sent_ns) / 1000);
-    stats.response(f.kind as usize, c.status, outcome, latency_us, service_us, sec);
+    stats.response(
+        f.kind as usize,
+        c.status,
+        outcome,
+        latency_us,
+        service_us,
+        sec,
+    );
 }

@@ -20,7 +20,9 @@ const LAG_P99_SATURATED_US: u64 = 10_000;
 /// HdrHistogram V2 compressed (deflate) encoding, base64: what HdrHistogram.decode() reads.
 pub fn encode_hdr(h: &Histogram<u64>) -> String {
     let mut buf = Vec::new();
-    V2DeflateSerializer::new().serialize(h, &mut buf).expect("serialising to memory");
+    V2DeflateSerializer::new()
+        .serialize(h, &mut buf)
+        .expect("serialising to memory");
     base64::engine::general_purpose::STANDARD.encode(buf)
 }
 
@@ -96,22 +98,42 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
         .collect();
     let cpu_fraction = (out.user_s + out.sys_s) / (elapsed * plan.threads as f64);
     let lag = &st.lag_us;
-    let (lag_p99, lag_max) = if lag.is_empty() { (0, 0) } else { (lag.value_at_quantile(0.99), lag.max()) };
+    let (lag_p99, lag_max) = if lag.is_empty() {
+        (0, 0)
+    } else {
+        (lag.value_at_quantile(0.99), lag.max())
+    };
     let mut reasons = Vec::new();
     if cpu_fraction >= CPU_SATURATED_FRACTION {
-        reasons.push(format!("engine CPU {:.0}% of its {} thread(s)", cpu_fraction * 100.0, plan.threads));
+        reasons.push(format!(
+            "engine CPU {:.0}% of its {} thread(s)",
+            cpu_fraction * 100.0,
+            plan.threads
+        ));
     }
     if open && lag_p99 > LAG_P99_SATURATED_US {
-        reasons.push(format!("schedule lag p99 {} us > {} us", lag_p99, LAG_P99_SATURATED_US));
+        reasons.push(format!(
+            "schedule lag p99 {} us > {} us",
+            lag_p99, LAG_P99_SATURATED_US
+        ));
     }
     if st.exhaustion.fd_limit > 0 {
-        reasons.push(format!("engine hit its file-descriptor limit ({}) {} times", out.nofile_limit, st.exhaustion.fd_limit));
+        reasons.push(format!(
+            "engine hit its file-descriptor limit ({}) {} times",
+            out.nofile_limit, st.exhaustion.fd_limit
+        ));
     }
     if st.exhaustion.ephemeral_ports > 0 {
-        reasons.push(format!("engine ran out of ephemeral ports {} times", st.exhaustion.ephemeral_ports));
+        reasons.push(format!(
+            "engine ran out of ephemeral ports {} times",
+            st.exhaustion.ephemeral_ports
+        ));
     }
     if st.abandoned > 0 {
-        reasons.push(format!("{} planned requests never started before the hard stop", st.abandoned));
+        reasons.push(format!(
+            "{} planned requests never started before the hard stop",
+            st.abandoned
+        ));
     }
     json!({
         "format_version": FORMAT_VERSION,

@@ -34,10 +34,13 @@ pub struct KindPicker {
 impl KindPicker {
     pub fn new(weights: &[f64]) -> KindPicker {
         let mut acc = 0.0;
-        let cumulative = weights.iter().map(|w| {
-            acc += w;
-            acc
-        }).collect();
+        let cumulative = weights
+            .iter()
+            .map(|w| {
+                acc += w;
+                acc
+            })
+            .collect();
         KindPicker { cumulative }
     }
 

@@ -32,7 +32,15 @@ pub fn config_of(plan: &Plan) -> Config {
         .requests
         .iter()
         .map(|r| KindConfig {
-            bytes: build_request(&r.method, &r.path, &host, &r.headers, &r.body, plan.http_minor, plan.keep_alive),
+            bytes: build_request(
+                &r.method,
+                &r.path,
+                &host,
+                &r.headers,
+                &r.body,
+                plan.http_minor,
+                plan.keep_alive,
+            ),
             head_request: r.method.eq_ignore_ascii_case("HEAD"),
             expect_status: r.expect_status,
             expect: r.expect.clone(),
@@ -56,10 +64,14 @@ const EVENTS_PER_SCHEDULE_CHECK: usize = 32;
 
 pub fn run(plan: &Plan) -> std::io::Result<RunOutcome> {
     let nofile_limit = sys::raise_nofile();
-    let pin_error = sys::pin_current_thread(&plan.cpus).err().map(|e| format!("sched_setaffinity: {e}"));
+    let pin_error = sys::pin_current_thread(&plan.cpus)
+        .err()
+        .map(|e| format!("sched_setaffinity: {e}"));
     let cfg = Arc::new(config_of(plan));
     let (u0, s0) = sys::cpu_times_s();
-    let started_unix_s = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    let started_unix_s = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
     let start_ns = now_ns();
     let results: Vec<std::io::Result<ThreadStats>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..plan.threads)
@@ -69,13 +81,20 @@ pub fn run(plan: &Plan) -> std::io::Result<RunOutcome> {
                     if !plan.cpus.is_empty() {
                         // One CPU per thread when there are enough, so threads do not share a core.
                         let cpu = [plan.cpus[t % plan.cpus.len()]];
-                        let _ = sys::pin_current_thread(if plan.threads > 1 { &cpu } else { &plan.cpus });
+                        let _ = sys::pin_current_thread(if plan.threads > 1 {
+                            &cpu
+                        } else {
+                            &plan.cpus
+                        });
                     }
                     worker(plan, cfg, t, start_ns)
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("worker thread panicked")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("worker thread panicked"))
+            .collect()
     });
     let elapsed_s = (now_ns() - start_ns) as f64 / NS_PER_S as f64;
     let (u1, s1) = sys::cpu_times_s();
@@ -95,11 +114,23 @@ pub fn run(plan: &Plan) -> std::io::Result<RunOutcome> {
     })
 }
 
-fn worker(plan: &Plan, cfg: Arc<Config>, thread: usize, start_ns: u64) -> std::io::Result<ThreadStats> {
-    let seed = plan.seed.wrapping_mul(0x9e37_79b9).wrapping_add(thread as u64);
+fn worker(
+    plan: &Plan,
+    cfg: Arc<Config>,
+    thread: usize,
+    start_ns: u64,
+) -> std::io::Result<ThreadStats> {
+    let seed = plan
+        .seed
+        .wrapping_mul(0x9e37_79b9)
+        .wrapping_add(thread as u64);
     let mut rt = Reactor::new(cfg, seed, start_ns, (thread as u32) * 61)?;
     let mut timer = TimerFd::new()?;
-    rt.poll.registry().register(&mut SourceFd(&timer.raw_fd()), TIMER_TOKEN, Interest::READABLE)?;
+    rt.poll.registry().register(
+        &mut SourceFd(&timer.raw_fd()),
+        TIMER_TOKEN,
+        Interest::READABLE,
+    )?;
     let mut model = models::make(plan, thread, start_ns);
     let hard_stop = models::hard_stop_ns(plan, start_ns);
     let mut events = Events::with_capacity(1024);
@@ -127,9 +158,16 @@ fn worker(plan: &Plan, cfg: Arc<Config>, thread: usize, start_ns: u64) -> std::i
             break;
         }
         // Wake for: schedule (precisely, via timerfd), timeouts, the next timeline second, hard stop.
-        let precise = [model.next_due_ns(), rt.next_precise_ns()].into_iter().flatten().min();
+        let precise = [model.next_due_ns(), rt.next_precise_ns()]
+            .into_iter()
+            .flatten()
+            .min();
         let next_second = start_ns + (sec as u64 + 1) * NS_PER_S;
-        let coarse = [rt.next_coarse_ns(), Some(next_second), Some(hard_stop)].into_iter().flatten().min().unwrap_or(hard_stop);
+        let coarse = [rt.next_coarse_ns(), Some(next_second), Some(hard_stop)]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(hard_stop);
         let timeout = if !rt.ended.is_empty() {
             Some(Duration::ZERO)
         } else {

@@ -166,7 +166,15 @@ impl ThreadStats {
     }
 
     /// A complete reply: classified ok / bad_status / bad_body by the caller.
-    pub fn response(&mut self, kind: usize, status: u16, outcome: Result<(), ErrorClass>, latency_us: u64, service_us: Option<u64>, sec: usize) {
+    pub fn response(
+        &mut self,
+        kind: usize,
+        status: u16,
+        outcome: Result<(), ErrorClass>,
+        latency_us: u64,
+        service_us: Option<u64>,
+        sec: usize,
+    ) {
         let k = &mut self.kinds[kind];
         k.responses += 1;
         record_us(&mut k.latency_us, latency_us);
@@ -212,7 +220,10 @@ impl ThreadStats {
             add_errors(&mut d.errors, &s.errors);
             d.open_connections += s.open_connections;
             if let Some(h) = &s.latency_us {
-                d.latency_us.get_or_insert_with(new_coarse_hist).add(h).expect("same bounds");
+                d.latency_us
+                    .get_or_insert_with(new_coarse_hist)
+                    .add(h)
+                    .expect("same bounds");
             }
         }
     }

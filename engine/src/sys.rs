@@ -5,7 +5,10 @@ use std::io;
 /// Raise RLIMIT_NOFILE: soft up to hard, and as root also beyond the hard limit.
 /// Returns the soft limit in force afterwards.
 pub fn raise_nofile() -> u64 {
-    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
     // SAFETY: valid out-pointer.
     unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) };
     // Root (CAP_SYS_RESOURCE) may lift the hard limit up to fs.nr_open.
@@ -15,13 +18,19 @@ pub fn raise_nofile() -> u64 {
         .unwrap_or(0)
         .min(1 << 20);
     if nr_open > lim.rlim_max as u64 {
-        let want = libc::rlimit { rlim_cur: nr_open as libc::rlim_t, rlim_max: nr_open as libc::rlim_t };
+        let want = libc::rlimit {
+            rlim_cur: nr_open as libc::rlim_t,
+            rlim_max: nr_open as libc::rlim_t,
+        };
         // SAFETY: valid rlimit.
         if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &want) } == 0 {
             return nr_open;
         }
     }
-    let want = libc::rlimit { rlim_cur: lim.rlim_max, rlim_max: lim.rlim_max };
+    let want = libc::rlimit {
+        rlim_cur: lim.rlim_max,
+        rlim_max: lim.rlim_max,
+    };
     // SAFETY: valid rlimit.
     unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &want) };
     lim.rlim_max as u64
@@ -37,7 +46,10 @@ pub fn pin_current_thread(cpus: &[usize]) -> io::Result<()> {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         for &c in cpus {
             if c >= libc::CPU_SETSIZE as usize {
-                return Err(io::Error::new(io::ErrorKind::InvalidInput, "cpu number too large"));
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "cpu number too large",
+                ));
             }
             libc::CPU_SET(c, &mut set);
         }
@@ -72,6 +84,10 @@ pub fn rss_kib() -> u64 {
     let page_kib = (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) / 1024) as u64;
     std::fs::read_to_string("/proc/self/statm")
         .ok()
-        .and_then(|s| s.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()))
+        .and_then(|s| {
+            s.split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse::<u64>().ok())
+        })
         .map_or(0, |pages| pages * page_kib)
 }

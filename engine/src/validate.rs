@@ -41,7 +41,11 @@ impl BodyCheck {
             (BodyCheck::Exact(pos), Expect::Exact(want)) => {
                 if *pos != usize::MAX {
                     let end = *pos + chunk.len();
-                    *pos = if end <= want.len() && want[*pos..end] == *chunk { end } else { usize::MAX };
+                    *pos = if end <= want.len() && want[*pos..end] == *chunk {
+                        end
+                    } else {
+                        usize::MAX
+                    };
                 }
             }
             (BodyCheck::Len(n), _) => *n += chunk.len() as u64,

@@ -11,8 +11,12 @@ use serde_json::{json, Value};
 const BIN: &str = env!("CARGO_BIN_EXE_wsgibench-engine");
 
 fn validator() -> jsonschema::Validator {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/engine-result.schema.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("schema file")).expect("schema JSON");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/engine-result.schema.json"
+    );
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("schema file"))
+        .expect("schema JSON");
     jsonschema::validator_for(&schema).expect("valid schema")
 }
 
@@ -26,14 +30,27 @@ fn run_bin(plan: &Value, extra: &[&str]) -> (i32, String, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("engine binary runs");
-    child.stdin.take().unwrap().write_all(plan.to_string().as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(plan.to_string().as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 fn assert_valid(v: &jsonschema::Validator, stdout: &str, what: &str) -> Value {
-    let result: Value = serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{what}: stdout is not JSON: {e}"));
-    let errors: Vec<String> = v.iter_errors(&result).map(|e| format!("{} at {}", e, e.instance_path)).collect();
+    let result: Value =
+        serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{what}: stdout is not JSON: {e}"));
+    let errors: Vec<String> = v
+        .iter_errors(&result)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
     assert!(errors.is_empty(), "{what}: schema violations: {errors:#?}");
     result
 }
@@ -41,14 +58,38 @@ fn assert_valid(v: &jsonschema::Validator, stdout: &str, what: &str) -> Value {
 #[test]
 fn every_model_validates_against_the_schema() {
     let v = validator();
-    let srv = TestServer::start(|n, _| if n % 9 == 8 { Action::Status500 } else { Action::Reply });
+    let srv = TestServer::start(|n, _| {
+        if n % 9 == 8 {
+            Action::Status500
+        } else {
+            Action::Reply
+        }
+    });
     let models = [
-        ("closed", json!({"kind": "closed", "connections": 2, "duration_s": 0.3})),
-        ("closed pipelined", json!({"kind": "closed", "connections": 2, "duration_s": 0.3, "pipeline": 4})),
-        ("rate", json!({"kind": "rate", "rate": 100, "duration_s": 0.3, "arrival": "poisson"})),
-        ("conn_rate", json!({"kind": "conn_rate", "rate": 50, "connections_total": 5, "calls": 10})),
-        ("sessions", json!({"kind": "sessions", "users_per_s": 20, "duration_s": 0.3, "requests": 2, "think_s": 0.05})),
-        ("count", json!({"kind": "count", "requests": 20, "concurrency": 2})),
+        (
+            "closed",
+            json!({"kind": "closed", "connections": 2, "duration_s": 0.3}),
+        ),
+        (
+            "closed pipelined",
+            json!({"kind": "closed", "connections": 2, "duration_s": 0.3, "pipeline": 4}),
+        ),
+        (
+            "rate",
+            json!({"kind": "rate", "rate": 100, "duration_s": 0.3, "arrival": "poisson"}),
+        ),
+        (
+            "conn_rate",
+            json!({"kind": "conn_rate", "rate": 50, "connections_total": 5, "calls": 10}),
+        ),
+        (
+            "sessions",
+            json!({"kind": "sessions", "users_per_s": 20, "duration_s": 0.3, "requests": 2, "think_s": 0.05}),
+        ),
+        (
+            "count",
+            json!({"kind": "count", "requests": 20, "concurrency": 2}),
+        ),
     ];
     let mut bad_status = 0;
     for (what, model) in models {
@@ -58,13 +99,24 @@ fn every_model_validates_against_the_schema() {
         let r = assert_valid(&v, &stdout, what);
         assert_eq!(r["plan"], p, "{what}: plan echoed back");
         assert_eq!(r["engine"]["version"], env!("CARGO_PKG_VERSION"));
-        assert!(r["totals"]["ok"].as_u64().unwrap() > 0, "{what}: {}", r["totals"]);
+        assert!(
+            r["totals"]["ok"].as_u64().unwrap() > 0,
+            "{what}: {}",
+            r["totals"]
+        );
         bad_status += r["totals"]["errors"]["bad_status"].as_u64().unwrap();
         // The schema must catch a broken result, or this test proves nothing.
         let mut broken = r.clone();
-        broken["totals"]["errors"].as_object_mut().unwrap().remove("timeout");
+        broken["totals"]["errors"]
+            .as_object_mut()
+            .unwrap()
+            .remove("timeout");
         broken["kinds"][0]["latency_us"]["hdr"] = json!("not base64 HdrHistogram");
-        assert_eq!(v.iter_errors(&broken).count(), 2, "{what}: schema misses broken fields");
+        assert_eq!(
+            v.iter_errors(&broken).count(),
+            2,
+            "{what}: schema misses broken fields"
+        );
     }
     assert!(bad_status > 0, "the 500s the server sent show up");
 }
@@ -74,7 +126,19 @@ fn flags_alone_make_a_run_and_errors_validate_too() {
     let v = validator();
     let port = TestServer::closed_port();
     let out = Command::new(BIN)
-        .args(["run", "--url", &format!("http://127.0.0.1:{port}/"), "--model", "count", "--requests", "3", "--concurrency", "1", "--expect-body", "Pong!"])
+        .args([
+            "run",
+            "--url",
+            &format!("http://127.0.0.1:{port}/"),
+            "--model",
+            "count",
+            "--requests",
+            "3",
+            "--concurrency",
+            "1",
+            "--expect-body",
+            "Pong!",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -85,9 +149,15 @@ fn flags_alone_make_a_run_and_errors_validate_too() {
 #[test]
 fn bad_plan_exits_2_with_one_line() {
     for (plan, needle) in [
-        (json!({"protocol_version": 1, "target": {"port": 1}, "model": {"kind": "nope"}, "requests": [{}]}), "model.kind"),
-        (json!({"protocol_version": 1, "target": {"host": "192.0.2.7", "port": 80},
-                "model": {"kind": "count", "requests": 1, "concurrency": 1}, "requests": [{}]}), "loopback"),
+        (
+            json!({"protocol_version": 1, "target": {"port": 1}, "model": {"kind": "nope"}, "requests": [{}]}),
+            "model.kind",
+        ),
+        (
+            json!({"protocol_version": 1, "target": {"host": "192.0.2.7", "port": 80},
+                "model": {"kind": "count", "requests": 1, "concurrency": 1}, "requests": [{}]}),
+            "loopback",
+        ),
     ] {
         let (code, stdout, stderr) = run_bin(&plan, &[]);
         assert_eq!(code, 2, "stderr: {stderr}");
@@ -95,7 +165,10 @@ fn bad_plan_exits_2_with_one_line() {
         assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr:?}");
         assert!(stderr.contains(needle), "{stderr}");
     }
-    let out = Command::new(BIN).args(["run", "--connections"]).output().unwrap();
+    let out = Command::new(BIN)
+        .args(["run", "--connections"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -103,5 +176,8 @@ fn bad_plan_exits_2_with_one_line() {
 fn version_prints_versions() {
     let out = Command::new(BIN).arg("version").output().unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v, json!({"engine_version": env!("CARGO_PKG_VERSION"), "protocol_version": 1, "format_version": 1}));
+    assert_eq!(
+        v,
+        json!({"engine_version": env!("CARGO_PKG_VERSION"), "protocol_version": 1, "format_version": 1})
+    );
 }

@@ -8,14 +8,25 @@ use serde_json::json;
 #[test]
 fn closed_keep_alive() {
     let srv = TestServer::start(|_, _| Action::Reply);
-    let r = run(&plan(srv.port, json!({"kind": "closed", "connections": 4, "duration_s": 0.5})));
+    let r = run(&plan(
+        srv.port,
+        json!({"kind": "closed", "connections": 4, "duration_s": 0.5}),
+    ));
     assert!(total(&r, "ok") > 100, "{}", r["totals"]);
     assert_eq!(total(&r, "ok"), srv.n(Action::Reply));
     assert_eq!(all_errors(&r), 0);
     assert_eq!(total(&r, "connections_opened"), 4);
-    assert_eq!(srv.counts.connections.load(std::sync::atomic::Ordering::SeqCst), 4);
+    assert_eq!(
+        srv.counts
+            .connections
+            .load(std::sync::atomic::Ordering::SeqCst),
+        4
+    );
     assert_eq!(total(&r, "connection_close_replies"), 0);
-    assert!(r["kinds"][0]["service_us"].is_null(), "closed model has no separate service time");
+    assert!(
+        r["kinds"][0]["service_us"].is_null(),
+        "closed model has no separate service time"
+    );
     assert_eq!(r["kinds"][0]["connect_us"]["count"], 4);
     assert_accounting(&r);
 }
@@ -23,25 +34,42 @@ fn closed_keep_alive() {
 #[test]
 fn closed_pipelined() {
     let srv = TestServer::start(|_, _| Action::Reply);
-    let r = run(&plan(srv.port, json!({"kind": "closed", "connections": 2, "duration_s": 0.5, "pipeline": 8})));
+    let r = run(&plan(
+        srv.port,
+        json!({"kind": "closed", "connections": 2, "duration_s": 0.5, "pipeline": 8}),
+    ));
     assert!(total(&r, "ok") > 100);
     assert_eq!(total(&r, "ok"), srv.n(Action::Reply));
     assert_eq!(all_errors(&r), 0);
-    assert!(srv.counts.pipelined_batches.load(std::sync::atomic::Ordering::SeqCst) > 0, "server never saw pipelined requests");
+    assert!(
+        srv.counts
+            .pipelined_batches
+            .load(std::sync::atomic::Ordering::SeqCst)
+            > 0,
+        "server never saw pipelined requests"
+    );
     assert_accounting(&r);
 }
 
 #[test]
 fn closed_without_keep_alive_opens_a_connection_per_request() {
     let srv = TestServer::start(|_, _| Action::Reply);
-    let mut p = plan(srv.port, json!({"kind": "closed", "connections": 2, "duration_s": 0.5}));
+    let mut p = plan(
+        srv.port,
+        json!({"kind": "closed", "connections": 2, "duration_s": 0.5}),
+    );
     p["http"] = json!({"version": "1.1", "keep_alive": false});
     let r = run(&p);
     let ok = total(&r, "ok");
     assert!(ok > 10);
     assert_eq!(ok, srv.n(Action::Reply));
     assert_eq!(total(&r, "connections_opened"), ok);
-    assert_eq!(srv.counts.connections.load(std::sync::atomic::Ordering::SeqCst), ok);
+    assert_eq!(
+        srv.counts
+            .connections
+            .load(std::sync::atomic::Ordering::SeqCst),
+        ok
+    );
     assert_eq!(total(&r, "connection_close_replies"), ok);
     assert_eq!((all_errors(&r), total(&r, "idle_close")), (0, 0));
 }
@@ -49,16 +77,26 @@ fn closed_without_keep_alive_opens_a_connection_per_request() {
 #[test]
 fn rate_http10_one_request_per_connection() {
     let srv = TestServer::start(|_, _| Action::Reply);
-    let mut p = plan(srv.port, json!({"kind": "rate", "rate": 200, "duration_s": 0.5, "arrival": "uniform"}));
+    let mut p = plan(
+        srv.port,
+        json!({"kind": "rate", "rate": 200, "duration_s": 0.5, "arrival": "uniform"}),
+    );
     p["http"] = json!({"version": "1.0", "keep_alive": false});
     let r = run(&p);
-    assert_eq!(total(&r, "ok"), 100, "uniform 200/s for 0.5 s is exactly 100 arrivals");
+    assert_eq!(
+        total(&r, "ok"),
+        100,
+        "uniform 200/s for 0.5 s is exactly 100 arrivals"
+    );
     assert_eq!(srv.n(Action::Reply), 100);
     assert_eq!(total(&r, "connections_opened"), 100);
     assert_eq!(total(&r, "connection_close_replies"), 100);
     assert_eq!(r["kinds"][0]["service_us"]["count"], 100);
     let (lat, svc) = (&r["kinds"][0]["latency_us"], &r["kinds"][0]["service_us"]);
-    assert!(lat["max"].as_u64() >= svc["max"].as_u64(), "corrected latency includes connect and lag");
+    assert!(
+        lat["max"].as_u64() >= svc["max"].as_u64(),
+        "corrected latency includes connect and lag"
+    );
     assert_eq!(all_errors(&r), 0);
 }
 
@@ -66,15 +104,28 @@ fn rate_http10_one_request_per_connection() {
 fn conn_rate_ten_calls_keep_alive_and_pipelined() {
     for pipeline in [false, true] {
         let srv = TestServer::start(|_, _| Action::Reply);
-        let p = plan(srv.port, json!({"kind": "conn_rate", "rate": 40, "connections_total": 20, "calls": 10, "pipeline": pipeline}));
+        let p = plan(
+            srv.port,
+            json!({"kind": "conn_rate", "rate": 40, "connections_total": 20, "calls": 10, "pipeline": pipeline}),
+        );
         let r = run(&p);
         assert_eq!(total(&r, "ok"), 200, "pipeline {pipeline}");
         assert_eq!(srv.n(Action::Reply), 200);
         assert_eq!(total(&r, "connections_opened"), 20);
-        assert_eq!(srv.counts.connections.load(std::sync::atomic::Ordering::SeqCst), 20);
+        assert_eq!(
+            srv.counts
+                .connections
+                .load(std::sync::atomic::Ordering::SeqCst),
+            20
+        );
         assert_eq!(all_errors(&r), 0);
         if pipeline {
-            assert!(srv.counts.pipelined_batches.load(std::sync::atomic::Ordering::SeqCst) > 0);
+            assert!(
+                srv.counts
+                    .pipelined_batches
+                    .load(std::sync::atomic::Ordering::SeqCst)
+                    > 0
+            );
         }
     }
 }
@@ -82,7 +133,10 @@ fn conn_rate_ten_calls_keep_alive_and_pipelined() {
 #[test]
 fn rate_calls_over_http10_reconnect_for_each_call() {
     let srv = TestServer::start(|_, _| Action::Reply);
-    let mut p = plan(srv.port, json!({"kind": "rate", "rate": 50, "connections_total": 5, "calls": 3}));
+    let mut p = plan(
+        srv.port,
+        json!({"kind": "rate", "rate": 50, "connections_total": 5, "calls": 3}),
+    );
     p["http"] = json!({"version": "1.0", "keep_alive": false});
     let r = run(&p);
     assert_eq!(total(&r, "ok"), 15);
@@ -93,7 +147,10 @@ fn rate_calls_over_http10_reconnect_for_each_call() {
 #[test]
 fn sessions_small_scale() {
     let srv = TestServer::start(|_, _| Action::Reply);
-    let p = plan(srv.port, json!({"kind": "sessions", "users_per_s": 40, "duration_s": 0.5, "requests": 3, "think_s": 0.1}));
+    let p = plan(
+        srv.port,
+        json!({"kind": "sessions", "users_per_s": 40, "duration_s": 0.5, "requests": 3, "think_s": 0.1}),
+    );
     let r = run(&p);
     assert_eq!(total(&r, "ok"), 60);
     assert_eq!(srv.n(Action::Reply), 60);
@@ -102,14 +159,26 @@ fn sessions_small_scale() {
     assert!(r["kinds"][0]["service_us"]["count"] == 60);
     // Think time keeps users connected: ~20 users over 0.7 s each, so more than one is open at once.
     assert!(total(&r, "peak_open_connections") > 1);
-    assert!(r["elapsed_s"].as_f64().unwrap() >= 0.67, "last user arrives at 0.475 s and thinks twice for 0.1 s");
+    assert!(
+        r["elapsed_s"].as_f64().unwrap() >= 0.67,
+        "last user arrives at 0.475 s and thinks twice for 0.1 s"
+    );
 }
 
 #[test]
 fn sessions_user_resumes_after_server_closes_during_think() {
     // Every 2nd request's reply closes: the user must come back on a new connection.
-    let srv = TestServer::start(|n, _| if n % 2 == 1 { Action::CloseAfterReply } else { Action::Reply });
-    let p = plan(srv.port, json!({"kind": "sessions", "users_per_s": 20, "duration_s": 0.25, "requests": 4, "think_s": 0.05}));
+    let srv = TestServer::start(|n, _| {
+        if n % 2 == 1 {
+            Action::CloseAfterReply
+        } else {
+            Action::Reply
+        }
+    });
+    let p = plan(
+        srv.port,
+        json!({"kind": "sessions", "users_per_s": 20, "duration_s": 0.25, "requests": 4, "think_s": 0.05}),
+    );
     let r = run(&p);
     assert_eq!(total(&r, "ok"), 20);
     assert_eq!(total(&r, "idle_close"), srv.n(Action::CloseAfterReply));
@@ -119,7 +188,10 @@ fn sessions_user_resumes_after_server_closes_during_think() {
 #[test]
 fn count_is_exact() {
     let srv = TestServer::start(|_, _| Action::Reply);
-    let r = run(&plan(srv.port, json!({"kind": "count", "requests": 137, "concurrency": 5})));
+    let r = run(&plan(
+        srv.port,
+        json!({"kind": "count", "requests": 137, "concurrency": 5}),
+    ));
     assert_eq!(total(&r, "ok"), 137);
     assert_eq!(total(&r, "requests_sent"), 137);
     assert_eq!(srv.n(Action::Reply), 137);
@@ -129,14 +201,20 @@ fn count_is_exact() {
 #[test]
 fn weighted_kinds_are_measured_separately() {
     let srv = TestServer::start(|_, _| Action::Reply);
-    let mut p = plan(srv.port, json!({"kind": "closed", "connections": 4, "duration_s": 1.0}));
+    let mut p = plan(
+        srv.port,
+        json!({"kind": "closed", "connections": 4, "duration_s": 1.0}),
+    );
     p["requests"] = json!([
         {"name": "fast", "path": "/fast", "weight": 3, "expect": {"status": 200, "body": "fast"}},
         {"name": "slow", "path": "/slow", "weight": 1, "expect": {"status": 200, "body_len": 4}},
     ]);
     let r = run(&p);
     let (fast, slow) = (&r["kinds"][0], &r["kinds"][1]);
-    assert_eq!((fast["name"].as_str(), slow["name"].as_str()), (Some("fast"), Some("slow")));
+    assert_eq!(
+        (fast["name"].as_str(), slow["name"].as_str()),
+        (Some("fast"), Some("slow"))
+    );
     assert_eq!(fast["ok"].as_u64().unwrap(), srv.counts.path("/fast"));
     assert_eq!(slow["ok"].as_u64().unwrap(), srv.counts.path("/slow"));
     assert!(slow["ok"].as_u64().unwrap() > 5);
@@ -148,23 +226,47 @@ fn weighted_kinds_are_measured_separately() {
 
 #[test]
 fn chunked_and_read_until_close_bodies() {
-    let srv = TestServer::start(|n, _| if n % 2 == 0 { Action::Chunked } else { Action::UntilClose });
-    let r = run(&plan(srv.port, json!({"kind": "count", "requests": 40, "concurrency": 2})));
+    let srv = TestServer::start(|n, _| {
+        if n % 2 == 0 {
+            Action::Chunked
+        } else {
+            Action::UntilClose
+        }
+    });
+    let r = run(&plan(
+        srv.port,
+        json!({"kind": "count", "requests": 40, "concurrency": 2}),
+    ));
     assert_eq!(total(&r, "ok"), 40);
     assert_eq!(all_errors(&r), 0);
-    assert_eq!(total(&r, "connection_close_replies"), srv.n(Action::UntilClose));
-    assert_eq!(total(&r, "idle_close"), 0, "a read-until-close body is no idle close");
+    assert_eq!(
+        total(&r, "connection_close_replies"),
+        srv.n(Action::UntilClose)
+    );
+    assert_eq!(
+        total(&r, "idle_close"),
+        0,
+        "a read-until-close body is no idle close"
+    );
 }
 
 #[test]
 fn threads_merge_histograms() {
     let srv = TestServer::start(|_, _| Action::Reply);
-    let mut p = plan(srv.port, json!({"kind": "count", "requests": 300, "concurrency": 4}));
+    let mut p = plan(
+        srv.port,
+        json!({"kind": "count", "requests": 300, "concurrency": 4}),
+    );
     p["threads"] = json!(2);
     let r = run(&p);
     assert_eq!(total(&r, "ok"), 300);
     assert_eq!(r["kinds"][0]["latency_us"]["count"], 300);
     assert_eq!(r["cost"]["threads"], 2);
-    let tl: u64 = r["timeline"].as_array().unwrap().iter().map(|s| s["ok"].as_u64().unwrap()).sum();
+    let tl: u64 = r["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["ok"].as_u64().unwrap())
+        .sum();
     assert_eq!(tl, 300);
 }

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from ._errors import EXIT_INTERRUPTED, WsgibenchError
 
@@ -23,14 +24,15 @@ def _friendly(fn):
         try:
             return fn(*args, **kwargs)
         except WsgibenchError as exc:
-            err.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True, soft_wrap=True)
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True,
+                      soft_wrap=True)  # escaped: a message may quote "[[load]]"
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             err.print("interrupted")
             sys.exit(EXIT_INTERRUPTED)
         except Exception as exc:  # a bug of ours: one line here, the traceback in a file
             log = _write_traceback()
-            err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc} "
+            err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} "
                       f"(traceback in {log}; please report it)", highlight=False)
             sys.exit(1)
 

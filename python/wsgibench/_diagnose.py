@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
 LITTLE_TOLERANCE = 0.20
-NAGLE_MS = (30.0, 50.0)
+NAGLE_MS = (35.0, 50.0)
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,7 @@ class Facts:
     closing_replies: int  # replies that ended their connection (Connection: close, idle closes)
     latency_min_ms: float
     latency_mean_ms: float
+    latency_p50_ms: float
     latency_p90_ms: float
     latency_p99_ms: float
     connect_mean_ms: float
@@ -62,7 +63,7 @@ def facts_from(engine: dict[str, Any], record: dict[str, Any], model: str, level
         errors=int(sum(totals.get("errors", {}).values())), rps_ok=float(record.get("rps_ok") or 0),
         closing_replies=int(totals.get("connection_close_replies", 0)) + int(totals.get("idle_close", 0)),
         latency_min_ms=(lat.get("min") or 0) / 1000, latency_mean_ms=(lat.get("mean") or 0) / 1000,
-        latency_p90_ms=(lat.get("p90") or 0) / 1000, latency_p99_ms=(lat.get("p99") or 0) / 1000,
+        latency_p50_ms=(lat.get("p50") or 0) / 1000, latency_p90_ms=(lat.get("p90") or 0) / 1000, latency_p99_ms=(lat.get("p99") or 0) / 1000,
         connect_mean_ms=(conn.get("mean") or 0) / 1000,
         connections_opened=int(totals.get("connections_opened", 0)),
         cpu_mean_pct=record.get("cpu_mean_pct"), cpu_share_pct=cpu_share_pct,
@@ -88,10 +89,12 @@ def _backlog(f: Facts) -> Diagnosis | None:
 
 
 def _nagle(f: Facts) -> Diagnosis | None:
+    # Replies that take ~40 ms while the server idles: queueing would keep its CPU busy.
     low, high = NAGLE_MS
-    if f.ok and low <= f.latency_min_ms <= high and f.latency_p90_ms < high + 10:
-        return Diagnosis("nagle", f"every reply takes ~40 ms (min {f.latency_min_ms:.1f} ms): Nagle's "
-                         "algorithm meets delayed ACK; the server needs TCP_NODELAY")
+    idle = f.cpu_mean_pct is not None and f.cpu_mean_pct < 0.5 * f.cpu_share_pct
+    if f.ok and idle and low <= f.latency_p50_ms <= high and f.latency_p90_ms < high + 10:
+        return Diagnosis("nagle", f"replies take ~40 ms (p50 {f.latency_p50_ms:.1f} ms) while the "
+                         "server idles: Nagle's algorithm meets delayed ACK; it needs TCP_NODELAY")
     return None
 
 

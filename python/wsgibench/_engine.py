@@ -37,6 +37,13 @@ def _candidates() -> list[Path]:
 
 @cache
 def find_engine() -> Path:
+    chosen = os.environ.get("WSGIBENCH_ENGINE")
+    if chosen:  # an explicit choice is never silently replaced by another binary
+        path = Path(chosen)
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+        raise EngineError(f"WSGIBENCH_ENGINE={chosen} is not an executable file; unset it to use "
+                          f"the {BINARY} installed with wsgibench")
     tried = _candidates()
     for path in tried:
         if path.is_file() and os.access(path, os.X_OK):

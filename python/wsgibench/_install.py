@@ -8,7 +8,7 @@ import time
 from rich.console import Console
 
 from . import _checks, _envs
-from ._errors import UsageError, WsgibenchError
+from ._errors import EnvironmentProblem, UsageError, WsgibenchError
 from ._nginx_check import missing_binaries
 from ._serve import ServeOptions, availability, start
 from .servers import ServerRecipe, catalog, get
@@ -61,7 +61,7 @@ def check_server(name: str, keep: bool, console: Console) -> None:
     recipe = get(name)
     ok, why = availability(recipe)
     if not ok:
-        raise UsageError(f"{name} is not available: {why}")
+        raise EnvironmentProblem(f"{name} is not available here: {why}")
     server, workdir = start(recipe, ServeOptions())
     try:
         caps = _checks.check(server.ctx.host, server.ctx.port)

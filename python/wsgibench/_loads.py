@@ -110,7 +110,8 @@ def parse_load(raw: dict[str, Any], where: str) -> Load:
     levels = raw.pop("levels", None)
     if not isinstance(levels, list) or not levels or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in levels):
-        raise UsageError(f"{where}: levels must be a non-empty list of positive numbers")
+        raise UsageError(f"{where}: levels must be a non-empty list of positive numbers, "
+                         f"not {levels!r}")
     http = str(raw.pop("http", "1.1"))
     if http not in ("1.0", "1.1"):
         raise UsageError(f"{where}: http must be \"1.0\" or \"1.1\"")

@@ -7,7 +7,7 @@ import random
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -187,7 +187,12 @@ class StudyRunner:
         return ServeOptions(workers=workers or self.study.workers, threads=self.study.threads,
                             app=self.study.app, app_dir=APPS_DIR, cpus=self.server_cpus,
                             memory_limit_bytes=mb * 2**20 if mb else None,
-                            env=tuple(sorted({**self.study.app_env, **(env or {})}.items())))
+                            backlog=self.study.backlog, access_log=self.study.access_log,
+                            env=tuple(sorted({**self.study.app_env, **self._switches(),
+                                              **(env or {})}.items())))
+
+    def _switches(self) -> dict[str, str]:
+        return {} if self.study.tcp_nodelay else {"WSGIBENCH_TCP_NODELAY": "0"}
 
     def _database_kind(self, load: Load) -> str | None:
         return load.database or get_app(self.study.app).database
@@ -255,9 +260,8 @@ class StudyRunner:
         if not caps.pong:
             outcome.disqualify(f"wrong answer to a plain request: {caps.detail}")
             return outcome
-        # A missing keep-alive shows in the diagnosis, counted from the engine's own replies.
-        if int(load.params.get("pipeline", 1)) > 1 and not caps.pipelining:
-            outcome.notes.append("no pipelining: pipelined requests were not all answered")
+        load, adapted = _as_supported(load, caps)
+        outcome.diagnoses.extend(d.as_dict() for d in adapted)
         seed = study.seed * 1000 + cell.position
         if load.warmup_s > 0:
             self.progress(f"{label}: warm-up")
@@ -284,7 +288,8 @@ class StudyRunner:
         share = 100.0 * len(self.server_cpus)
         facts = [_diagnose.facts_from(r["engine"], r, load.model, cell.level, load.wants_keep_alive,
                                       share) for r in outcome.repeats]
-        outcome.diagnoses = [d.as_dict() for d in _diagnose.diagnose(facts)]
+        outcome.diagnoses += [d.as_dict() for d in _diagnose.diagnose(facts)
+                              if d.code not in {a.code for a in adapted}]
         oom = server.cgroup.oom_kills()
         if oom:
             outcome.notes.append(f"memory limit hit: {oom} OOM kill(s)")
@@ -310,6 +315,25 @@ class StudyRunner:
             reasons = ", ".join(rep["engine"].get("saturation_reasons", [])) or "saturated"
             outcome.status, outcome.reason = "invalid", f"load generator was the bottleneck: {reasons}"
         return False
+
+
+def _as_supported(load: Load, caps: _checks.Capabilities) -> tuple[Load, list[_diagnose.Diagnosis]]:
+    """The load as this server can take it. A server that silently closes keep-alive connections
+    would show a wall of resets (seed 003's uWSGI): it gets a new connection per request instead,
+    said beside the number; likewise pipelining is dropped for servers that do not answer it."""
+    found = []
+    if load.wants_keep_alive and not caps.keep_alive:
+        load = replace(load, keep_alive=False)
+        found.append(_diagnose.Diagnosis(
+            "no-keep-alive", "no keep-alive: the server does not answer a second request on a "
+            "connection, so this was measured with a new connection per request"))
+    pipeline = load.params.get("pipeline", 1)
+    if pipeline not in (1, False) and not caps.pipelining:
+        load = replace(load, params={**load.params, "pipeline": 1 if pipeline is not True else False})
+        found.append(_diagnose.Diagnosis(
+            "no-pipelining", "no pipelining: pipelined requests were not all answered, so this "
+            "was measured without pipelining"))
+    return load, found
 
 
 def _leaves(status: str, reason: str | None, level: float, model: str) -> tuple[str, str]:

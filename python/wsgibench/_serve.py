@@ -30,6 +30,7 @@ class ServeOptions:
     memory_limit_bytes: int | None = None
     host: str = "127.0.0.1"
     env: tuple[tuple[str, str], ...] = ()  # WSGIBENCH_* settings for the app
+    access_log: bool = False
 
 
 def availability(recipe: ServerRecipe) -> tuple[bool, str]:
@@ -78,7 +79,7 @@ def start(recipe: ServerRecipe, options: ServeOptions) -> tuple[RunningServer, P
             host=options.host, port=free_port(options.host), internal_port=free_port(options.host),
             workers=options.workers, threads=options.threads, backlog=options.backlog,
             app=options.app, app_dir=options.app_dir, workdir=workdir, python=python,
-            launchers=LAUNCHERS_DIR,
+            launchers=LAUNCHERS_DIR, access_log=options.access_log,
         )
         cgroup = MemoryCgroup.create(options.memory_limit_bytes)
         try:

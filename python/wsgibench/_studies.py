@@ -17,7 +17,7 @@ from ._paths import STUDIES_DIR
 _TOP_KEYS = {
     "name", "description", "seed", "servers", "app", "repeats", "trim", "random_order",
     "workers", "threads", "memory_limit_mb", "error_threshold", "server_cpus", "engine_cpus",
-    "load", "requests", "source", "app_env", "scale_cpus",
+    "load", "requests", "source", "app_env", "scale_cpus", "backlog", "tcp_nodelay", "access_log",
 }
 
 
@@ -30,6 +30,11 @@ class Study:
     app: str = "pong"
     requests: tuple[RequestKind, ...] = (RequestKind(),)
     app_env: dict[str, str] = field(default_factory=dict)
+    # Pitfall switches: the defaults are the right settings; studies that demonstrate a
+    # pitfall (and the diagnosis tests) turn them the wrong way on purpose.
+    backlog: int = 2048
+    tcp_nodelay: bool = True
+    access_log: bool = False  # honoured by gunicorn recipes
     repeats: int = 3
     trim: int = 0  # repeats dropped at each end before the trimmed mean (seed 004: 1)
     random_order: bool = True
@@ -92,6 +97,12 @@ def _cpu_list(value: Any, key: str, where: str) -> list[int] | None:
     return value
 
 
+def _positive_int(value: Any, key: str, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise UsageError(f"{where}: {key} must be a positive integer")
+    return value
+
+
 def parse_study(raw: dict[str, Any], where: str) -> Study:
     from .servers import get
 
@@ -146,6 +157,8 @@ def parse_study(raw: dict[str, Any], where: str) -> Study:
         server_cpus=_cpu_list(raw.get("server_cpus"), "server_cpus", where),
         engine_cpus=_cpu_list(raw.get("engine_cpus"), "engine_cpus", where),
         source=str(raw.get("source", "")), raw=raw,
+        backlog=_positive_int(raw.get("backlog", 2048), "backlog", where),
+        tcp_nodelay=bool(raw.get("tcp_nodelay", True)), access_log=bool(raw.get("access_log", False)),
     )
 
 

@@ -11,11 +11,21 @@ pub struct Closed {
 
 impl Closed {
     pub fn new(connections: u64, stop_ns: u64, depth: u32) -> Closed {
-        Closed { connections, stop_ns, depth }
+        Closed {
+            connections,
+            stop_ns,
+            depth,
+        }
     }
 
     fn script(&self, tag: u64) -> Script {
-        Script { remaining: u64::MAX, depth: self.depth, think_ns: 0, stop_sending_ns: self.stop_ns, tag }
+        Script {
+            remaining: u64::MAX,
+            depth: self.depth,
+            think_ns: 0,
+            stop_sending_ns: self.stop_ns,
+            tag,
+        }
     }
 }
 

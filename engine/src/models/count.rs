@@ -10,11 +10,20 @@ pub struct Count {
 
 impl Count {
     pub fn new(requests: u64, concurrency: u64) -> Count {
-        Count { requests, concurrency }
+        Count {
+            requests,
+            concurrency,
+        }
     }
 
     fn script(tag: u64) -> Script {
-        Script { remaining: u64::MAX, depth: 1, think_ns: 0, stop_sending_ns: u64::MAX, tag }
+        Script {
+            remaining: u64::MAX,
+            depth: 1,
+            think_ns: 0,
+            stop_sending_ns: u64::MAX,
+            tag,
+        }
     }
 }
 

@@ -46,7 +46,16 @@ pub struct Schedule {
 impl Schedule {
     /// `rate_per_s` is the whole run's rate; thread `thread` of `threads` takes every
     /// `threads`-th uniform slot (or an independent Poisson stream of rate/threads).
-    pub fn new(start_ns: u64, rate_per_s: f64, duration_s: Option<f64>, total: Option<u64>, arrival: Arrival, thread: usize, threads: usize, seed: u64) -> Schedule {
+    pub fn new(
+        start_ns: u64,
+        rate_per_s: f64,
+        duration_s: Option<f64>,
+        total: Option<u64>,
+        arrival: Arrival,
+        thread: usize,
+        threads: usize,
+        seed: u64,
+    ) -> Schedule {
         let per_thread = rate_per_s / threads as f64;
         let mut rng = Rng::new(seed ^ 0xa5a5_0000 ^ thread as u64);
         let end_ns = duration_s.map_or(u64::MAX, |d| start_ns + secs_to_ns(d));
@@ -57,7 +66,17 @@ impl Schedule {
             Arrival::Uniform => origin as u64,
             Arrival::Poisson => start_ns + secs_to_ns(rng.exp(1.0 / per_thread)),
         };
-        Schedule { next_ns: first, end_ns, left, mean_gap_s: 1.0 / per_thread, arrival, rng, uniform_period_ns: period, uniform_k: 0, origin_ns: origin }
+        Schedule {
+            next_ns: first,
+            end_ns,
+            left,
+            mean_gap_s: 1.0 / per_thread,
+            arrival,
+            rng,
+            uniform_period_ns: period,
+            uniform_k: 0,
+            origin_ns: origin,
+        }
     }
 
     pub fn peek(&self) -> Option<u64> {
@@ -86,21 +105,60 @@ impl Schedule {
 pub fn make(plan: &Plan, thread: usize, start_ns: u64) -> Box<dyn Model> {
     let threads = plan.threads;
     match plan.model {
-        ModelSpec::Closed { connections, duration_s, pipeline } => Box::new(closed::Closed::new(
+        ModelSpec::Closed {
+            connections,
+            duration_s,
+            pipeline,
+        } => Box::new(closed::Closed::new(
             share(connections, thread, threads),
             start_ns + secs_to_ns(duration_s),
             pipeline,
         )),
-        ModelSpec::Count { requests, concurrency } => {
-            Box::new(count::Count::new(share(requests, thread, threads), share(concurrency, thread, threads)))
-        }
-        ModelSpec::Rate { rate, duration_s, connections_total, arrival, calls, pipeline } => Box::new(rate::Rate::new(
-            Schedule::new(start_ns, rate, duration_s, connections_total, arrival, thread, threads, plan.seed),
+        ModelSpec::Count {
+            requests,
+            concurrency,
+        } => Box::new(count::Count::new(
+            share(requests, thread, threads),
+            share(concurrency, thread, threads),
+        )),
+        ModelSpec::Rate {
+            rate,
+            duration_s,
+            connections_total,
+            arrival,
+            calls,
+            pipeline,
+        } => Box::new(rate::Rate::new(
+            Schedule::new(
+                start_ns,
+                rate,
+                duration_s,
+                connections_total,
+                arrival,
+                thread,
+                threads,
+                plan.seed,
+            ),
             calls,
             pipeline,
         )),
-        ModelSpec::Sessions { users_per_s, duration_s, requests, think_s, arrival } => Box::new(sessions::Sessions::new(
-            Schedule::new(start_ns, users_per_s, Some(duration_s), None, arrival, thread, threads, plan.seed),
+        ModelSpec::Sessions {
+            users_per_s,
+            duration_s,
+            requests,
+            think_s,
+            arrival,
+        } => Box::new(sessions::Sessions::new(
+            Schedule::new(
+                start_ns,
+                users_per_s,
+                Some(duration_s),
+                None,
+                arrival,
+                thread,
+                threads,
+                plan.seed,
+            ),
             requests,
             secs_to_ns(think_s),
         )),
@@ -114,14 +172,28 @@ pub fn hard_stop_ns(plan: &Plan, start_ns: u64) -> u64 {
     let grace = 0.25;
     let span_s = match plan.model {
         ModelSpec::Closed { duration_s, .. } => duration_s + ct.max(t),
-        ModelSpec::Rate { rate, duration_s, connections_total, calls, .. } => {
-            let d = duration_s.unwrap_or(f64::INFINITY).min(connections_total.map_or(f64::INFINITY, |n| n as f64 / rate));
+        ModelSpec::Rate {
+            rate,
+            duration_s,
+            connections_total,
+            calls,
+            ..
+        } => {
+            let d = duration_s
+                .unwrap_or(f64::INFINITY)
+                .min(connections_total.map_or(f64::INFINITY, |n| n as f64 / rate));
             d + ct + calls as f64 * t
         }
-        ModelSpec::Sessions { duration_s, requests, think_s, .. } => {
-            duration_s + ct + requests as f64 * (think_s + t) + (ct + t)
-        }
-        ModelSpec::Count { requests, concurrency } => {
+        ModelSpec::Sessions {
+            duration_s,
+            requests,
+            think_s,
+            ..
+        } => duration_s + ct + requests as f64 * (think_s + t) + (ct + t),
+        ModelSpec::Count {
+            requests,
+            concurrency,
+        } => {
             let rounds = requests.div_ceil(concurrency) as f64;
             rounds * (ct + t)
         }
@@ -137,7 +209,10 @@ mod tests {
     fn shares_sum_to_total() {
         for total in [0u64, 1, 7, 100] {
             for threads in 1..5 {
-                assert_eq!((0..threads).map(|t| share(total, t, threads)).sum::<u64>(), total);
+                assert_eq!(
+                    (0..threads).map(|t| share(total, t, threads)).sum::<u64>(),
+                    total
+                );
             }
         }
     }
@@ -153,7 +228,9 @@ mod tests {
         }
         all.sort();
         assert_eq!(all.len(), 1000);
-        assert!(all.windows(2).all(|w| w[1] - w[0] == 1_000_000 || w[1] - w[0] == 999_999 || w[1] - w[0] == 1_000_001));
+        assert!(all.windows(2).all(|w| w[1] - w[0] == 1_000_000
+            || w[1] - w[0] == 999_999
+            || w[1] - w[0] == 1_000_001));
     }
 
     #[test]

@@ -11,7 +11,11 @@ pub struct Rate {
 
 impl Rate {
     pub fn new(schedule: Schedule, calls: u64, pipeline: bool) -> Rate {
-        Rate { schedule, calls, pipeline }
+        Rate {
+            schedule,
+            calls,
+            pipeline,
+        }
     }
 }
 
@@ -23,8 +27,18 @@ impl Model for Rate {
     /// Launch every due arrival, however late: an open loop never waits for the server.
     fn on_timer(&mut self, now: u64, rt: &mut Reactor) {
         while let Some(t) = self.schedule.pop_due(now) {
-            let depth = if self.pipeline { self.calls.min(1024) as u32 } else { 1 };
-            let script = Script { remaining: self.calls, depth, think_ns: 0, stop_sending_ns: u64::MAX, tag: 0 };
+            let depth = if self.pipeline {
+                self.calls.min(1024) as u32
+            } else {
+                1
+            };
+            let script = Script {
+                remaining: self.calls,
+                depth,
+                think_ns: 0,
+                stop_sending_ns: u64::MAX,
+                tag: 0,
+            };
             rt.open(script, Some(t), now);
         }
     }

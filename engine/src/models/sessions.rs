@@ -11,7 +11,11 @@ pub struct Sessions {
 
 impl Sessions {
     pub fn new(schedule: Schedule, requests: u64, think_ns: u64) -> Sessions {
-        Sessions { schedule, requests, think_ns }
+        Sessions {
+            schedule,
+            requests,
+            think_ns,
+        }
     }
 }
 
@@ -22,7 +26,13 @@ impl Model for Sessions {
 
     fn on_timer(&mut self, now: u64, rt: &mut Reactor) {
         while let Some(t) = self.schedule.pop_due(now) {
-            let script = Script { remaining: self.requests, depth: 1, think_ns: self.think_ns, stop_sending_ns: u64::MAX, tag: 0 };
+            let script = Script {
+                remaining: self.requests,
+                depth: 1,
+                think_ns: self.think_ns,
+                stop_sending_ns: u64::MAX,
+                tag: 0,
+            };
             rt.open(script, Some(t), now);
         }
     }

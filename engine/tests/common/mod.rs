@@ -126,14 +126,29 @@ impl TestServer {
 
 fn setsockopt_int(s: &TcpStream, level: i32, opt: i32, val: i32) {
     unsafe {
-        libc::setsockopt(s.as_raw_fd(), level, opt, (&val as *const i32).cast(), std::mem::size_of::<i32>() as u32);
+        libc::setsockopt(
+            s.as_raw_fd(),
+            level,
+            opt,
+            (&val as *const i32).cast(),
+            std::mem::size_of::<i32>() as u32,
+        );
     }
 }
 
 fn reset(s: TcpStream) {
-    let l = libc::linger { l_onoff: 1, l_linger: 0 };
+    let l = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
     unsafe {
-        libc::setsockopt(s.as_raw_fd(), libc::SOL_SOCKET, libc::SO_LINGER, (&l as *const libc::linger).cast(), std::mem::size_of::<libc::linger>() as u32);
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&l as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as u32,
+        );
     }
     drop(s);
 }
@@ -143,10 +158,23 @@ fn parse_req(head: &[u8]) -> Req {
     let first = text.lines().next().unwrap_or_default().to_owned();
     let mut parts = first.split_whitespace();
     let _method = parts.next();
-    let path = String::from_utf8_lossy(head).split_whitespace().nth(1).unwrap_or("/").to_owned();
+    let path = String::from_utf8_lossy(head)
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("/")
+        .to_owned();
     let http10 = first.ends_with("http/1.0");
-    let conn_hdr = text.lines().find(|l| l.starts_with("connection:")).unwrap_or_default().to_owned();
-    Req { path, http10, wants_close: conn_hdr.contains("close"), wants_keep_alive: conn_hdr.contains("keep-alive") }
+    let conn_hdr = text
+        .lines()
+        .find(|l| l.starts_with("connection:"))
+        .unwrap_or_default()
+        .to_owned();
+    Req {
+        path,
+        http10,
+        wants_close: conn_hdr.contains("close"),
+        wants_keep_alive: conn_hdr.contains("keep-alive"),
+    }
 }
 
 fn serve(mut s: TcpStream, counts: &Counts, stop: &AtomicBool, policy: &Policy) {
@@ -165,11 +193,20 @@ fn serve(mut s: TcpStream, counts: &Counts, stop: &AtomicBool, policy: &Policy) 
             let n = counts.requests.fetch_add(1, Ordering::SeqCst);
             let action = policy(n, &req);
             *counts.actions.lock().unwrap().entry(action).or_default() += 1;
-            *counts.paths.lock().unwrap().entry(req.path.clone()).or_default() += 1;
+            *counts
+                .paths
+                .lock()
+                .unwrap()
+                .entry(req.path.clone())
+                .or_default() += 1;
             if req.path.starts_with("/slow") {
                 std::thread::sleep(Duration::from_millis(30));
             }
-            let persist = if req.http10 { req.wants_keep_alive } else { !req.wants_close };
+            let persist = if req.http10 {
+                req.wants_keep_alive
+            } else {
+                !req.wants_close
+            };
             let version = if req.http10 { "HTTP/1.0" } else { "HTTP/1.1" };
             let conn_hdr = match (req.http10, persist) {
                 (true, true) => "Connection: keep-alive\r\n",
@@ -177,7 +214,10 @@ fn serve(mut s: TcpStream, counts: &Counts, stop: &AtomicBool, policy: &Policy) 
                 _ => "",
             };
             let body = body_for(&req.path);
-            let ok = format!("{version} 200 OK\r\nContent-Length: {}\r\n{conn_hdr}\r\n{body}", body.len());
+            let ok = format!(
+                "{version} 200 OK\r\nContent-Length: {}\r\n{conn_hdr}\r\n{body}",
+                body.len()
+            );
             match action {
                 Action::Reply => {
                     if s.write_all(ok.as_bytes()).is_err() {
@@ -192,7 +232,10 @@ fn serve(mut s: TcpStream, counts: &Counts, stop: &AtomicBool, policy: &Policy) 
                 }
                 Action::WrongBody => {
                     let wrong = format!("{body}?");
-                    let r = format!("{version} 200 OK\r\nContent-Length: {}\r\n{conn_hdr}\r\n{wrong}", wrong.len());
+                    let r = format!(
+                        "{version} 200 OK\r\nContent-Length: {}\r\n{conn_hdr}\r\n{wrong}",
+                        wrong.len()
+                    );
                     if s.write_all(r.as_bytes()).is_err() {
                         return;
                     }
@@ -288,25 +331,44 @@ pub fn run(plan: &Value) -> Value {
 }
 
 pub fn total(r: &Value, key: &str) -> u64 {
-    r["totals"][key].as_u64().unwrap_or_else(|| panic!("totals.{key} missing"))
+    r["totals"][key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("totals.{key} missing"))
 }
 
 pub fn err(r: &Value, class: &str) -> u64 {
-    r["totals"]["errors"][class].as_u64().unwrap_or_else(|| panic!("errors.{class} missing"))
+    r["totals"]["errors"][class]
+        .as_u64()
+        .unwrap_or_else(|| panic!("errors.{class} missing"))
 }
 
 /// Sum of all error classes.
 pub fn all_errors(r: &Value) -> u64 {
-    r["totals"]["errors"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum()
+    r["totals"]["errors"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .sum()
 }
 
 /// Every request sent ended exactly once: ok, or one error class (connect errors are pre-send).
 pub fn assert_accounting(r: &Value) {
     let t = &r["totals"];
-    let connect: u64 = ["connect_refused", "connect_timeout", "connect_error"].iter().map(|c| err(r, c)).sum();
+    let connect: u64 = ["connect_refused", "connect_timeout", "connect_error"]
+        .iter()
+        .map(|c| err(r, c))
+        .sum();
     let outcomes = total(r, "ok") + all_errors(r) - connect;
-    assert_eq!(t["requests_sent"].as_u64().unwrap(), outcomes, "requests_sent != ok + errors: {t}");
+    assert_eq!(
+        t["requests_sent"].as_u64().unwrap(),
+        outcomes,
+        "requests_sent != ok + errors: {t}"
+    );
     for k in r["kinds"].as_array().unwrap() {
-        assert_eq!(k["latency_us"]["count"], k["responses"], "every response has a latency");
+        assert_eq!(
+            k["latency_us"]["count"], k["responses"],
+            "every response has a latency"
+        );
     }
 }

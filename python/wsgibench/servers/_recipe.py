@@ -45,6 +45,7 @@ class LaunchContext:
     workdir: Path  # private scratch directory for configs, pid and log files
     python: Path | None  # the env's interpreter, None for non-Python entries
     launchers: Path  # directory of the launcher scripts
+    access_log: bool = False  # a study may turn access logging on, to show what it costs
 
     def launcher(self, name: str, *extra: str) -> list[str]:
         """argv running launchers/NAME.py in the env with the common options."""

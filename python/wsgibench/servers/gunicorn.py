@@ -19,6 +19,7 @@ def _argv(ctx: LaunchContext, worker_class: str, port: int, workers: int, *extra
         "--backlog", str(ctx.backlog),
         "--chdir", str(ctx.app_dir),
         # No --access-logfile: gunicorn logs no access lines unless asked to.
+        *(["--access-logfile", "-"] if ctx.access_log else []),
         "--log-level", "warning",
         *extra,
         f"{ctx.app}:app",

@@ -12,7 +12,7 @@ import glob
 import os
 import shutil
 
-from ._nginx import nginx_proxy
+from ._nginx import nginx_command
 from ._recipe import Command, Flavour, LaunchContext, ServerRecipe
 
 USER = "www-data"
@@ -57,12 +57,9 @@ def _launch(ctx: LaunchContext) -> list[Command]:
         ("CONTENT_TYPE", "$content_type"), ("CONTENT_LENGTH", "$content_length"),
         ("GATEWAY_INTERFACE", "CGI/1.1"), ("REMOTE_ADDR", "$remote_addr"),
         ("SERVER_NAME", "$server_name"), ("SERVER_PORT", "$server_port")))
-    front = nginx_proxy(ctx, f"fastcgi_pass php_fpm;\n            fastcgi_keep_conn on;\n{params}")
     upstream = f"upstream php_fpm {{ server 127.0.0.1:{ctx.internal_port}; keepalive 32; }}"
-    conf = front.files["nginx.conf"].replace("    server {", f"    {upstream}\n    server {{", 1)
-    return [fpm, Command(front.argv, front.env, front.cwd, front.role, {"nginx.conf": conf},
-                         front.listens_on)]
-
+    location = f"fastcgi_pass php_fpm;\n            fastcgi_keep_conn on;\n{params}"
+    return [fpm, nginx_command(ctx, location, upstream)]
 
 RECIPES = [
     ServerRecipe(

@@ -3,8 +3,12 @@
 // 10 x SELECT value FROM test WHERE id >= r LIMIT 10 (r random in [1, 999990]), the sum as '%f';
 // /ping answers Pong! without the database. Settings: WSGIBENCH_DB_* (php-fpm's clear_env = no).
 header('Content-Type: text/plain');
+function reply($body) {
+    header('Content-Length: ' . strlen($body));
+    echo $body;
+}
 if (parse_url($_SERVER['REQUEST_URI'] ?? '/', PHP_URL_PATH) === '/ping') {
-    echo 'Pong!';
+    reply('Pong!');
     return;
 }
 function setting($name, $default) {
@@ -31,4 +35,4 @@ for ($i = 0; $i < 10; $i++) {
         $sum += (float)$row[0];
     }
 }
-printf('%6f', $sum);
+reply(sprintf('%6f', $sum));

@@ -2,6 +2,7 @@
 
 import argparse
 import importlib
+import os
 import socket
 import sys
 
@@ -26,12 +27,15 @@ def load_app(args):
     return importlib.import_module(args.app).app
 
 
-def listen_socket(args, nodelay=True):
+def listen_socket(args, nodelay=None):
     """A bound, listening socket with the study's backlog, for servers that accept one."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     s.bind((args.host, args.port))
     s.listen(args.backlog)
+    if nodelay is None:
+        # A study may switch it off on purpose, to show what Nagle does (`tcp_nodelay = false`).
+        nodelay = os.environ.get("WSGIBENCH_TCP_NODELAY", "1") != "0"
     if nodelay:
         # Accepted sockets inherit TCP_NODELAY on Linux; servers that never set it stall
         # 40 ms per keep-alive reply on Nagle vs delayed ACK.

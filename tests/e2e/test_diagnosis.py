@@ -1,0 +1,68 @@
+"""Each diagnosis against a real server configured to trigger it, and none on a well-set server."""
+
+from __future__ import annotations
+
+import pytest
+
+from wsgibench._runner import StudyRunner
+from wsgibench._store import Store
+from wsgibench._studies import parse_study
+
+from .helpers import require
+
+
+def _diagnose(tmp_path, server: str, load: dict, **study) -> tuple[set[str], object]:
+    require(server)
+    spec = {"name": "diag", "servers": [server], "repeats": 1, "error_threshold": 1.0,
+            "load": [{"name": "l", "warmup_s": 0.0, **load}], **study}
+    store = Store(tmp_path / "r.sqlite")
+    study_id = StudyRunner(parse_study(spec, "diag"), store).run()
+    (cell,) = store.cells(study_id)
+    assert cell.status in ("measured", "invalid"), cell.reason
+    return {d["code"] for d in cell.diagnoses}, cell
+
+
+CLOSED = {"model": "closed", "levels": [8], "duration_s": 1.5}
+
+
+def test_well_configured_server_gets_no_flag(tmp_path):
+    codes, _ = _diagnose(tmp_path, "gunicorn-gthread", CLOSED)
+    assert codes == set()
+
+
+def test_uwsgi_http_without_keep_alive(tmp_path):
+    codes, cell = _diagnose(tmp_path, "uwsgi-http", CLOSED)
+    assert "no-keep-alive" in codes
+    assert not cell.capabilities["keep_alive"]
+
+
+def test_backlog_of_5_under_a_burst(tmp_path):
+    # wsgiref answers one request at a time and closes every connection: 300 clients
+    # reconnecting all the time overflow a listen queue of 5.
+    codes, _ = _diagnose(tmp_path, "wsgiref", {"model": "closed", "levels": [300],
+                                               "duration_s": 2.0}, backlog=5)
+    assert "listen-overflow" in codes
+
+
+def test_missing_tcp_nodelay(tmp_path):
+    codes, _ = _diagnose(tmp_path, "gevent-pywsgi", {"model": "closed", "levels": [2],
+                                                     "duration_s": 1.5}, tcp_nodelay=False)
+    assert "nagle" in codes
+
+
+def test_access_log_left_on(tmp_path):
+    codes, _ = _diagnose(tmp_path, "gunicorn-gthread", CLOSED, access_log=True)
+    assert "logging" in codes
+
+
+def test_sleeping_app_with_one_worker(tmp_path):
+    codes, _ = _diagnose(tmp_path, "gunicorn-sync",
+                         {"model": "count", "requests": 40, "levels": [10], "timeout_s": 30.0},
+                         app="sleep", app_env={"WSGIBENCH_SLEEP_S": "0.05"})
+    assert "waiting" in codes
+
+
+@pytest.mark.parametrize("server", ["nginx-baseline"])
+def test_baseline_has_no_flag(tmp_path, server):
+    codes, _ = _diagnose(tmp_path, server, CLOSED)
+    assert codes == set()

@@ -1,0 +1,94 @@
+"""Seed 001's result in shape: at concurrency 40 a blocking 1 process x 1 thread server serves
+about 1/D req/s, a non-blocking one at least 35/D.
+
+CI uses D = 0.25 s and 80 requests (the blocking servers take 20 s each); the full study with
+D = 1 s is `wsgibench run tornado2015` (and `wsgibench run tornado2015-mixed` for head-of-line).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from wsgibench._runner import StudyRunner
+from wsgibench._store import Store
+from wsgibench._studies import parse_study
+
+from .helpers import require
+
+D = 0.25
+BLOCKING = ["gunicorn-sync", "tornado-native-sync"]
+NON_BLOCKING = ["tornado-native-async", "gunicorn-gevent"]
+
+
+def _run(tmp_path, raw):
+    for name in raw["servers"]:
+        require(name)
+    study = parse_study({"repeats": 1, "random_order": False, "workers": 1, "threads": 1,
+                         "app_env": {"WSGIBENCH_SLEEP_S": str(D)}, **raw}, raw["name"])
+    store = Store(tmp_path / "results.sqlite")
+    study_id = StudyRunner(study, store).run()
+    return store, {c.server: c for c in store.cells(study_id)}
+
+
+@pytest.fixture(scope="module")
+def sleep_cells(tmp_path_factory):
+    return _run(tmp_path_factory.mktemp("sleep"), {
+        "name": "sleep-ci", "app": "sleep", "servers": BLOCKING + NON_BLOCKING,
+        "load": [{"name": "c40", "model": "count", "http": "1.0", "keep_alive": False,
+                  "requests": 80, "levels": [40], "timeout_s": 60, "warmup_s": 0}],
+    })
+
+
+def _rps(store, cell) -> float:
+    assert cell.status == "measured", (cell.server, cell.reason)
+    (rep,) = store.repeats(cell.id)
+    assert rep["ok"] == 80 and rep["errors"] == 0, json.loads(rep["engine_json"])["totals"]
+    return rep["rps_ok"]
+
+
+@pytest.mark.parametrize("server", BLOCKING)
+def test_blocking_server_serves_one_sleep_at_a_time(sleep_cells, server):
+    store, cells = sleep_cells
+    rps = _rps(store, cells[server])
+    assert abs(rps - 1 / D) <= 0.1 / D, rps
+
+
+@pytest.mark.parametrize("server", NON_BLOCKING)
+def test_non_blocking_server_overlaps_the_sleeps(sleep_cells, server):
+    store, cells = sleep_cells
+    rps = _rps(store, cells[server])
+    assert rps >= 35 / D, rps
+
+
+def test_head_of_line_fast_waits_behind_slow_only_when_blocking(tmp_path):
+    store, cells = _run(tmp_path, {
+        "name": "mixed-ci", "app": "mixed", "servers": ["tornado-native-sync", "tornado-native-async"],
+        "requests": [{"name": "slow", "path": "/slow", "weight": 1,
+                      "expect": {"status": 200, "body": "Slept"}},
+                     {"name": "fast", "path": "/fast", "weight": 3}],
+        "load": [{"name": "c10", "model": "count", "http": "1.0", "keep_alive": False,
+                  "requests": 40, "levels": [10], "timeout_s": 60, "warmup_s": 0}],
+    })
+    fast_p50 = {}
+    for server, cell in cells.items():
+        assert cell.status == "measured", (server, cell.reason)
+        (rep,) = store.repeats(cell.id)
+        kinds = {k["name"]: k for k in json.loads(rep["engine_json"])["kinds"]}
+        assert kinds["fast"]["ok"] > 0 and kinds["slow"]["ok"] > 0
+        fast_p50[server] = kinds["fast"]["latency_us"]["p50"] / 1e6
+    assert fast_p50["tornado-native-sync"] > D / 2, fast_p50  # queued behind the sleeps
+    assert fast_p50["tornado-native-async"] < 0.05, fast_p50
+
+
+def test_native_pair_serves_only_sleep_and_mixed(tmp_path):
+    store, cells = _run(tmp_path, {
+        "name": "pong-native", "app": "pong", "servers": ["tornado-native-async", "php-fpm-nginx"],
+        "load": [{"name": "c1", "model": "count", "requests": 10, "levels": [1], "warmup_s": 0}],
+    })
+    native = cells["tornado-native-async"]
+    assert native.status == "unavailable" and "sleep, mixed" in native.reason, native.reason
+    php = cells["php-fpm-nginx"]
+    assert php.status == "measured", php.reason
+    assert php.server_info["flavour"] == "non-Python reference"
