@@ -262,6 +262,13 @@ fn threads_merge_histograms() {
     assert_eq!(total(&r, "ok"), 300);
     assert_eq!(r["kinds"][0]["latency_us"]["count"], 300);
     assert_eq!(r["cost"]["threads"], 2);
+    // More threads than workers: the idle thread must not hold the run up.
+    p["model"] = json!({"kind": "count", "requests": 50, "concurrency": 1});
+    p["threads"] = json!(3);
+    let t0 = std::time::Instant::now();
+    let r2 = run(&p);
+    assert_eq!(total(&r2, "ok"), 50);
+    assert!(t0.elapsed().as_secs_f64() < 2.0);
     let tl: u64 = r["timeline"]
         .as_array()
         .unwrap()

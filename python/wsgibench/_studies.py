@@ -104,6 +104,14 @@ def _positive_int(value: Any, key: str, where: str) -> int:
 
 
 def parse_study(raw: dict[str, Any], where: str) -> Study:
+    """The study a parsed TOML table describes; any malformed value is a UsageError (one line)."""
+    try:
+        return _parse_study(raw, where)
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:  # found by tests/fuzz
+        raise UsageError(f"{where}: a value has the wrong type or form ({exc})") from None
+
+
+def _parse_study(raw: dict[str, Any], where: str) -> Study:
     from .servers import get
 
     unknown = set(raw) - _TOP_KEYS

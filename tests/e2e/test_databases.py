@@ -98,7 +98,8 @@ def test_database_start_stop_directly(tmp_path):
     db = _databases.PostgreSQL(tmp_path, [0])
     try:
         env = db.start()
-        pids = db.pids()
+        pids, datadir = db.pids(), db.datadir
+        assert datadir is not None and datadir.is_dir()
         assert env["WSGIBENCH_DB_KIND"] == "postgresql" and int(env["WSGIBENCH_DB_PORT"]) > 0
         assert db.rows == 1_000_000 and db.load_s < 30
         assert len(pids) > 2  # postmaster and its helpers
@@ -107,7 +108,7 @@ def test_database_start_stop_directly(tmp_path):
     finally:
         db.stop()
     assert _alive(pids) == []
-    assert not list(tmp_path.glob("wsgibench-db-*"))
+    assert not datadir.exists()
 
 
 def test_missing_database_is_one_line(monkeypatch, tmp_path):

@@ -117,10 +117,16 @@ pub fn make(plan: &Plan, thread: usize, start_ns: u64) -> Box<dyn Model> {
         ModelSpec::Count {
             requests,
             concurrency,
-        } => Box::new(count::Count::new(
-            share(requests, thread, threads),
-            share(concurrency, thread, threads),
-        )),
+        } => {
+            // Only threads that get a worker get requests, or a worker-less thread would wait forever.
+            let busy = threads.min(concurrency as usize);
+            let (n, c) = if thread < busy {
+                (share(requests, thread, busy), share(concurrency, thread, busy))
+            } else {
+                (0, 0)
+            };
+            Box::new(count::Count::new(n, c))
+        }
         ModelSpec::Rate {
             rate,
             duration_s,

@@ -2,7 +2,7 @@
 
 php-fpm runs in the foreground (-F) from a config written to the workdir, listening on
 127.0.0.1:internal_port with `workers` static children as www-data; nginx passes every request to
-the one script over FastCGI with kept-alive connections. The scripts (pong, db) answer exactly as the
+the one script over FastCGI, a connection per request. The scripts (pong, db) answer exactly as the
 Python apps do, reading the same WSGIBENCH_DB_* settings (clear_env = no).
 """
 
@@ -57,9 +57,10 @@ def _launch(ctx: LaunchContext) -> list[Command]:
         ("CONTENT_TYPE", "$content_type"), ("CONTENT_LENGTH", "$content_length"),
         ("GATEWAY_INTERFACE", "CGI/1.1"), ("REMOTE_ADDR", "$remote_addr"),
         ("SERVER_NAME", "$server_name"), ("SERVER_PORT", "$server_port")))
-    upstream = f"upstream php_fpm {{ server 127.0.0.1:{ctx.internal_port}; keepalive 32; }}"
-    location = f"fastcgi_pass php_fpm;\n            fastcgi_keep_conn on;\n{params}"
-    return [fpm, nginx_command(ctx, location, upstream)]
+    # No fastcgi_keep_conn: a php-fpm child serves one FastCGI connection until it closes, so a
+    # connection nginx keeps idle would hold a child while requests on other connections wait.
+    location = f"fastcgi_pass 127.0.0.1:{ctx.internal_port};\n{params}"
+    return [fpm, nginx_command(ctx, location)]
 
 RECIPES = [
     ServerRecipe(
@@ -68,7 +69,7 @@ RECIPES = [
         system_packages=("php-fpm", "php-sqlite3", "php-pgsql", "php-mysql", "nginx-light"),
         launch=_launch, apps=("pong", "db"),
         handles=("php-fpm -F (foreground) with its config in the workdir, children as www-data",
-                 "nginx FastCGI keep-alive to php-fpm (fastcgi_keep_conn + upstream keepalive)",
+                 "no FastCGI keep-alive: an idle kept connection would pin a php-fpm child",
                  "PDO persistent connections: one database connection per php-fpm child"),
         summary="non-Python reference (seed 002): PHP-FPM static pool behind nginx FastCGI",
     ),
