@@ -9,7 +9,7 @@ from wsgibench.cli import cli
 from wsgibench.faults import FAULTS
 from wsgibench.servers import catalog, fault_catalog, get
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "faults.md"
+DOC = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_faults_resolve_but_are_hidden():

@@ -1,0 +1,75 @@
+"""Realistic scenarios without running anything: the db app's spec, databases on loads, scale_cpus,
+per-app recipes, the built-in studies."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from wsgibench._apps import get_app
+from wsgibench._errors import UsageError
+from wsgibench._runner import StudyRunner
+from wsgibench._store import Store
+from wsgibench._studies import load_study, parse_study
+from wsgibench.servers import Flavour, get
+
+LOAD = {"name": "c", "model": "count", "requests": 10, "levels": [5]}
+
+
+def test_db_app_validates_a_float_near_50():
+    app = get_app("db")
+    (kind,) = app.requests
+    assert kind.expect == {"status": 200, "body_float": {"min": 30, "max": 70}}
+    assert app.database == "sqlite" and app.env["WSGIBENCH_DB_KIND"] == "sqlite"
+
+
+def test_load_database_key():
+    study = parse_study({"servers": ["waitress"], "app": "db",
+                         "load": [{**LOAD, "database": "mariadb"}, {**LOAD, "name": "d"}]}, "t")
+    assert [l.database for l in study.loads] == ["mariadb", None]
+    with pytest.raises(UsageError, match="uses none"):
+        parse_study({"servers": ["waitress"], "load": [{**LOAD, "database": "sqlite"}]}, "t")
+
+
+def test_scale_cpus_makes_one_load_per_count(tmp_path):
+    usable = len(os.sched_getaffinity(0))
+    counts = list(range(1, usable + 1))
+    study = parse_study({"servers": ["gunicorn-sync"], "scale_cpus": counts, "load": [LOAD]}, "t")
+    assert [(l.name, l.cpus) for l in study.loads] == [(f"c-{n}cpu", n) for n in counts]
+    with pytest.raises(UsageError, match="scale_cpus"):
+        parse_study({"servers": ["gunicorn-sync"], "scale_cpus": [usable + 1], "load": [LOAD]}, "t")
+    with pytest.raises(UsageError, match="scale_cpus"):
+        parse_study({"servers": ["gunicorn-sync"], "scale_cpus": [0], "load": [LOAD]}, "t")
+    runner = StudyRunner(study, Store(tmp_path / "r.sqlite"))
+    cpus = sorted(os.sched_getaffinity(0))
+    workers, shared = runner._placement(study.loads[-1])
+    assert workers == usable and runner.server_cpus == cpus
+    assert runner.engine_cpus == cpus and shared and "shares" in shared
+    if usable > 1:
+        workers, shared = runner._placement(study.loads[0])
+        assert workers == 1 and runner.server_cpus == cpus[:1] and runner.engine_cpus == cpus[1:]
+        assert shared is None
+
+
+def test_recipes_for_scenarios():
+    assert get("tornado-native-sync").apps == ("sleep", "mixed")
+    assert get("tornado-native-async").apps == ("sleep", "mixed")
+    php = get("php-fpm-nginx")
+    assert php.flavour == Flavour.REFERENCE and str(php.flavour) == "non-Python reference"
+    assert set(php.apps) == {"pong", "db"}
+    assert get("gunicorn-sync").apps == ()  # every app
+
+
+@pytest.mark.parametrize("name", ["tornado2015", "tornado2015-mixed", "db2011", "scaling"])
+def test_builtin_scenario_studies_parse(name):
+    study = load_study(name)
+    assert study.cell_count() > 0
+    if name == "db2011":
+        assert [l.database for l in study.loads] == ["sqlite", "postgresql", "mariadb"]
+        assert all(l.params["requests"] == 1000 and l.levels == (100,) for l in study.loads)
+        assert "php-fpm-nginx" in study.servers and study.workers == 1
+    if name == "tornado2015-mixed":
+        assert {r.name for r in study.requests} == {"slow", "fast"}
+    if name == "tornado2015":
+        assert {"tornado-native-sync", "tornado-native-async"} <= set(study.servers)
