@@ -127,7 +127,7 @@ fn number(flag: &str, v: &str) -> Result<Value, String> {
     let x: f64 = v
         .parse()
         .map_err(|_| format!("--{flag} needs a number, not {v:?}"))?;
-    if x.fract() == 0.0 && x >= 0.0 && x < 1e15 {
+    if x.fract() == 0.0 && (0.0..1e15).contains(&x) {
         Ok(json!(x as u64))
     } else {
         Ok(json!(x))

@@ -155,6 +155,7 @@ fn worker(
         }
         if now >= hard_stop {
             rt.abort_all(now);
+            rt.stats.abandoned += model.abandon();
             break;
         }
         // Wake for: schedule (precisely, via timerfd), timeouts, the next timeline second, hard stop.

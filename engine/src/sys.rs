@@ -17,7 +17,7 @@ pub fn raise_nofile() -> u64 {
         .and_then(|s| s.trim().parse::<u64>().ok())
         .unwrap_or(0)
         .min(1 << 20);
-    if nr_open > lim.rlim_max as u64 {
+    if nr_open > lim.rlim_max {
         let want = libc::rlimit {
             rlim_cur: nr_open as libc::rlim_t,
             rlim_max: nr_open as libc::rlim_t,
@@ -33,7 +33,7 @@ pub fn raise_nofile() -> u64 {
     };
     // SAFETY: valid rlimit.
     unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &want) };
-    lim.rlim_max as u64
+    lim.rlim_max
 }
 
 /// Pin the calling thread to the given CPUs.

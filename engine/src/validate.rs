@@ -38,15 +38,13 @@ impl BodyCheck {
 
     pub fn update(&mut self, expect: &Expect, chunk: &[u8]) {
         match (self, expect) {
-            (BodyCheck::Exact(pos), Expect::Exact(want)) => {
-                if *pos != usize::MAX {
-                    let end = *pos + chunk.len();
-                    *pos = if end <= want.len() && want[*pos..end] == *chunk {
-                        end
-                    } else {
-                        usize::MAX
-                    };
-                }
+            (BodyCheck::Exact(pos), Expect::Exact(want)) if *pos != usize::MAX => {
+                let end = *pos + chunk.len();
+                *pos = if end <= want.len() && want[*pos..end] == *chunk {
+                    end
+                } else {
+                    usize::MAX
+                };
             }
             (BodyCheck::Len(n), _) => *n += chunk.len() as u64,
             (BodyCheck::Sha(h), _) => h.update(chunk),

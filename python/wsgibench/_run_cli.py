@@ -25,13 +25,19 @@ def _split(value: str, cast) -> list:
 
 
 def overrides(study_name: str, servers: str | None, repeats: int | None, duration: float | None,
-              levels: str | None) -> dict[str, Any]:
+              levels: str | None, app_env: tuple[str, ...] = ()) -> dict[str, Any]:
     import tomllib
 
     raw = tomllib.loads(study_path(study_name).read_text()) if study_name else {}
     out: dict[str, Any] = {}
     if servers:
         out["servers"] = _split(servers, str)
+    if app_env:
+        pairs = [item.partition("=") for item in app_env]
+        bad = [k for k, sep, _ in pairs if not sep or not k]
+        if bad:
+            raise UsageError(f"--app-env takes KEY=VALUE, not {bad[0]!r}")
+        out["app_env"] = {**raw.get("app_env", {}), **{k: v for k, _, v in pairs}}
     if repeats is not None:
         out["repeats"] = repeats
         out["trim"] = min(int(raw.get("trim", 0)), max(0, (repeats - 1) // 2))
@@ -52,10 +58,11 @@ def overrides(study_name: str, servers: str | None, repeats: int | None, duratio
 
 
 def run_study(name: str, results: Path | None, *, servers: str | None, repeats: int | None,
+              app_env: tuple[str, ...] = (),
               duration: float | None, levels: str | None, install: bool, resume: bool = False,
               console: Console) -> Store:
     try:
-        study = load_study(name, overrides(name, servers, repeats, duration, levels))
+        study = load_study(name, overrides(name, servers, repeats, duration, levels, app_env))
     except Exception as exc:
         import tomllib
 

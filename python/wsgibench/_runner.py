@@ -22,7 +22,7 @@ from ._sampler import Sampler
 from ._serve import ServeOptions, availability, start
 from ._store import Store
 from ._studies import Study
-from .servers import ServerRecipe, get
+from .servers import Flavour, ServerRecipe, get
 
 
 @dataclass(frozen=True)
@@ -213,6 +213,7 @@ class StudyRunner:
 
     def run_cell(self, cell: CellPlan) -> CellOutcome:
         recipe = get(cell.server)
+        self._isolation = None  # set again once this cell's server is placed and started
         if recipe.apps and self.study.app not in recipe.apps:
             return CellOutcome("unavailable", f"serves only the app(s) {', '.join(recipe.apps)}, "
                                               f"not {self.study.app!r}")
@@ -250,6 +251,10 @@ class StudyRunner:
             outcome.notes.append(f"ignored SIGTERM: killed after {STOP_GRACE_S:g} s")
         if shared:
             outcome.notes.append(shared)
+        if db is not None:  # show and reports print notes; the details are in isolation.database
+            outcome.notes.append(f"database: {db.version()}")
+        if recipe.flavour == Flavour.REFERENCE:  # `show` has no flavour column
+            outcome.notes.append(str(Flavour.REFERENCE))
         return outcome
 
     def _measure(self, cell: CellPlan, server, label: str) -> CellOutcome:

@@ -119,17 +119,21 @@ def studies() -> None:
 @click.option("--repeats", type=int, help="Repeats per cell.")
 @click.option("--duration", type=float, help="Seconds per repeat, for every load that has one.")
 @click.option("--levels", help="Comma-separated levels replacing every load's levels.")
+@click.option("--app-env", "app_env", multiple=True, metavar="KEY=VALUE",
+              help="An app setting, e.g. WSGIBENCH_SLEEP_S=0.1 (repeatable).")
 @click.option("--install/--no-install", default=True, show_default=True,
               help="Build missing server environments first.")
 @click.option("--resume", is_flag=True,
               help="Continue this study's unfinished run in the store: finished cells are kept.")
 @_friendly
 def run(study: str, results: Path | None, servers: str | None, repeats: int | None,
-        duration: float | None, levels: str | None, install: bool, resume: bool) -> None:
+        duration: float | None, levels: str | None, app_env: tuple[str, ...], install: bool,
+        resume: bool) -> None:
     """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
     from ._run_cli import run_study
 
     run_study(study, results, servers=servers, repeats=repeats, duration=duration, levels=levels,
+              app_env=app_env,
               install=install, resume=resume, console=console)
 
 

@@ -81,6 +81,7 @@ def test_database_loaded_and_recorded(db_study):
         assert db["kind"] == cell.load
         assert db["version"].startswith(VERSION_PREFIX[cell.load]), db
         assert db["rows"] == 1_000_000
+        assert f"database: {db['version']}" in cell.notes
         if cell.load != "sqlite":  # the SQLite file is built once and reused
             assert db["load_s"] is not None and db["load_s"] < 30, db
 

@@ -21,6 +21,10 @@ pub trait Model {
     fn on_conn_end(&mut self, end: ConnEnd, now: u64, rt: &mut Reactor);
     /// The model will open nothing more (the run ends once the reactor is idle too).
     fn finished(&self, now: u64, rt: &Reactor) -> bool;
+    /// The run hit its hard stop: drop what was never launched and say how many requests that was.
+    fn abandon(&mut self) -> u64 {
+        0
+    }
 }
 
 /// This thread's share of a total: `total / threads`, the remainder going to the first threads.
@@ -46,6 +50,7 @@ pub struct Schedule {
 impl Schedule {
     /// `rate_per_s` is the whole run's rate; thread `thread` of `threads` takes every
     /// `threads`-th uniform slot (or an independent Poisson stream of rate/threads).
+    #[allow(clippy::too_many_arguments)] // each is one plan field; a struct would only rename them
     pub fn new(
         start_ns: u64,
         rate_per_s: f64,
@@ -97,6 +102,15 @@ impl Schedule {
         Some(t)
     }
 
+    /// Drop every arrival not yet launched; returns how many there were.
+    pub fn drain(&mut self) -> u64 {
+        let mut n = 0;
+        while self.pop_due(u64::MAX - 1).is_some() {
+            n += 1;
+        }
+        n
+    }
+
     pub fn done(&self) -> bool {
         self.peek().is_none()
     }
@@ -121,7 +135,10 @@ pub fn make(plan: &Plan, thread: usize, start_ns: u64) -> Box<dyn Model> {
             // Only threads that get a worker get requests, or a worker-less thread would wait forever.
             let busy = threads.min(concurrency as usize);
             let (n, c) = if thread < busy {
-                (share(requests, thread, busy), share(concurrency, thread, busy))
+                (
+                    share(requests, thread, busy),
+                    share(concurrency, thread, busy),
+                )
             } else {
                 (0, 0)
             };

@@ -58,4 +58,8 @@ impl Model for Rate {
     fn finished(&self, _now: u64, _rt: &Reactor) -> bool {
         self.schedule.done()
     }
+
+    fn abandon(&mut self) -> u64 {
+        self.schedule.drain().saturating_mul(self.calls)
+    }
 }

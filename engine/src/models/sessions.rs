@@ -56,4 +56,8 @@ impl Model for Sessions {
     fn finished(&self, _now: u64, _rt: &Reactor) -> bool {
         self.schedule.done()
     }
+
+    fn abandon(&mut self) -> u64 {
+        self.schedule.drain().saturating_mul(self.requests)
+    }
 }
