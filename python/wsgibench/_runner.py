@@ -285,8 +285,7 @@ class StudyRunner:
             rep = repeat_record(idx, result, sampler)
             rep["extra"] = {"netstat": _netstat.delta(counters, _netstat.tcp_ext()),
                             "log_bytes": server.logged_bytes() - log_bytes,
-                            # seed 000's check: every request sent got a valid reply
-                            "nothing_dropped": rep["errors"] == 0 and rep["ok"] == rep["requests"]}
+                            **_dropped(result)}
             outcome.repeats.append(rep)
             if self._judge(outcome, rep, server, cell):
                 break
@@ -339,6 +338,21 @@ def _as_supported(load: Load, caps: _checks.Capabilities) -> tuple[Load, list[_d
             "no-pipelining", "no pipelining: pipelined requests were not all answered, so this "
             "was measured without pipelining"))
     return load, found
+
+
+def _dropped(result: dict[str, Any]) -> dict[str, Any]:
+    """Seed 000's check: every request the plan called for was sent and got a valid reply."""
+    model, totals = result["plan"]["model"], result["totals"]
+    expected = None
+    if model["kind"] == "sessions":
+        expected = round(model["users_per_s"] * model["duration_s"]) * model["requests"]
+    elif model["kind"] == "count":
+        expected = model["requests"]
+    elif "connections_total" in model:
+        expected = model["connections_total"] * model.get("calls", 1)
+    sent, ok = int(totals["requests_sent"]), int(totals["ok"])
+    dropped = _errors(totals) > 0 or ok != sent or (expected is not None and ok != expected)
+    return {"expected_requests": expected, "nothing_dropped": not dropped}
 
 
 def _leaves(status: str, reason: str | None, level: float, model: str) -> tuple[str, str]:
