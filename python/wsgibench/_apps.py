@@ -16,11 +16,16 @@ PROBE_BODY = b"Pong!"
 
 @dataclass(frozen=True)
 class AppSpec:
-    name: str  # module name in apps/
+    name: str
     summary: str
     requests: tuple[RequestKind, ...]
     env: dict[str, str] = field(default_factory=dict)  # defaults of the app's WSGIBENCH_* settings
+    module: str = ""  # module in apps/ exposing `app`; the app's name when empty
     database: str | None = None  # the database a load gets when it names none (see _databases)
+
+    @property
+    def module_name(self) -> str:
+        return self.module or self.name
 
 
 _PONG = RequestKind()
@@ -40,7 +45,7 @@ APPS: dict[str, AppSpec] = {
         AppSpec("mixed", "seed 001's head-of-line study: /slow sleeps, /fast is pong",
                 (RequestKind(name="slow", path="/slow", expect={"status": 200, "body": "Slept"}),
                  RequestKind(name="fast", path="/fast")),
-                {"WSGIBENCH_SLEEP_S": "1"}),
+                {"WSGIBENCH_SLEEP_S": "1"}, module="sleep"),
         AppSpec("db", "seed 002: 10 x SELECT ... LIMIT 10 on 1M rows, the sum as '%6f' "
                 "(SQLite, PostgreSQL or MariaDB: a [[load]]'s `database`)", (_DB,),
                 {"WSGIBENCH_DB_KIND": "sqlite"}, database="sqlite"),

@@ -185,7 +185,7 @@ class StudyRunner:
     def _options(self, workers: int | None = None, env: dict[str, str] | None = None) -> ServeOptions:
         mb = self.study.memory_limit_mb
         return ServeOptions(workers=workers or self.study.workers, threads=self.study.threads,
-                            app=self.study.app, app_dir=APPS_DIR, cpus=self.server_cpus,
+                            app=get_app(self.study.app).module_name, app_dir=APPS_DIR, cpus=self.server_cpus,
                             memory_limit_bytes=mb * 2**20 if mb else None,
                             backlog=self.study.backlog, access_log=self.study.access_log,
                             env=tuple(sorted({**self.study.app_env, **self._switches(),
