@@ -84,13 +84,14 @@ def raise_nofile(target: int = 1_048_576) -> None:
     except (OSError, ValueError):
         nr_open = target
     want = min(target, nr_open)
-    try:
-        if os.geteuid() == 0 and hard < want:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
-        else:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
-    except (ValueError, OSError):
-        pass
+    # Raising the hard limit needs CAP_SYS_RESOURCE, which a sandboxed root may lack: then the
+    # soft limit still goes up to the hard one.
+    for limits in ((want, want), (min(want, hard), hard)):
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, limits)
+            return
+        except (ValueError, OSError):
+            continue
 
 
 def available_cpus() -> list[int]:
