@@ -31,6 +31,9 @@ fn main() -> ExitCode {
         Err(e) => return fail(2, &format!("{e}; see --help")),
     };
     let mut plan = match plan_source.as_deref() {
+        None if !overrides.iter().any(|(k, _)| k == "url") => {
+            return fail(2, "give a plan (file or -) or --url; see --help")
+        }
         None => cli::default_plan(),
         Some(src) => {
             let text = if src == "-" {

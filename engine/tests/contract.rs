@@ -165,11 +165,21 @@ fn bad_plan_exits_2_with_one_line() {
         assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr:?}");
         assert!(stderr.contains(needle), "{stderr}");
     }
-    let out = Command::new(BIN)
-        .args(["run", "--connections"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    for args in [
+        &["run", "--connections"][..],
+        &["run", "--connections", "5"][..],
+        &["fly"][..],
+    ] {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr)
+                .trim_end()
+                .lines()
+                .count(),
+            1
+        );
+    }
 }
 
 #[test]
