@@ -12,10 +12,14 @@ STUDIES_DIR = PACKAGE_DIR / "studies"
 
 
 def home() -> Path:
-    """State directory: $WSGIBENCH_HOME, else ~/.local/share/wsgibench."""
+    """State directory: $WSGIBENCH_HOME; else /var/lib/wsgibench for root, because servers that
+    drop privileges (Apache's children, php-fpm, the databases) must read the venvs and data in
+    it and root's home is closed to them; else ~/.local/share/wsgibench."""
     env = os.environ.get("WSGIBENCH_HOME")
     if env:
         return Path(env)
+    if os.geteuid() == 0:
+        return Path("/var/lib/wsgibench")
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "wsgibench"
 

@@ -75,10 +75,13 @@ def start(recipe: ServerRecipe, options: ServeOptions) -> tuple[RunningServer, P
     for _ in range(PORT_ATTEMPTS):
         workdir = Path(tempfile.mkdtemp(prefix=f"wsgibench-{recipe.name}-"))
         workdir.chmod(0o755)  # servers that drop privileges (Apache children) must read it
+        # A private copy of the apps: readable by those users wherever wsgibench is installed.
+        app_dir = Path(shutil.copytree(options.app_dir, workdir / "apps",
+                                       ignore=shutil.ignore_patterns("__pycache__")))
         ctx = LaunchContext(
             host=options.host, port=free_port(options.host), internal_port=free_port(options.host),
             workers=options.workers, threads=options.threads, backlog=options.backlog,
-            app=options.app, app_dir=options.app_dir, workdir=workdir, python=python,
+            app=options.app, app_dir=app_dir, workdir=workdir, python=python,
             launchers=LAUNCHERS_DIR, access_log=options.access_log,
         )
         cgroup = MemoryCgroup.create(options.memory_limit_bytes)
