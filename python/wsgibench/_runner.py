@@ -178,14 +178,15 @@ class StudyRunner:
             "level": cell.level, "position": cell.position, "status": outcome.status,
             "reason": outcome.reason, "notes": outcome.notes, "diagnoses": outcome.diagnoses,
             "capabilities": outcome.capabilities,
-            "server_info": server_info(recipe), "isolation": getattr(self, "_isolation", None),
+            "server_info": server_info(recipe), "isolation": self._isolation,
             "started_unix_s": started,
         }, outcome.repeats)
 
     def _options(self, workers: int | None = None, env: dict[str, str] | None = None) -> ServeOptions:
         mb = self.study.memory_limit_mb
         return ServeOptions(workers=workers or self.study.workers, threads=self.study.threads,
-                            app=get_app(self.study.app).module_name, app_dir=APPS_DIR, cpus=self.server_cpus,
+                            app=get_app(self.study.app).module_name, app_dir=APPS_DIR,
+                            cpus=self.server_cpus,
                             memory_limit_bytes=mb * 2**20 if mb else None,
                             backlog=self.study.backlog, access_log=self.study.access_log,
                             env=tuple(sorted({**self.study.app_env, **self._switches(),
@@ -225,7 +226,7 @@ class StudyRunner:
             return CellOutcome("unavailable", f"runs one process: cannot use {workers} workers")
         db = self.databases.use(cell.load.name, self._database_kind(cell.load), self.server_cpus)
         python = _envs.installed(recipe.env).python if recipe.env else (
-            Path(sys.executable) if getattr(recipe, "stdlib_python", False) else None)
+            Path(sys.executable) if recipe.stdlib_python else None)
         label = f"{cell.server} · {cell.load.name} {cell.load.level_field}={cell.level:g}"
         self.progress(f"{label}: starting")
         try:
