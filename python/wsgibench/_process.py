@@ -58,7 +58,10 @@ class RunningServer:
         return [s.proc.pid for s in self.started]
 
     def processes(self) -> list[psutil.Process]:
-        """Every live process of this server: each started process and all its descendants."""
+        """Every live process of this server: each started process and all its descendants.
+        The kill group lists them in one file read; walking /proc is the fallback."""
+        if self.group.path is not None:
+            return _existing(self.group.pids())
         found: dict[int, psutil.Process] = {}
         for s in self.started:
             try:
@@ -67,12 +70,6 @@ class RunningServer:
                     found[p.pid] = p
             except psutil.NoSuchProcess:
                 continue
-        for pid in self.group.pids():  # daemonised children are no descendants, but stay in the group
-            if pid not in found:
-                try:
-                    found[pid] = psutil.Process(pid)
-                except psutil.NoSuchProcess:
-                    pass
         return list(found.values())
 
     def dead(self) -> str | None:
@@ -117,6 +114,16 @@ class RunningServer:
         self.group.remove()
         self.cgroup.remove()
         return forced
+
+
+def _existing(pids: list[int]) -> list[psutil.Process]:
+    procs = []
+    for pid in pids:
+        try:
+            procs.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:
+            pass
+    return procs
 
 
 def _signal_group(pid: int, sig: int) -> None:
