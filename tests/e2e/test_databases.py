@@ -86,6 +86,19 @@ def test_database_loaded_and_recorded(db_study):
             assert db["load_s"] is not None and db["load_s"] < 30, db
 
 
+def test_report_names_each_database_and_version(db_study, tmp_path):
+    store, study_id, _ = db_study
+    out = tmp_path / "report"
+    subprocess.run([sys.executable, "-m", "wsgibench", "report", str(store.path), "--out", str(out),
+                    "--no-png"], check=True, capture_output=True, timeout=300)
+    html = (out / "report.html").read_text()
+    for kind in KINDS:
+        versions = {c.isolation["database"]["version"] for c in store.cells(study_id)
+                    if c.load == kind}
+        (version,) = versions
+        assert version.startswith(VERSION_PREFIX[kind]) and version in html
+
+
 def test_databases_stopped_without_orphans(db_study):
     _, _, seen = db_study
     assert set(seen) >= {"postgresql", "mariadb"}
