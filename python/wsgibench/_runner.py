@@ -7,13 +7,13 @@ import random
 import shutil
 import sys
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from . import _checks, _databases, _diagnose, _doctor, _engine, _environment, _envs, _netstat
 from ._apps import get_app
-from ._errors import EngineError, StartupError, WsgibenchError
+from ._errors import EngineError, StartupError
 from ._isolation import available_cpus, split_cpus
 from ._loads import Load
 from ._paths import APPS_DIR

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from . import __version__

@@ -98,3 +98,12 @@ class ServerRecipe:
     apps: tuple[str, ...] = ()
     # No env: run with wsgibench's own interpreter (the standard-library fault servers).
     stdlib_python: bool = False
+
+
+def launch_script(name: str) -> Callable[[LaunchContext], list[Command]]:
+    """The launch of a server that one launcher script starts (launchers/NAME.py in its venv)."""
+
+    def launch(ctx: LaunchContext) -> list[Command]:
+        return [Command(ctx.launcher(name))]
+
+    return launch

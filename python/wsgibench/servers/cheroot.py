@@ -1,19 +1,15 @@
 """cheroot: CherryPy's thread-pool HTTP server, used on its own."""
 
-from ._recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+from ._recipe import Flavour, launch_script, PythonEnv, ServerRecipe
 
 # Shared with the cherrypy entry (cherrypy 18.10 runs on this cheroot).
 ENV = PythonEnv("cherrypy", ("cherrypy==18.10.0", "cheroot==11.1.2"))
 
 
-def _launch(ctx: LaunchContext) -> list[Command]:
-    return [Command(ctx.launcher("serve_cheroot"))]
-
-
 RECIPES = [
     ServerRecipe(
         name="cheroot", project="cheroot", flavour=Flavour.PROCESS, env=ENV,
-        version_of="cheroot", launch=_launch, multi_worker=False,
+        version_of="cheroot", launch=launch_script("serve_cheroot"), multi_worker=False,
         handles=("request_queue_size = backlog (default 5)",),
         summary="thread pool (10 threads, or --threads), one process",
     ),

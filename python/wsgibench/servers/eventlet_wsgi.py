@@ -1,18 +1,14 @@
 """eventlet.wsgi: green thread per connection."""
 
-from ._recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+from ._recipe import Flavour, launch_script, PythonEnv, ServerRecipe
 
 ENV = PythonEnv("eventlet", ("eventlet==0.41.3",))
-
-
-def _launch(ctx: LaunchContext) -> list[Command]:
-    return [Command(ctx.launcher("serve_eventlet"))]
 
 
 RECIPES = [
     ServerRecipe(
         name="eventlet-wsgi", project="eventlet", flavour=Flavour.GREENLET, env=ENV,
-        version_of="eventlet", launch=_launch, multi_worker=False,
+        version_of="eventlet", launch=launch_script("serve_eventlet"), multi_worker=False,
         handles=("monkey_patch() before the app is imported", "log_output=False",
                  "TCP_NODELAY on the listen socket", "max_size 10000 (default 1024)"),
         summary="eventlet.wsgi.server, green thread per connection, one process",

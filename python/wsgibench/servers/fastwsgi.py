@@ -1,21 +1,17 @@
 """FastWSGI: a libuv + llhttp C server."""
 
-from ._recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+from ._recipe import Flavour, launch_script, PythonEnv, ServerRecipe
 
 # Its build and its module both use pkg_resources, which setuptools 81 removed.
 ENV = PythonEnv("fastwsgi", ("fastwsgi==0.0.9", "setuptools==80.9.0"),
                 build_constraints=("setuptools<81",))
 
 
-def _launch(ctx: LaunchContext) -> list[Command]:
-    return [Command(ctx.launcher("serve_fastwsgi"))]
-
-
 RECIPES = [
     ServerRecipe(
         name="fastwsgi", project="FastWSGI", flavour=Flavour.NATIVE, env=ENV,
         version_of="fastwsgi", system_packages=("build-essential", "python3-dev"),
-        launch=_launch,
+        launch=launch_script("serve_fastwsgi"),
         handles=("setuptools < 81 to build and to import (pkg_resources)",
                  "tcp_nodelay on (off by default)", "backlog passed"),
         summary="libuv C server, single-threaded event loop per worker process",

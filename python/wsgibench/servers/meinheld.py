@@ -1,21 +1,17 @@
 """meinheld: a picoev-based C WSGI server with greenlet support."""
 
-from ._recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+from ._recipe import Flavour, launch_script, PythonEnv, ServerRecipe
 
 # meinheld 1.0.2 requires greenlet<0.5, which does not build on current Pythons: install a
 # current greenlet and meinheld itself without its dependencies.
 ENV = PythonEnv("meinheld", ("greenlet==3.2.4",), no_deps=("meinheld==1.0.2",))
 
 
-def _launch(ctx: LaunchContext) -> list[Command]:
-    return [Command(ctx.launcher("serve_meinheld"))]
-
-
 RECIPES = [
     ServerRecipe(
         name="meinheld", project="meinheld", flavour=Flavour.NATIVE, env=ENV,
         version_of="meinheld", system_packages=("build-essential", "python3-dev"),
-        launch=_launch, multi_worker=False,
+        launch=launch_script("serve_meinheld"), multi_worker=False,
         handles=("greenlet<0.5 pin bypassed: --no-deps with a current greenlet",
                  "access log off (on by default)",
                  "keep-alive on (off by default): set_keepalive(75)",

@@ -1,18 +1,14 @@
 """Paste's httpserver: http.server with a thread pool."""
 
-from ._recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+from ._recipe import Flavour, launch_script, PythonEnv, ServerRecipe
 
 ENV = PythonEnv("paste", ("paste==3.10.1",))
-
-
-def _launch(ctx: LaunchContext) -> list[Command]:
-    return [Command(ctx.launcher("serve_paste"))]
 
 
 RECIPES = [
     ServerRecipe(
         name="paste", project="Paste", flavour=Flavour.PROCESS, env=ENV, version_of="paste",
-        launch=_launch, multi_worker=False,
+        launch=launch_script("serve_paste"), multi_worker=False,
         handles=("request_queue_size = backlog (default 5)",
                  "protocol_version HTTP/1.1 (keep-alive; HTTP/1.0 by default)",
                  "TCP_NODELAY on the listen socket (40 ms per keep-alive reply otherwise)"),

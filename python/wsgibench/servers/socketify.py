@@ -1,19 +1,16 @@
 """socketify.py: uWebSockets/uSockets (C/C++) through cffi, with a WSGI adapter."""
 
-from ._recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+from ._recipe import Flavour, launch_script, PythonEnv, ServerRecipe
 
 # The wheel ships a prebuilt libsocketify linked against the system's libuv.
 ENV = PythonEnv("socketify", ("socketify==0.0.31",))
 
 
-def _launch(ctx: LaunchContext) -> list[Command]:
-    return [Command(ctx.launcher("serve_socketify"))]
-
-
 RECIPES = [
     ServerRecipe(
         name="socketify", project="socketify.py", flavour=Flavour.NATIVE, env=ENV,
-        version_of="socketify", system_packages=("libuv1",), launch=_launch,
+        version_of="socketify", system_packages=("libuv1",),
+        launch=launch_script("serve_socketify"),
         handles=("needs Debian's libuv1 at run time",),
         summary="uWebSockets C++ core, WSGI adapter via cffi; listen backlog fixed by uSockets",
     ),

@@ -1,18 +1,14 @@
 """Werkzeug's development server (what run_simple starts), threaded."""
 
-from ._recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+from ._recipe import Flavour, launch_script, PythonEnv, ServerRecipe
 
 ENV = PythonEnv("werkzeug", ("werkzeug==3.1.9",))
-
-
-def _launch(ctx: LaunchContext) -> list[Command]:
-    return [Command(ctx.launcher("serve_werkzeug"))]
 
 
 RECIPES = [
     ServerRecipe(
         name="werkzeug", project="Werkzeug", flavour=Flavour.PROCESS, env=ENV,
-        version_of="werkzeug", launch=_launch, multi_worker=False,
+        version_of="werkzeug", launch=launch_script("serve_werkzeug"), multi_worker=False,
         handles=("werkzeug logger disabled (one line per request)",
                  "listen socket passed as fd: backlog (default 128) and TCP_NODELAY"),
         summary="development server, thread per connection; Connection: close on every reply, "
