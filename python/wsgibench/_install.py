@@ -10,7 +10,7 @@ from rich.console import Console
 from . import _checks, _envs
 from ._errors import EnvironmentProblem, UsageError, WsgibenchError
 from ._nginx_check import missing_binaries
-from ._serve import ServeOptions, availability, start
+from ._serve import ServeOptions, availability, installed_version, start
 from .servers import ServerRecipe, catalog, get
 
 
@@ -46,14 +46,14 @@ def install_servers(names: list[str], all_: bool, study: str | None, force: bool
         started = time.monotonic()
         try:
             with console.status(f"installing {recipe.name} ({recipe.env.name})"):
-                env = _envs.install(recipe.env, force=force)
+                _envs.install(recipe.env, force=force)
         except WsgibenchError as exc:
             console.print(f"[red]fail[/] {recipe.name}: {exc}")
             failures.append(recipe.name)
             continue
-        version = env.version(recipe.version_of) if recipe.version_of else "-"
-        console.print(f"[green]ok[/]   {recipe.name}: {recipe.version_of} {version} "
-                      f"({time.monotonic() - started:.0f} s)")
+        version = installed_version(recipe)  # python X.Y.Z for standard-library servers
+        what = f"{recipe.version_of} {version}" if recipe.version_of else version
+        console.print(f"[green]ok[/]   {recipe.name}: {what} ({time.monotonic() - started:.0f} s)")
     return failures
 
 

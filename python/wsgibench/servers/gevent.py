@@ -25,9 +25,11 @@ RECIPES = [
     ),
     ServerRecipe(
         name="gevent-pywsgi-nospawn", project="gevent", flavour=Flavour.GREENLET, env=ENV,
-        version_of="gevent", launch=_launch("none"), multi_worker=False, handles=_HANDLES,
-        summary="seed 000's spawn=None, kept as is: since gevent 1.0 it drops any connection "
-                "whose request is not there when accepted (BlockingSwitchOutError)",
+        version_of="gevent", launch=_launch("none"), multi_worker=False,
+        summary="seed 000's spawn=None: since gevent 1.0 the handler runs in the accept "
+                "callback and may not wait, so it serves one request per connection",
+        handles=_HANDLES + ("TCP_DEFER_ACCEPT: a connection is accepted once its request is "
+                            "there (else gevent drops it with BlockingSwitchOutError)",),
     ),
     ServerRecipe(
         name="gevent-pywsgi-pool1", project="gevent", flavour=Flavour.GREENLET, env=ENV,
