@@ -10,10 +10,11 @@ import altair as alt
 from . import _format as fmt
 from ._data import BASELINE, CellData, LoadData, ReportData
 
-# A fixed palette so a server keeps its colour in every chart of a report.
+# A fixed palette so a server keeps its colour in every chart of a report: Vega's tableau10, then
+# ten hues none of the first ten is close to (the quick study alone draws twelve servers).
 PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2", "#eeca3b",
-           "#ff9da6", "#9d755d", "#bab0ac", "#1f77b4", "#2ca02c", "#d62728", "#9467bd",
-           "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79", "#637939")
+           "#ff9da6", "#9d755d", "#bab0ac", "#17becf", "#bcbd22", "#393b79", "#e7298a",
+           "#00441b", "#8c2d04", "#6a3d9a", "#000080", "#808000", "#66c2a5")
 BASELINE_COLOUR = "#555555"
 STATUS_SHAPES = {"measured": "circle", "invalid": "triangle-up", "disqualified": "cross"}
 WIDTH, HEIGHT = 560, 320
@@ -36,8 +37,19 @@ class Palette:
             self.colours[label] = BASELINE_COLOUR if label.startswith(BASELINE) else next(free)
 
     def scale(self, labels: list[str]) -> alt.Scale:
-        present = [l for l in self.labels if l in labels]
-        return alt.Scale(domain=present, range=[self.colours[l] for l in present])
+        """Colours of `labels`, listed in the legend in the order given."""
+        return alt.Scale(domain=labels, range=[self.colours[l] for l in labels])
+
+
+def _top_down(rows: list[dict]) -> list[str]:
+    """Servers in the order their lines end, highest first, so the legend reads like the chart."""
+    last: dict[str, tuple[float, float]] = {}
+    for r in rows:
+        if r.get("missing"):
+            continue
+        key = (r["level"], r["value"])
+        last[r["server"]] = max(last.get(r["server"], key), key)
+    return sorted({r["server"] for r in rows}, key=lambda s: (-last.get(s, (0, 0))[1], s))
 
 
 def _title(text: str, data: ReportData, extra: str | None = None) -> alt.TitleParams:
@@ -90,8 +102,7 @@ def _metric_rows(load: LoadData, column: str, scale: float = 1.0, values=None) -
 def _series(rows: list[dict], palette: Palette, y_title: str, value_format: str,
             log_y: bool = False, x: alt.X | None = None) -> alt.LayerChart:
     """Median lines with min-max rules per server, status-shaped points, reasons in tooltips."""
-    labels = sorted({r["server"] for r in rows})
-    colour = alt.Color("server:N", scale=palette.scale(labels), title="server")
+    colour = alt.Color("server:N", scale=palette.scale(_top_down(rows)), title="server")
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
     tip = [alt.Tooltip("value:Q", title=y_title, format=value_format),
            alt.Tooltip("low:Q", title="min of repeats", format=value_format),
@@ -112,7 +123,8 @@ def _series(rows: list[dict], palette: Palette, y_title: str, value_format: str,
 
 def _finish(chart, data: ReportData, title: str, extra: str | None) -> dict:
     chart = chart.properties(title=_title(title, data, extra)) \
-        .configure_view(stroke=None).configure_legend(orient="right")
+        .configure_view(stroke=None) \
+        .configure_legend(orient="right", symbolOpacity=1)
     spec = chart.to_dict()
     spec.pop("$schema", None)  # no URL in the page, not even one nobody fetches
     return spec
