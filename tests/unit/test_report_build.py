@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from html.parser import HTMLParser
 
 import pytest
@@ -14,6 +15,7 @@ from wsgibench.report import write_report
 from wsgibench.report._charts import charts
 from wsgibench.report._cli import report_command
 from wsgibench.report._data import load_report_data
+from wsgibench.report._markdown import table as table_markdown
 from wsgibench.report._table import load_table, reference_level
 
 from .test_report_fixtures import build_store
@@ -54,6 +56,26 @@ def test_winners_exclude_the_baseline_and_declare_ties(tmp_path):
     assert win["throughput"].tied
     assert all("c" != l.split()[0] for l in win["throughput"].labels)
     assert win["errors"].tied  # everyone at 0 errors
+
+
+def test_a_disputed_number_is_shown_but_never_crowned(tmp_path):
+    # Seed 003's 2018 uWSGI: the lowest latency, with requests missing from it (Little's law).
+    path = build_store(tmp_path / "d.sqlite", speeds={"a": 5000.0, "b": 3000.0},
+                       random_jitter=False)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE cells SET diagnoses_json=? WHERE server='b'", (json.dumps(
+            [{"code": "littles-law", "message": "numbers disagree", "invalid": False}]),))
+        db.execute("UPDATE repeats SET latency_p50_us=1, latency_p99_us=2 WHERE cell_id IN "
+                   "(SELECT id FROM cells WHERE server='b')")
+    table = load_table(load_report_data(Store(path, create=False)).loads[0])
+    win = {w.metric.key: w for w in table.winners}
+    for key in ("latency_p50", "latency_p99"):
+        assert [l.split()[0] for l in win[key].labels] == ["a"]
+        assert [(l.split()[0], why) for l, why in win[key].unranked] == [
+            ("b", "its latency fails Little's law: requests are missing from it")]
+    assert win["throughput"].unranked == []  # its throughput is still its own
+    md = "\n".join(table_markdown(load_report_data(Store(path, create=False)), table))
+    assert "not ranked: b 1.0 (its latency fails Little's law" in md and " ⚠ (" in md
 
 
 def test_charts_carry_caption_record_ids_and_mark_disqualified(store):

@@ -62,9 +62,10 @@ def _entry_cell(table: LoadTable, row, key: str) -> str:
     spread = f"{metric.text(e.low)}–{metric.text(e.high)}"
     where = f"@{fmt.level(e.level)}" if key == "throughput" else ""
     title = (f"median of {len(e.samples)} repeats, min-max {spread}; cell {e.cell_id}, "
-             f"repeats {fmt.ids(e.repeat_ids)}")
+             f"repeats {fmt.ids(e.repeat_ids)}" + (f"; not ranked: {e.disputed}" if e.disputed else ""))
+    mark = " <span class=bad>⚠</span>" if e.disputed else ""
     return (f"<td class=\"{'win' if won else ''}\" title=\"{_e(title)}\">{_e(metric.text(e.median))}"
-            f"{_e(where)}<br><span class=ids>{_e(spread)}</span></td>")
+            f"{_e(where)}{mark}<br><span class=ids>{_e(spread)}</span></td>")
 
 
 def summary_table(data: ReportData, table: LoadTable) -> str:
@@ -88,7 +89,8 @@ def summary_table(data: ReportData, table: LoadTable) -> str:
             "hover a number for its cell and repeat ids")
     winners = "".join(
         f"<li><b>{_e(w.metric.title.replace('reference load', f'{load.level_field} {ref}'))}</b>: {_e(', '.join(w.labels))} ({_e(w.value)})"
-        + (f" — tie: differences within noise ({_e(w.method)})" if w.tied else "") + "</li>"
+        + (f" — {_e(w.tie_text())}" if w.tied else "")
+        + "".join(f"; not ranked: {_e(label)} ({_e(why)})" for label, why in w.unranked) + "</li>"
         for w in table.winners)
     return (f"<table>{_caption(data, what)}<thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
             f"<p>Winners per metric (the nginx baseline competes with none):</p><ul>{winners}</ul>")

@@ -18,7 +18,8 @@ def _entry(row, key: str) -> str:
         return "-"
     metric = next(m for m in METRICS if m.key == key)
     where = f" @{fmt.level(e.level)}" if key == "throughput" else ""
-    return f"{metric.text(e.median)}{where} ({metric.text(e.low)}–{metric.text(e.high)})"
+    mark = " ⚠" if e.disputed else ""
+    return f"{metric.text(e.median)}{where}{mark} ({metric.text(e.low)}–{metric.text(e.high)})"
 
 
 def table(data: ReportData, t: LoadTable) -> list[str]:
@@ -37,12 +38,14 @@ def table(data: ReportData, t: LoadTable) -> list[str]:
                  fmt.ids(row.cell_ids)]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     lines += ["", "Values are the median of the repeats with their min–max range; "
-              "record ids let you find every number in the results store.", "",
+              "record ids let you find every number in the results store; ⚠ marks a number a "
+              "diagnosis disputes, which is never ranked.", "",
               "**Winners** (the nginx baseline is the machine's ceiling and competes with none):", ""]
     for w in t.winners:
-        tie = f" — tie, the difference is within noise ({w.method})" if w.tied else ""
+        tie = f" — {w.tie_text()}" if w.tied else ""
         title = w.metric.title.replace("reference load", f"{load.level_field} {ref}")
-        lines.append(f"- {title}: **{', '.join(w.labels)}** ({w.value}){tie}")
+        left_out = "".join(f"; not ranked: {label} ({why})" for label, why in w.unranked)
+        lines.append(f"- {title}: **{', '.join(w.labels)}** ({w.value}){tie}{left_out}")
     lines.append("")
     return lines
 

@@ -90,4 +90,4 @@ def compare_samples(a: list[float], b: list[float], alpha: float = ALPHA) -> Ver
         return Verdict(len(a), len(b), ma, mb, change, p, "Mann-Whitney U, exact", p < alpha)
     disjoint = max(a) < min(b) or max(b) < min(a)
     return Verdict(len(a), len(b), ma, mb, change, p,
-                   f"min-max ranges (n too small for Mann-Whitney at {alpha:g})", disjoint)
+                   f"min-max ranges: too few repeats for Mann-Whitney at {alpha:g}", disjoint)

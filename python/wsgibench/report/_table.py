@@ -11,6 +11,15 @@ from ._data import BASELINE, CellData, LoadData
 from ._significance import compare_samples
 
 COUNTED = ("measured", "invalid")  # invalid: the engine saturated, the value is a lower bound
+# Diagnoses that make a cell's number mean something else than it seems, and the metrics they
+# touch: such a number is shown, marked, and never crowned (seed 003's 0.16 ms at 10,000
+# connections would otherwise win the latency ranking).
+DISPUTES = {
+    "littles-law": (("latency_p50", "latency_p99"),
+                    "its latency fails Little's law: requests are missing from it"),
+    "engine-saturated": (("throughput", "latency_p50", "latency_p99", "errors", "efficiency"),
+                         "the load generator was the bottleneck"),
+}
 
 
 @dataclass
@@ -21,6 +30,7 @@ class Entry:
     repeat_ids: list[int]
     level: float
     status: str
+    disputed: str | None = None  # why this number may not win (see DISPUTES)
 
     @property
     def median(self) -> float:
@@ -72,10 +82,17 @@ class Winner:
     labels: list[str]  # the best, then any tied with it
     value: str
     method: str
+    unranked: list[tuple[str, str]] = field(default_factory=list)  # (label, why) left out
+    equal: bool = False  # every tied median is the best's (e.g. no errors anywhere)
 
     @property
     def tied(self) -> bool:
         return len(self.labels) > 1
+
+    def tie_text(self) -> str:
+        if not self.tied:
+            return ""
+        return "tie: equal medians" if self.equal else f"tie within noise ({self.method})"
 
 
 @dataclass
@@ -86,10 +103,22 @@ class LoadTable:
     winners: list[Winner]
 
 
-def _entry(cell: CellData | None, values: list[float]) -> Entry | None:
+def _entry(cell: CellData | None, values: list[float], key: str) -> Entry | None:
     if cell is None or not values:
         return None
-    return Entry(values, cell.cell.id, cell.repeat_ids, cell.cell.level, cell.cell.status)
+    return Entry(values, cell.cell.id, cell.repeat_ids, cell.cell.level, cell.cell.status,
+                 _disputed(cell, key))
+
+
+def _disputed(cell: CellData, key: str) -> str | None:
+    codes = {d.get("code") for d in cell.cell.diagnoses or []}
+    if cell.cell.status == "invalid":
+        codes.add("engine-saturated")
+    for code in sorted(codes & set(DISPUTES)):
+        keys, why = DISPUTES[code]
+        if key in keys:
+            return why
+    return None
 
 
 def reference_level(load: LoadData) -> float | None:
@@ -120,35 +149,38 @@ def server_row(server: str, cells: list[CellData], ref: float | None) -> ServerR
     row = ServerRow(server, any_cell.label, any_cell.summary.flavour, any_cell.summary.version, caps,
                     _status(cells), [c.cell.id for c in cells])
     best = max(counted, key=lambda c: c.median("rps_ok") or 0, default=None)
-    row.entries["throughput"] = _entry(best, best.values("rps_ok") if best else [])
+    row.entries["throughput"] = _entry(best, best.values("rps_ok") if best else [], "throughput")
     at_ref = next((c for c in counted if c.cell.level == ref), None)
-    row.entries["latency_p50"] = _entry(at_ref, at_ref.values("latency_p50_us") if at_ref else [])
-    row.entries["latency_p99"] = _entry(at_ref, at_ref.values("latency_p99_us") if at_ref else [])
-    row.entries["errors"] = _entry(at_ref, at_ref.values("error_rate") if at_ref else [])
-    row.entries["efficiency"] = _entry(at_ref, at_ref.efficiency() if at_ref else [])
+    for key, column in (("latency_p50", "latency_p50_us"), ("latency_p99", "latency_p99_us"),
+                        ("errors", "error_rate")):
+        row.entries[key] = _entry(at_ref, at_ref.values(column) if at_ref else [], key)
+    row.entries["efficiency"] = _entry(at_ref, at_ref.efficiency() if at_ref else [], "efficiency")
     with_rss = [c for c in cells if c.values("rss_peak_bytes")]
     fattest = max(with_rss, key=lambda c: max(c.values("rss_peak_bytes")), default=None)
-    row.entries["memory"] = _entry(fattest, fattest.values("rss_peak_bytes") if fattest else [])
+    row.entries["memory"] = _entry(fattest, fattest.values("rss_peak_bytes") if fattest else [],
+                                   "memory")
     return row
 
 
 def winner(metric: Metric, rows: list[ServerRow]) -> Winner | None:
     """The best median among the WSGI servers (the nginx ceiling competes with none); servers whose
-    repeats are not significantly different from the best's are declared tied with it."""
+    repeats are not significantly different from the best's are declared tied with it. A disputed
+    number (see DISPUTES) competes with none either, and the winner says which were left out."""
     candidates = [(r, r.entries.get(metric.key)) for r in rows if r.server != BASELINE]
-    candidates = [(r, e) for r, e in candidates if e is not None]
+    unranked = [(r.label, e.disputed) for r, e in candidates if e is not None and e.disputed]
+    candidates = [(r, e) for r, e in candidates if e is not None and not e.disputed]
     if not candidates:
         return None
     sign = -1 if metric.higher_is_better else 1
     candidates.sort(key=lambda re: sign * re[1].median)
     best_row, best = candidates[0]
-    labels, method = [best_row.label], ""
+    labels, method, equal = [best_row.label], "", True
     for r, e in candidates[1:]:
         verdict = compare_samples(best.samples, e.samples)
-        method = verdict.method
         if not verdict.significant:
             labels.append(r.label)
-    return Winner(metric, labels, metric.text(best.median), method)
+            method, equal = verdict.method, equal and e.median == best.median
+    return Winner(metric, labels, metric.text(best.median), method, unranked, equal)
 
 
 def load_table(load: LoadData) -> LoadTable:
