@@ -292,7 +292,7 @@ fn parse_expect(v: Option<&Value>, ctx: &str) -> Result<(u16, Expect), PlanError
 }
 
 fn decode_hex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
+    if s.len() % 2 != 0 {
         return None;
     }
     (0..s.len())
