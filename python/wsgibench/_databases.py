@@ -443,7 +443,7 @@ def _reachable(path: Path, uid: int, gid: int) -> bool:
 
 def app_deps(python: Path, requirements: tuple[str, ...] = DRIVERS) -> Path:
     """The directory holding `requirements` for this interpreter's minor version, installed once."""
-    from ._envs import _uv
+    from ._envs import _uv, installer_env
 
     out = subprocess.run([str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
                          capture_output=True, text=True, check=True)
@@ -460,7 +460,7 @@ def app_deps(python: Path, requirements: tuple[str, ...] = DRIVERS) -> Path:
     else:
         argv = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--target",
                 str(tmp), *requirements]
-    proc = subprocess.run(argv, capture_output=True, text=True)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=installer_env())
     if proc.returncode != 0:
         tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
         raise EnvironmentProblem(f"installing the db app's drivers failed: {tail[0][:300]}")

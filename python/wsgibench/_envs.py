@@ -67,6 +67,17 @@ def _uv() -> str | None:
         return shutil.which("uv")
 
 
+def installer_env() -> dict[str, str]:
+    """The environment for uv and pip. uv trusts its own bundled certificates unless told
+    otherwise; behind a proxy whose CA only the system store holds it would fail where pip (which
+    uses the system store) works, so it is told to use the system store too, unless the user chose."""
+    env = dict(os.environ)
+    env.pop("VIRTUAL_ENV", None)
+    if "UV_SYSTEM_CERTS" not in env and "UV_NATIVE_TLS" not in env:
+        env["UV_SYSTEM_CERTS"] = env["UV_NATIVE_TLS"] = "1"  # older uv reads the first name
+    return env
+
+
 def _run(argv: list[str], log: Path, env: dict[str, str] | None = None) -> None:
     with log.open("a") as out:
         out.write("$ " + " ".join(argv) + "\n")
@@ -93,8 +104,7 @@ def install(spec: PythonEnv, force: bool = False) -> InstalledEnv:
     log.write_text("")
     python = path / "bin" / "python"
     uv = _uv()
-    env = dict(os.environ)
-    env.pop("VIRTUAL_ENV", None)
+    env = installer_env()
     if spec.build_constraints:
         constraints = path.parent / f"{path.name}.constraints.txt"
         constraints.write_text("\n".join(spec.build_constraints) + "\n")
