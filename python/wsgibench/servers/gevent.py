@@ -27,7 +27,7 @@ RECIPES = [
         name="gevent-pywsgi-nospawn", project="gevent", flavour=Flavour.GREENLET, env=ENV,
         version_of="gevent", launch=_launch("none"), multi_worker=False,
         summary="seed 000's spawn=None: since gevent 1.0 the handler runs in the accept "
-                "callback and may not wait, so it serves one request per connection",
+                "callback and may not wait, so a connection ends once no request is waiting",
         handles=_HANDLES + ("TCP_DEFER_ACCEPT: a connection is accepted once its request is "
                             "there (else gevent drops it with BlockingSwitchOutError)",),
     ),
