@@ -90,7 +90,7 @@ def summary_table(data: ReportData, table: LoadTable) -> str:
     winners = "".join(
         f"<li><b>{_e(w.metric.title.replace('reference load', f'{load.level_field} {ref}'))}</b>: {_e(', '.join(w.labels))} ({_e(w.value)})"
         + (f" — {_e(w.tie_text())}" if w.tied else "")
-        + "".join(f"; not ranked: {_e(label)} ({_e(why)})" for label, why in w.unranked) + "</li>"
+        + _e(w.unranked_text()) + "</li>"
         for w in table.winners)
     return (f"<table>{_caption(data, what)}<thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
             f"<p>Winners per metric (the nginx baseline competes with none):</p><ul>{winners}</ul>")

@@ -44,8 +44,7 @@ def table(data: ReportData, t: LoadTable) -> list[str]:
     for w in t.winners:
         tie = f" — {w.tie_text()}" if w.tied else ""
         title = w.metric.title.replace("reference load", f"{load.level_field} {ref}")
-        left_out = "".join(f"; not ranked: {label} ({why})" for label, why in w.unranked)
-        lines.append(f"- {title}: **{', '.join(w.labels)}** ({w.value}){tie}{left_out}")
+        lines.append(f"- {title}: **{', '.join(w.labels)}** ({w.value}){tie}{w.unranked_text()}")
     lines.append("")
     return lines
 

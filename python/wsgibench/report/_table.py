@@ -94,6 +94,9 @@ class Winner:
             return ""
         return "tie: equal medians" if self.equal else f"tie within noise ({self.method})"
 
+    def unranked_text(self) -> str:
+        return "".join(f"; not ranked: {label} ({why})" for label, why in self.unranked)
+
 
 @dataclass
 class LoadTable:
