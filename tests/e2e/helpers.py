@@ -21,6 +21,22 @@ def require(name: str, install: bool = True):
     return recipe
 
 
+ENGINE_BOUND = "engine-saturated"
+
+
+def measured_or_engine_bound(cell) -> bool:
+    """Against nginx, which answers about as fast as one engine core can ask, a cell may end
+    `invalid` because the engine hit its own limit: that is the tool's honest verdict about the
+    client, not a server failure. Nothing else may keep the cell from `measured`."""
+    codes = {d["code"] for d in cell.diagnoses}
+    return cell.status == "measured" or (cell.status == "invalid" and ENGINE_BOUND in codes)
+
+
+def server_flags(diagnoses) -> set[str]:
+    """Diagnosis codes about the server: everything but the engine's own saturation."""
+    return {d["code"] for d in diagnoses} - {ENGINE_BOUND}
+
+
 def leftovers(marker: str = "wsgibench-") -> list[str]:
     """Processes whose command line mentions a wsgibench scratch dir or launcher: none may survive."""
     found = []

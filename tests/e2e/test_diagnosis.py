@@ -8,7 +8,7 @@ from wsgibench._runner import StudyRunner
 from wsgibench._store import Store
 from wsgibench._studies import parse_study
 
-from .helpers import require
+from .helpers import measured_or_engine_bound, require, server_flags
 
 
 def _diagnose(tmp_path, server: str, load: dict, **study) -> tuple[set[str], object]:
@@ -64,5 +64,6 @@ def test_sleeping_app_with_one_worker(tmp_path):
 
 @pytest.mark.parametrize("server", ["nginx-baseline"])
 def test_baseline_has_no_flag(tmp_path, server):
-    codes, _ = _diagnose(tmp_path, server, CLOSED)
-    assert codes == set()
+    _, cell = _diagnose(tmp_path, server, CLOSED)
+    assert measured_or_engine_bound(cell), (cell.status, cell.reason)
+    assert server_flags(cell.diagnoses) == set()
