@@ -1,3 +1,3 @@
-from .cli import main
+from wsgibench.cli import main
 
 main()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import psutil
 import pytest
 
-from wsgibench import _envs
-from wsgibench._serve import availability
+from wsgibench.machine import venvs as _envs
+from wsgibench.run.serve import availability
 from wsgibench.servers import get
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from wsgibench._engine import find_engine
-from wsgibench._store import Store
+from wsgibench.run.engine import find_engine
+from wsgibench.results.store import Store
 
 USAGE, ENVIRONMENT = 2, 3
 
@@ -124,9 +124,9 @@ def test_store_that_is_not_sqlite(tmp_path):
 
 def test_missing_system_package(monkeypatch):
     """nginx is installed here, so its absence is simulated where wsgibench looks for it."""
-    import wsgibench._serve as serve
+    from wsgibench.servers.recipe import Binary
 
-    monkeypatch.setattr(serve, "missing_binaries", lambda recipe: list(recipe.binaries))
+    monkeypatch.setattr(Binary, "path", lambda binary: None)
     from wsgibench.cli import cli
 
     result = CliRunner().invoke(cli, ["check", "nginx-baseline"])

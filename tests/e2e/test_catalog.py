@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from wsgibench import _checks
-from wsgibench._serve import ServeOptions, start
+from wsgibench.run import checks as _checks
+from wsgibench.run.serve import ServeOptions, start
 from wsgibench.servers import catalog
 
 from .helpers import require
@@ -28,7 +28,7 @@ def test_serves_pong_and_stops_cleanly(name):
     recipe = require(name)
     server, workdir = start(recipe, ServeOptions())
     try:
-        caps = _checks.check(server.ctx.host, server.ctx.port)
+        caps = _checks.check(server.host, server.port)
         assert caps.pong, caps.detail
         assert caps.http10, caps.detail
         procs = server.processes()

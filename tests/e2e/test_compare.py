@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from wsgibench._compare import compare_stores
-from wsgibench._store import Store
+from wsgibench.results.compare import compare_stores
+from wsgibench.results.store import Store
 
 from .test_report_helpers import run_study, wsgibench
 

@@ -14,11 +14,11 @@ import sys
 import psutil
 import pytest
 
-from wsgibench import _databases
-from wsgibench._errors import EnvironmentProblem, UsageError
-from wsgibench._runner import StudyRunner
-from wsgibench._store import Store
-from wsgibench._studies import parse_study
+from wsgibench import databases as _databases
+from wsgibench.errors import EnvironmentProblem, UsageError
+from wsgibench.run.study import StudyRunner
+from wsgibench.results.store import Store
+from wsgibench.study.model import parse_study
 
 from .helpers import leftovers, require
 
@@ -144,7 +144,7 @@ def test_database_key_only_for_the_db_app():
 
 
 def test_builtin_db2011_parses():
-    proc = subprocess.run([sys.executable, "-c", "from wsgibench._studies import load_study;"
+    proc = subprocess.run([sys.executable, "-c", "from wsgibench.study.model import load_study;"
                            "s = load_study('db2011');"
                            "print([(l.name, l.database, l.params['requests'], l.levels) "
                            "for l in s.loads])"], capture_output=True, text=True, check=True)

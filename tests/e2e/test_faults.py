@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from wsgibench._runner import StudyRunner
-from wsgibench._store import Store
-from wsgibench._studies import parse_study
+from wsgibench.run.study import StudyRunner
+from wsgibench.results.store import Store
+from wsgibench.study.model import parse_study
 from wsgibench.faults import FAULTS
 
 from .procs import TAG_VAR, alive, new_tag, none_left

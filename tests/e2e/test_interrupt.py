@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from wsgibench._store import Store
+from wsgibench.results.store import Store
 
 from .helpers import require
 from .procs import TAG_VAR, describe, new_tag, none_left, tagged

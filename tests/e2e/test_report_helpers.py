@@ -21,7 +21,7 @@ CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--disable-dev-shm-usage", "--window-size=1400,1000"]
 
 # Until `report` and `compare` are registered in wsgibench.cli, reach them through a tiny group.
-_SHIM = ("import click; from wsgibench.report._cli import report_command, compare_command; "
+_SHIM = ("import click; from wsgibench.cli.report import report_command, compare_command; "
          "g = click.Group(commands=[report_command, compare_command]); g(prog_name='wsgibench')")
 
 

@@ -13,9 +13,9 @@ import threading
 
 import pytest
 
-from wsgibench._runner import StudyRunner
-from wsgibench._store import Store
-from wsgibench._studies import parse_study
+from wsgibench.run.study import StudyRunner
+from wsgibench.results.store import Store
+from wsgibench.study.model import parse_study
 
 from .helpers import measured_or_engine_bound, require, server_flags
 

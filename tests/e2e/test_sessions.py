@@ -6,9 +6,9 @@ import json
 import subprocess
 import sys
 
-from wsgibench._runner import StudyRunner
-from wsgibench._store import Store
-from wsgibench._studies import load_study, parse_study
+from wsgibench.run.study import StudyRunner
+from wsgibench.results.store import Store
+from wsgibench.study.model import load_study, parse_study
 
 from .helpers import require
 

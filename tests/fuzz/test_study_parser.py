@@ -13,8 +13,8 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from wsgibench._errors import UsageError  # noqa: E402
-from wsgibench._studies import load_study, parse_study  # noqa: E402
+from wsgibench.errors import UsageError  # noqa: E402
+from wsgibench.study.model import load_study, parse_study  # noqa: E402
 
 EXAMPLES = int(os.environ.get("WSGIBENCH_FUZZ_EXAMPLES", "60"))
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize="WSGIBENCH_FUZZ_EXAMPLES"

@@ -8,10 +8,11 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from wsgibench._compare import compare_stores, markdown, median_ratio, print_table
-from wsgibench._errors import UsageError
-from wsgibench._store import Store
-from wsgibench.report._cli import compare_command
+from wsgibench.report.compare import markdown, print_table
+from wsgibench.results.compare import compare_stores, median_ratio
+from wsgibench.errors import UsageError
+from wsgibench.results.store import Store
+from wsgibench.cli.report import compare_command
 
 from .test_report_fixtures import ENV, build_store
 

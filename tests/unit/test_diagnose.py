@@ -1,6 +1,6 @@
 from dataclasses import replace
 
-from wsgibench._diagnose import Facts, diagnose
+from wsgibench.results.diagnose import Facts, diagnose
 
 CLEAN = Facts(
     model="closed", level=100, wants_keep_alive=True, responses=100_000, ok=100_000, errors=0,

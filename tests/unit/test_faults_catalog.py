@@ -4,7 +4,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from wsgibench._studies import load_study
+from wsgibench.study.model import load_study
 from wsgibench.cli import cli
 from wsgibench.faults import FAULTS
 from wsgibench.servers import catalog, fault_catalog, get

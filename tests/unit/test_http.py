@@ -1,6 +1,6 @@
 import pytest
 
-from wsgibench import _http
+from wsgibench.run import http as _http
 
 
 def test_content_length_response_and_leftover():

@@ -10,13 +10,13 @@ from html.parser import HTMLParser
 import pytest
 from click.testing import CliRunner
 
-from wsgibench._store import Store
+from wsgibench.results.store import Store
 from wsgibench.report import write_report
-from wsgibench.report._charts import charts
-from wsgibench.report._cli import report_command
-from wsgibench.report._data import load_report_data
-from wsgibench.report._markdown import table as table_markdown
-from wsgibench.report._table import load_table, reference_level
+from wsgibench.report.charts import charts
+from wsgibench.cli.report import report_command
+from wsgibench.report.data import load_report_data
+from wsgibench.report.markdown import table as table_markdown
+from wsgibench.report.table import load_table, reference_level
 
 from .test_report_fixtures import build_store
 

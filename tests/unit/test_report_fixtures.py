@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from wsgibench._store import Store
+from wsgibench.results.store import Store
 
 ENV = {
     "cpu_model": "Test CPU 3000", "cpu_count": 2, "kernel": "6.1.0-test", "memory_bytes": 8 * 2**30,

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from wsgibench.report._significance import compare_samples, mann_whitney_u, min_p
+from wsgibench.results.significance import compare_samples, mann_whitney_u, min_p
 
 
 def _brute_force_p(a: list[float], b: list[float]) -> float:

@@ -3,7 +3,7 @@
 import re
 import socket
 
-from wsgibench import _sockdiag
+from wsgibench.machine import sockdiag as _sockdiag
 
 
 def _proc_count(port: int) -> int:

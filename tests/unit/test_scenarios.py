@@ -7,11 +7,12 @@ import os
 
 import pytest
 
-from wsgibench._apps import get_app
-from wsgibench._errors import UsageError
-from wsgibench._runner import StudyRunner
-from wsgibench._store import Store
-from wsgibench._studies import load_study, parse_study
+from wsgibench.study.apps import get_app
+from wsgibench.errors import UsageError
+from wsgibench.run.cell import place
+from wsgibench.run.study import StudyRunner
+from wsgibench.results.store import Store
+from wsgibench.study.model import load_study, parse_study
 from wsgibench.servers import Flavour, get
 
 LOAD = {"name": "c", "model": "count", "requests": 10, "levels": [5]}
@@ -43,13 +44,14 @@ def test_scale_cpus_makes_one_load_per_count(tmp_path):
         parse_study({"servers": ["gunicorn-sync"], "scale_cpus": [0], "load": [LOAD]}, "t")
     runner = StudyRunner(study, Store(tmp_path / "r.sqlite"))
     cpus = sorted(os.sched_getaffinity(0))
-    workers, shared = runner._placement(study.loads[-1])
-    assert workers == usable and runner.server_cpus == cpus
-    assert runner.engine_cpus == cpus and shared and "shares" in shared
+    study_cpus = (runner.server_cpus, runner.engine_cpus)
+    p = place(study.loads[-1], study_cpus, study.workers)
+    assert p.workers == usable and p.server_cpus == cpus
+    assert p.engine_cpus == cpus and p.shared and "shares" in p.shared
     if usable > 1:
-        workers, shared = runner._placement(study.loads[0])
-        assert workers == 1 and runner.server_cpus == cpus[:1] and runner.engine_cpus == cpus[1:]
-        assert shared is None
+        p = place(study.loads[0], study_cpus, study.workers)
+        assert p.workers == 1 and p.server_cpus == cpus[:1] and p.engine_cpus == cpus[1:]
+        assert p.shared is None
 
 
 def test_recipes_for_scenarios():

@@ -1,4 +1,4 @@
-from wsgibench._stats import summarise, trimmed
+from wsgibench.results.stats import summarise, trimmed
 
 
 def test_trimmed_drops_highest_and_lowest():

@@ -2,9 +2,9 @@ import sqlite3
 
 import pytest
 
-from wsgibench._errors import EnvironmentProblem
-from wsgibench._store import SCHEMA_VERSION, Store
-from wsgibench._summary import summarise_study
+from wsgibench.errors import EnvironmentProblem
+from wsgibench.results.store import SCHEMA_VERSION, Store
+from wsgibench.results.summary import summarise_study
 
 
 def _repeat(idx, rps):

@@ -1,8 +1,8 @@
 import pytest
 
-from wsgibench._errors import UsageError
-from wsgibench._runner import plan_cells
-from wsgibench._studies import builtin_names, load_study, parse_study
+from wsgibench.errors import UsageError
+from wsgibench.study.plan import plan_cells
+from wsgibench.study.model import builtin_names, load_study, parse_study
 
 BASE = {"servers": ["nginx-baseline", "gunicorn-sync"],
         "load": [{"name": "c", "model": "closed", "levels": [500, 50], "duration_s": 1}]}

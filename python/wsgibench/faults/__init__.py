@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..servers._recipe import Command, Flavour, LaunchContext, ServerRecipe
+from wsgibench.servers.recipe import Command, Flavour, LaunchContext, ServerRecipe
 
 SCRIPT = Path(__file__).resolve().parent / "serve_fault.py"
 

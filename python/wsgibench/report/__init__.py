@@ -1,5 +1,5 @@
 """Reports of a stored study: a self-contained HTML page, a PNG per chart, and a Markdown summary."""
 
-from ._write import ReportFiles, write_report
+from wsgibench.report.write import ReportFiles, write_report
 
 __all__ = ["ReportFiles", "write_report"]

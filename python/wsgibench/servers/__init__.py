@@ -1,38 +1,43 @@
-"""The server catalog: every adapter module in this package contributes RECIPES."""
+"""The server catalog: one folder per server project, each contributing RECIPES."""
 
 from __future__ import annotations
 
 import difflib
 import importlib
 import pkgutil
+from dataclasses import replace
 from functools import cache
 
-from .._errors import UsageError
-from ._recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+from wsgibench.errors import UsageError
+from wsgibench.servers.recipe import Binary, Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
 
-__all__ = ["Command", "Flavour", "LaunchContext", "PythonEnv", "ServerRecipe", "catalog",
-           "fault_catalog", "get"]
+__all__ = ["Binary", "Command", "Flavour", "LaunchContext", "PythonEnv", "ServerRecipe", "catalog",
+           "fault_catalog", "folders", "get"]
+
+
+def folders() -> list[str]:
+    """The server folders (sub-packages) of this package, sorted: each holds one server project."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__)
+                  if m.ispkg and not m.name.startswith("_"))
 
 
 @cache
 def catalog() -> dict[str, ServerRecipe]:
-    """All recipes by name, in module order; adding a server means adding one module."""
+    """All recipes by name, in folder order; adding a server means adding one folder."""
     recipes: dict[str, ServerRecipe] = {}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_") or info.name == "launchers":
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
+    for folder in folders():
+        module = importlib.import_module(f"{__name__}.{folder}")
         for recipe in module.RECIPES:
             if recipe.name in recipes:
                 raise RuntimeError(f"duplicate server recipe {recipe.name!r}")
-            recipes[recipe.name] = recipe
+            recipes[recipe.name] = replace(recipe, module=module.__name__)
     return recipes
 
 
 @cache
 def fault_catalog() -> dict[str, ServerRecipe]:
     """The `fault-*` test servers (wsgibench.faults): resolvable by name, never listed in catalog()."""
-    from ..faults import RECIPES
+    from wsgibench.faults import RECIPES
 
     return {r.name: r for r in RECIPES}
 

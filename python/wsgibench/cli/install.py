@@ -1,0 +1,78 @@
+"""`wsgibench install` and `wsgibench check`: build server environments and try one server."""
+
+from __future__ import annotations
+
+import shutil
+import time
+
+from rich.console import Console
+
+from wsgibench.errors import EnvironmentProblem, UsageError, WsgibenchError
+from wsgibench.machine import venvs
+from wsgibench.run import checks
+from wsgibench.run.serve import ServeOptions, availability, installed_version, start
+from wsgibench.servers import ServerRecipe, catalog, get
+
+
+def _selected(names: list[str], all_: bool, study: str | None) -> list[ServerRecipe]:
+    if all_:
+        return [r for r in catalog().values() if not r.unavailable]
+    if study:
+        from wsgibench.study.model import load_study
+
+        return [get(n) for n in load_study(study).server_names()]
+    if not names:
+        raise UsageError("name at least one server, or --all, or --study NAME")
+    return [get(n) for n in names]
+
+
+def install_servers(names: list[str], all_: bool, study: str | None, force: bool,
+                    console: Console) -> list[str]:
+    """Install each selected recipe's env; returns the names that failed (others still install)."""
+    failures = []
+    for recipe in _selected(names, all_, study):
+        if recipe.unavailable:
+            console.print(f"[yellow]skip[/] {recipe.name}: {recipe.unavailable}")
+            continue
+        missing = recipe.missing_binaries()
+        if missing:
+            console.print(f"[red]fail[/] {recipe.name}: needs {', '.join(missing)} "
+                          f"(apt-get install {' '.join(recipe.system_packages)})")
+            failures.append(recipe.name)
+            continue
+        if recipe.env is None:
+            console.print(f"[green]ok[/]   {recipe.name}: system packages only")
+            continue
+        started = time.monotonic()
+        try:
+            with console.status(f"installing {recipe.name} ({recipe.env.name})"):
+                venvs.install(recipe.env, force=force)
+        except WsgibenchError as exc:
+            console.print(f"[red]fail[/] {recipe.name}: {exc}")
+            failures.append(recipe.name)
+            continue
+        version = installed_version(recipe)  # python X.Y.Z for standard-library servers
+        what = f"{recipe.version_of} {version}" if recipe.version_of else version
+        console.print(f"[green]ok[/]   {recipe.name}: {what} ({time.monotonic() - started:.0f} s)")
+    return failures
+
+
+def check_server(name: str, keep: bool, console: Console) -> None:
+    recipe = get(name)
+    ok, why = availability(recipe)
+    if not ok:
+        raise EnvironmentProblem(f"{name} is not available here: {why}")
+    server, workdir = start(recipe, ServeOptions())
+    try:
+        caps = checks.check(server.host, server.port)
+        pids = [p.pid for p in server.processes()]
+        console.print(f"{name} on {server.host}:{server.port} (pids {pids})")
+        for key, value in caps.as_dict().items():
+            console.print(f"  {key}: {value}")
+        if keep:
+            console.print("running; Ctrl-C stops it")
+            while server.dead() is None:
+                time.sleep(0.5)
+    finally:
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)

@@ -1,0 +1,56 @@
+"""What every command shares: the consoles, and errors that end in one line and an exit code."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from wsgibench.errors import EXIT_INTERRUPTED, WsgibenchError
+
+# Piped output (CI logs, files) gets wide tables instead of columns cut to 80 characters.
+console = Console(width=None if sys.stdout.isatty() else 240)
+err = Console(stderr=True)
+
+
+def friendly(fn):
+    """Bad input and broken environments end with one line and an exit code, never a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except WsgibenchError as exc:
+            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True,
+                      soft_wrap=True)  # escaped: a message may quote "[[load]]"
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            err.print("interrupted")
+            sys.exit(EXIT_INTERRUPTED)
+        except Exception as exc:  # a bug of ours: one line here, the traceback in a file
+            log = _write_traceback()
+            err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} "
+                      f"(traceback in {log}; please report it)", highlight=False)
+            sys.exit(1)
+
+    return wrapper
+
+
+def _write_traceback() -> Path:
+    import tempfile
+    import traceback
+
+    from wsgibench.paths import home
+
+    for folder in (home(), Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            log = folder / "last-error.log"
+            log.write_text(traceback.format_exc())
+            return log
+        except OSError:
+            continue
+    return Path("(nowhere)")

@@ -1,0 +1,176 @@
+"""The `wsgibench` command line: thin commands over the typed API; errors end in one line."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from wsgibench import __version__
+from wsgibench.cli.kit import friendly, console, err
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="wsgibench")
+def cli() -> None:
+    """Reproducible, honest benchmarks of Python web servers."""
+
+
+@cli.command()
+@click.option("--verbose", "-v", is_flag=True, help="Also show the pitfalls each recipe handles.")
+@click.option("--faults", is_flag=True, help="List the fault-injection test servers instead.")
+@friendly
+def servers(verbose: bool, faults: bool) -> None:
+    """List every catalog entry: flavour, availability here, installed version."""
+    from wsgibench.run.serve import availability, installed_version
+    from wsgibench.servers import catalog, fault_catalog
+
+    table = Table(title="wsgibench server catalog")
+    for col in ("name", "flavour", "available", "version", "notes"):
+        table.add_column(col)
+    for recipe in (fault_catalog() if faults else catalog()).values():
+        ok, why = availability(recipe)
+        notes = why or recipe.summary
+        if verbose and recipe.handles:
+            notes += "\n  handles: " + "; ".join(recipe.handles)
+        table.add_row(recipe.name, str(recipe.flavour), "yes" if ok else "no",
+                      installed_version(recipe) or "-", notes)
+    console.print(table)
+
+
+@cli.command()
+@click.argument("names", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Install every entry that can be installed here.")
+@click.option("--study", help="Install the servers a study uses.")
+@click.option("--force", is_flag=True, help="Rebuild environments that exist.")
+@friendly
+def install(names: tuple[str, ...], all_: bool, study: str | None, force: bool) -> None:
+    """Build the isolated environment of each named server from its pinned requirements."""
+    from wsgibench.cli.install import install_servers
+
+    failures = install_servers(list(names), all_=all_, study=study, force=force, console=console)
+    if failures:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("name")
+@click.option("--keep", is_flag=True, help="Keep it running until Ctrl-C (to poke at it).")
+@friendly
+def check(name: str, keep: bool) -> None:
+    """Start one server, run the behaviour checks (pong, HTTP/1.0, keep-alive, pipelining), stop it."""
+    from wsgibench.cli.install import check_server
+
+    check_server(name, keep=keep, console=console)
+
+
+@cli.command()
+@click.option("--fix", is_flag=True, help="Apply the sysctls that can be applied (root only).")
+@friendly
+def doctor(fix: bool) -> None:
+    """Check the system settings that distort results, with recommended values and consequences."""
+    from wsgibench.machine.doctor import apply_fixes, findings, is_root
+
+    found = findings()
+    table = Table(title="wsgibench doctor")
+    for col in ("check", "value", "recommended", "", "consequence when not"):
+        table.add_column(col, overflow="fold")
+    for f in found:
+        table.add_row(f.name, f.value, f.recommended, "[green]ok[/]" if f.ok else "[red]!![/]",
+                      f.consequence)
+    console.print(table)
+    if fix:
+        if not is_root():
+            err.print("error: --fix needs root")
+            sys.exit(2)
+        for line in apply_fixes(found) or ["nothing to change"]:
+            console.print(f"changed {line}" if "->" in line else line)
+
+
+def _results_option(fn):
+    return click.option("--results", "results", type=click.Path(path_type=Path), default=None,
+                        help="Results store (SQLite). Default: ./results/wsgibench.sqlite")(fn)
+
+
+def _open_store(path: Path | None, create: bool):
+    from wsgibench.paths import default_results
+    from wsgibench.results.store import Store
+
+    return Store(path or default_results(), create=create)
+
+
+@cli.command()
+def studies() -> None:
+    """List the built-in studies."""
+    from wsgibench.study.model import builtin_names, load_study
+
+    for name in builtin_names():
+        study = load_study(name)
+        console.print(f"[bold]{name}[/]: {study.description} ({study.cell_count()} cells)")
+
+
+@cli.command()
+@click.argument("study")
+@_results_option
+@click.option("--servers", help="Comma-separated servers replacing the study's list.")
+@click.option("--repeats", type=int, help="Repeats per cell.")
+@click.option("--duration", type=float, help="Seconds per repeat, for every load that has one.")
+@click.option("--levels", help="Comma-separated levels replacing every load's levels.")
+@click.option("--app-env", "app_env", multiple=True, metavar="KEY=VALUE",
+              help="An app setting, e.g. WSGIBENCH_SLEEP_S=0.1 (repeatable).")
+@click.option("--install/--no-install", default=True, show_default=True,
+              help="Build missing server environments first.")
+@click.option("--resume", is_flag=True,
+              help="Continue this study's unfinished run in the store: finished cells are kept.")
+@friendly
+def run(study: str, results: Path | None, servers: str | None, repeats: int | None,
+        duration: float | None, levels: str | None, app_env: tuple[str, ...], install: bool,
+        resume: bool) -> None:
+    """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
+    from wsgibench.cli.run import run_study
+
+    run_study(study, results, servers=servers, repeats=repeats, duration=duration, levels=levels,
+              app_env=app_env,
+              install=install, resume=resume, console=console)
+
+
+@cli.command()
+@click.argument("results", required=False, type=click.Path(path_type=Path))
+@click.option("--study", "study_id", type=int, help="Study id (default: the latest).")
+@friendly
+def show(results: Path | None, study_id: int | None) -> None:
+    """Show a stored study as a table."""
+    from wsgibench.cli.show import show as show_study
+
+    store = _open_store(results, create=False)
+    show_study(store, console, study_id)
+
+
+@cli.command()
+@click.argument("results", required=False, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option("--study", "study_id", type=int, help="Study id (default: the latest).")
+@click.option("--out", type=click.Path(path_type=Path), help="Write here instead of stdout.")
+@friendly
+def export(results: Path | None, fmt: str, study_id: int | None, out: Path | None) -> None:
+    """Export a stored study: CSV of cell summaries, or JSON of everything stored."""
+    from wsgibench.results.export import export_csv, export_json
+
+    store = _open_store(results, create=False)
+    text = export_csv(store, study_id) if fmt == "csv" else export_json(store, study_id)
+    if out:
+        out.write_text(text)
+        err.print(f"wrote {out}")
+    else:
+        click.echo(text, nl=False)
+
+
+from wsgibench.cli.report import compare_command, report_command  # noqa: E402
+
+cli.add_command(report_command)
+cli.add_command(compare_command)
+
+
+def main() -> None:
+    cli(prog_name="wsgibench")

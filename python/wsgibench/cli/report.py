@@ -1,0 +1,58 @@
+"""The `wsgibench report` and `wsgibench compare` click commands (registered in cli.main)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from wsgibench.cli.kit import friendly, console, err
+
+def _store(path: Path | None):
+    from wsgibench.paths import default_results
+    from wsgibench.results.store import Store
+
+    return Store(path or default_results(), create=False)
+
+
+@click.command("report")
+@click.argument("results", required=False, type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Directory for report.html, summary.md and charts/*.png.")
+@click.option("--study", "study_id", type=int, help="Study id (default: the latest).")
+@click.option("--png/--no-png", default=True, show_default=True, help="Also write a PNG per chart.")
+@friendly
+def report_command(results: Path | None, out: Path, study_id: int | None, png: bool) -> None:
+    """Write a self-contained HTML report, PNG charts and a Markdown summary of a stored study."""
+    from wsgibench.report import write_report
+
+    files = write_report(_store(results), out, study_id, png=png)
+    console.print(f"wrote {files.html}")
+    console.print(f"wrote {files.markdown}")
+    if files.pngs:
+        console.print(f"wrote {len(files.pngs)} charts in {files.pngs[0].parent}"
+                      + (f" (headline: {files.headline})" if files.headline else ""))
+
+
+@click.command("compare")
+@click.argument("a", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("b", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--study-a", type=int, help="Study id in A (default: its latest).")
+@click.option("--study-b", type=int, help="Study id in B (default: its latest).")
+@click.option("--force", is_flag=True,
+              help="Compare even if the machines or engine versions differ.")
+@click.option("--markdown", "markdown", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write the comparison as Markdown to this file.")
+@friendly
+def compare_command(a: Path, b: Path, study_a: int | None, study_b: int | None, force: bool,
+                    markdown: Path | None) -> None:
+    """Compare two result stores cell by cell: throughput and latency changes, with a significance test."""
+    from wsgibench.report.compare import markdown as to_markdown
+    from wsgibench.report.compare import print_table
+    from wsgibench.results.compare import compare_stores
+
+    result = compare_stores(_store(a), _store(b), study_a, study_b, force=force)
+    print_table(result, console)
+    if markdown:
+        markdown.write_text(to_markdown(result), encoding="utf-8")
+        err.print(f"wrote {markdown}")

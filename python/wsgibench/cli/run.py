@@ -1,0 +1,137 @@
+"""`wsgibench run`: apply command-line overrides, install what is missing, run with a progress bar."""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from wsgibench.errors import UsageError
+from wsgibench.machine.cgroups import sweep_orphans
+from wsgibench.machine import venvs
+from wsgibench.paths import default_results
+from wsgibench.results.store import Store
+from wsgibench.run.engine import engine_version
+from wsgibench.run.study import StudyRunner
+from wsgibench.servers import get
+from wsgibench.study.model import Study, load_study, study_path
+from wsgibench.study.plan import plan_cells
+
+
+def _split(value: str, cast) -> list:
+    try:
+        return [cast(v.strip()) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"cannot read {value!r} as a comma-separated list of numbers") from None
+
+
+def overrides(study_name: str, servers: str | None, repeats: int | None, duration: float | None,
+              levels: str | None, app_env: tuple[str, ...] = ()) -> dict[str, Any]:
+    import tomllib
+
+    raw = tomllib.loads(study_path(study_name).read_text()) if study_name else {}
+    out: dict[str, Any] = {}
+    if servers:
+        out["servers"] = _split(servers, str)
+    if app_env:
+        pairs = [item.partition("=") for item in app_env]
+        bad = [k for k, sep, _ in pairs if not sep or not k]
+        if bad:
+            raise UsageError(f"--app-env takes KEY=VALUE, not {bad[0]!r}")
+        out["app_env"] = {**raw.get("app_env", {}), **{k: v for k, _, v in pairs}}
+    if repeats is not None:
+        out["repeats"] = repeats
+        out["trim"] = min(int(raw.get("trim", 0)), max(0, (repeats - 1) // 2))
+    if duration is not None or levels:
+        loads = []
+        for load in raw.get("load", []):
+            load = dict(load)
+            if duration is not None:
+                if duration <= 0:
+                    raise UsageError("--duration must be positive")
+                if "duration_s" in load:
+                    load["duration_s"] = duration
+            if levels:
+                load["levels"] = _split(levels, float)
+            loads.append(load)
+        out["load"] = loads
+    return out
+
+
+def run_study(name: str, results: Path | None, *, servers: str | None, repeats: int | None,
+              app_env: tuple[str, ...] = (),
+              duration: float | None, levels: str | None, install: bool, resume: bool = False,
+              console: Console) -> Store:
+    try:
+        study = load_study(name, overrides(name, servers, repeats, duration, levels, app_env))
+    except Exception as exc:
+        import tomllib
+
+        if isinstance(exc, tomllib.TOMLDecodeError):
+            raise UsageError(f"{name}: malformed TOML: {exc}") from None
+        raise
+    engine_version()  # a missing or mismatched engine stops us before any server starts
+    orphans = sweep_orphans()
+    if orphans:
+        console.print(f"[yellow]killed {len(orphans)} server process(es) left by a killed run[/]")
+    if install:
+        _install_missing(study, console)
+    path = results or default_results()
+    store = Store(path)
+    with _sigterm_as_interrupt():
+        _run(study, store, console, resume)
+    console.print(f"results: {path}")
+    return store
+
+
+def _install_missing(study: Study, console: Console) -> None:
+    from wsgibench.cli.install import install_servers
+
+    missing = [n for n in study.servers if (r := get(n)).env and not r.unavailable
+               and venvs.installed(r.env) is None]
+    if missing:
+        install_servers(missing, all_=False, study=None, force=False, console=console)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM unwinds like Ctrl-C, so the running server is stopped and the study marked."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(study: Study, store: Store, console: Console, resume: bool = False) -> int:
+    cells = plan_cells(study)
+    console.print(f"[bold]{study.name}[/]: {len(study.servers)} servers, {len(cells)} cells, "
+                  f"{study.repeats} repeats each")
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task("cells", total=len(cells))
+        runner = StudyRunner(study, store, progress=lambda msg: bar.update(task, description=msg))
+        for f in runner.doctor:
+            if not f.ok:
+                bar.console.print(f"[yellow]warning[/] {f.name} is {f.value} (recommended "
+                                  f"{f.recommended}): {f.consequence}", highlight=False)
+
+        def done(cell, outcome) -> None:
+            bar.advance(task)
+            if outcome.status != "measured":
+                bar.console.print(f"  {cell.server} {cell.load.name} {cell.level:g}: "
+                                  f"{outcome.status}: {outcome.reason}")
+
+        study_id = runner.run(on_cell_done=done, resume=resume)
+    from wsgibench.cli.show import show
+
+    show(store, console, study_id)
+    return study_id

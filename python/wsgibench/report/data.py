@@ -1,0 +1,189 @@
+"""Read one stored study into what reports draw: study metadata, loads, and per-cell numbers with record ids."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.store import Cell, Store
+from wsgibench.results.summary import LEVEL_FIELDS, CellSummary, summarise_study
+
+BASELINE = "nginx-baseline"
+OPEN_MODELS = ("rate", "conn_rate", "sessions")
+LEVEL_TITLES = {
+    "connections": "connections (closed loop)",
+    "rate": "offered load (new connections/s)",
+    "users_per_s": "offered load (users/s)",
+    "concurrency": "concurrency",
+}
+
+
+@dataclass
+class StudyMeta:
+    id: int
+    name: str
+    status: str
+    started_unix_s: float
+    environment: dict[str, Any]
+    config: dict[str, Any]
+
+    @property
+    def date(self) -> str:
+        return datetime.fromtimestamp(self.started_unix_s, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+    @property
+    def engine_version(self) -> str | None:
+        return (self.environment.get("engine") or {}).get("engine_version")
+
+    @property
+    def machine(self) -> str:
+        env = self.environment
+        return (f"{env.get('cpu_model', 'unknown CPU')}, {env.get('cpu_count', '?')} cores, "
+                f"kernel {env.get('kernel', '?')}")
+
+    @property
+    def versions(self) -> str:
+        env = self.environment
+        return (f"engine {self.engine_version or '?'}, wsgibench {env.get('wsgibench_version', '?')}, "
+                f"python {env.get('python', '?')}")
+
+    def caption(self) -> list[str]:
+        """The lines every chart and table carries."""
+        return [f"study #{self.id} \"{self.name}\", {self.date}", self.machine, self.versions]
+
+
+@dataclass
+class CellData:
+    cell: Cell
+    summary: CellSummary
+    repeats: list[dict[str, Any]]  # stored repeat rows, the EngineResult under "engine"
+
+    @property
+    def label(self) -> str:
+        v = self.summary.version
+        return f"{self.cell.server} {v}" if v else self.cell.server
+
+    @property
+    def remarks(self) -> list[str]:
+        """Notes and the harness's diagnoses of the cell (e.g. why a number is not to be trusted)."""
+        diagnoses = [d.get("message", "") for d in getattr(self.cell, "diagnoses", None) or []]
+        return [n for n in [*self.cell.notes, *diagnoses] if n]
+
+    @property
+    def repeat_ids(self) -> list[int]:
+        return self.summary.repeat_ids
+
+    def values(self, column: str) -> list[float]:
+        return [float(r[column]) for r in self.repeats if r.get(column) is not None]
+
+    def median(self, column: str) -> float | None:
+        vals = self.values(column)
+        return statistics.median(vals) if vals else None
+
+    def efficiency(self) -> list[float]:
+        """Valid replies per CPU-second of the server process tree, one value per repeat."""
+        return [r["rps_ok"] / (r["cpu_mean_pct"] / 100) for r in self.repeats
+                if r.get("rps_ok") is not None and r.get("cpu_mean_pct")]
+
+    def error_classes(self) -> tuple[dict[str, int], int]:
+        """Errors per class summed over the repeats, and the replies + errors they are a share of."""
+        classes: dict[str, int] = {}
+        attempts = 0
+        for rep in self.repeats:
+            totals = rep["engine"].totals
+            for name, count in totals.errors.items():
+                classes[name] = classes.get(name, 0) + count
+            attempts += totals.ok + totals.error_count
+        return classes, attempts
+
+    def representative(self) -> dict[str, Any] | None:
+        """The repeat with the median throughput (the lower middle for even counts)."""
+        reps = [r for r in self.repeats if r.get("rps_ok") is not None]
+        if not reps:
+            return None
+        reps.sort(key=lambda r: r["rps_ok"])
+        return reps[(len(reps) - 1) // 2]
+
+
+@dataclass
+class LoadData:
+    name: str
+    model: str
+    config: dict[str, Any]
+    cells: list[CellData] = field(default_factory=list)
+
+    @property
+    def level_field(self) -> str:
+        return LEVEL_FIELDS.get(self.model, "level")
+
+    @property
+    def level_title(self) -> str:
+        return LEVEL_TITLES.get(self.level_field, self.level_field)
+
+    @property
+    def is_open(self) -> bool:
+        return self.model in OPEN_MODELS
+
+    @property
+    def levels(self) -> list[float]:
+        return sorted({c.cell.level for c in self.cells})
+
+    def servers(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for c in sorted(self.cells, key=lambda c: c.cell.server):
+            seen.setdefault(c.cell.server, None)
+        return list(seen)
+
+    def describe(self) -> str:
+        cfg = self.config
+        bits = [f"model {self.model}", f"HTTP/{cfg.get('http', '1.1')}",
+                "keep-alive" if cfg.get("keep_alive", cfg.get("http", "1.1") == "1.1") else "no keep-alive"]
+        for key in ("duration_s", "calls", "arrival", "requests", "think_s", "pipeline"):
+            if key in cfg:
+                bits.append(f"{key} {cfg[key]}")
+        return ", ".join(bits)
+
+
+@dataclass
+class ReportData:
+    meta: StudyMeta
+    loads: list[LoadData]
+    sample_rows: dict[int, list[dict[str, Any]]]  # repeat id -> sampler rows (sessions charts)
+
+    def labels(self) -> list[str]:
+        """Every server label of the study, baseline first, in a stable order (colours follow it)."""
+        labels = sorted({c.label for load in self.loads for c in load.cells},
+                        key=lambda l: (not l.startswith(BASELINE), l))
+        return labels
+
+
+def load_report_data(store: Store, study_id: int | None = None) -> ReportData:
+    row = store.study(study_id)
+    config = json.loads(row["config_json"])
+    meta = StudyMeta(row["id"], row["name"], row["status"], row["started_unix_s"],
+                     json.loads(row["environment_json"]), config)
+    trim = int(config.get("trim", 0))
+    load_cfg = {l.get("name", l.get("model")): l for l in config.get("load", []) if isinstance(l, dict)}
+    loads: dict[str, LoadData] = {}
+    samples: dict[int, list[dict[str, Any]]] = {}
+    for summary in summarise_study(store, meta.id, trim):
+        cell = summary.cell
+        repeats = []
+        for rep in store.repeats(cell.id):
+            d = dict(rep)
+            d["engine"] = EngineResult.from_dict(json.loads(d.pop("engine_json")))
+            repeats.append(d)
+        load = loads.setdefault(cell.load, LoadData(cell.load, cell.model, load_cfg.get(cell.load, {})))
+        data = CellData(cell, summary, repeats)
+        load.cells.append(data)
+        if cell.model == "sessions":
+            rep = data.representative()
+            if rep is not None:
+                samples[rep["id"]] = [dict(s) for s in store.samples(rep["id"])]
+    order = list(load_cfg)
+    ordered = sorted(loads.values(), key=lambda l: order.index(l.name) if l.name in order else 99)
+    return ReportData(meta, ordered, samples)

@@ -1,0 +1,163 @@
+"""The self-contained HTML report: summary tables, every chart, all scripts inlined; it never touches the network."""
+
+from __future__ import annotations
+
+import html
+import json
+
+from wsgibench.report import format as fmt
+from wsgibench.report.charts import Chart
+from wsgibench.report.data import BASELINE, ReportData
+from wsgibench.report.table import METRICS, LoadTable
+from wsgibench.report.vega import javascript, versions
+
+_CSS = """
+body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1300px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
+.meta { color: #555; } .meta code { font-size: .95em; }
+table { border-collapse: collapse; margin: .8em 0; font-size: 13px; }
+th, td { border: 1px solid #ddd; padding: 3px 7px; text-align: right; vertical-align: top; }
+th { background: #f4f4f4; } td.l, th.l { text-align: left; }
+caption { caption-side: top; text-align: left; color: #555; padding-bottom: .4em; }
+.win { font-weight: bold; background: #eaf6e8; } .bad { color: #b00; } .ids { color: #777; font-size: 11px; }
+.chart-box { display: block; margin: 1.2em 0 2em; min-height: 120px; overflow-x: auto; } .chart-error { color: #b00; }
+details { margin: .5em 0; }
+"""
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _caption(data: ReportData, what: str) -> str:
+    return f"<caption><b>{_e(what)}</b><br>" + "<br>".join(_e(l) for l in data.meta.caption()) + "</caption>"
+
+
+def _environment(data: ReportData) -> str:
+    env = data.meta.environment
+    rows = [
+        ("study", f"#{data.meta.id} {data.meta.name} ({data.meta.status}), started {data.meta.date}"),
+        ("CPU", f"{env.get('cpu_model')} × {env.get('cpu_count')} (usable {env.get('cpus_usable', '?')})"),
+        ("memory", fmt.mib(env.get("memory_bytes")) + " MiB" if env.get("memory_bytes") else "?"),
+        ("kernel / OS", f"{env.get('kernel')} / {env.get('os')}"),
+        ("CPU split", f"server {env.get('server_cpus', '?')}, engine {env.get('engine_cpus', '?')}"),
+        ("engine", json.dumps(env.get("engine", {}))),
+        ("wsgibench", f"{env.get('wsgibench_version')} (git {env.get('git_commit') or '?'})"),
+        ("python", env.get("python")), ("nginx", env.get("nginx_version")),
+        ("sysctls", ", ".join(f"{k}={v}" for k, v in (env.get("sysctls") or {}).items())),
+        ("charts", ", ".join(f"{k} {v}" for k, v in versions().items())),
+    ]
+    body = "".join(f"<tr><th class=l>{_e(k)}</th><td class=l>{_e(v if v is not None else '?')}</td></tr>"
+                   for k, v in rows)
+    return f"<table>{_caption(data, 'Environment')}{body}</table>"
+
+
+def _entry_cell(table: LoadTable, row, key: str) -> str:
+    e = row.entries.get(key)
+    metric = next(m for m in METRICS if m.key == key)
+    if e is None:
+        return "<td>-</td>"
+    won = any(w.metric.key == key and row.label in w.labels for w in table.winners) \
+        and row.server != BASELINE
+    spread = f"{metric.text(e.low)}–{metric.text(e.high)}"
+    where = f"@{fmt.level(e.level)}" if key == "throughput" else ""
+    title = (f"median of {len(e.samples)} repeats, min-max {spread}; cell {e.cell_id}, "
+             f"repeats {fmt.ids(e.repeat_ids)}" + (f"; not ranked: {e.disputed}" if e.disputed else ""))
+    mark = " <span class=bad>⚠</span>" if e.disputed else ""
+    return (f"<td class=\"{'win' if won else ''}\" title=\"{_e(title)}\">{_e(metric.text(e.median))}"
+            f"{_e(where)}{mark}<br><span class=ids>{_e(spread)}</span></td>")
+
+
+def summary_table(data: ReportData, table: LoadTable) -> str:
+    load = table.load
+    ref = fmt.level(table.reference_level) if table.reference_level is not None else "-"
+    head = ("<tr><th class=l>server</th><th class=l>flavour</th><th class=l>version</th>"
+            + "".join(f"<th>{_e(m.title.replace('reference load', f'{load.level_field} {ref}'))}</th>"
+                      for m in METRICS)
+            + "<th class=l>behaviour</th><th class=l>status</th><th class=l>cell ids</th></tr>")
+    body = []
+    for row in table.rows:
+        status = "ok" if row.status == "ok" else f"<span class=bad>{_e(row.status)}</span>"
+        body.append(
+            f"<tr><td class=l>{_e(row.server)}</td><td class=l>{_e(row.flavour or '-')}</td>"
+            f"<td class=l>{_e(row.version or '-')}</td>"
+            + "".join(_entry_cell(table, row, m.key) for m in METRICS)
+            + f"<td class=l>{_e(fmt.caps(row.capabilities))}</td><td class=l>{status}</td>"
+            f"<td class=l><span class=ids>{_e(fmt.ids(row.cell_ids))}</span></td></tr>")
+    what = (f"Summary — load {load.name} ({load.describe()}); reference load: "
+            f"{load.level_field} {ref}; value = median of repeats, below it min–max; "
+            "hover a number for its cell and repeat ids")
+    winners = "".join(
+        f"<li><b>{_e(w.metric.title.replace('reference load', f'{load.level_field} {ref}'))}</b>: {_e(', '.join(w.labels))} ({_e(w.value)})"
+        + (f" — {_e(w.tie_text())}" if w.tied else "")
+        + _e(w.unranked_text()) + "</li>"
+        for w in table.winners)
+    return (f"<table>{_caption(data, what)}<thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
+            f"<p>Winners per metric (the nginx baseline competes with none):</p><ul>{winners}</ul>")
+
+
+def _cell_details(data: ReportData) -> str:
+    rows = []
+    for load in data.loads:
+        for c in sorted(load.cells, key=lambda c: (c.cell.server, c.cell.level)):
+            cell = c.cell
+            rows.append(
+                f"<tr><td>{cell.id}</td><td class=l>{_e(cell.server)}</td><td class=l>{_e(load.name)}</td>"
+                f"<td>{_e(fmt.level(cell.level))}</td><td class=l>{_e(cell.status)}</td>"
+                f"<td class=l>{_e(fmt.ids(c.repeat_ids))}</td>"
+                f"<td>{_e(fmt.rps(c.median('rps_ok')))}</td>"
+                f"<td class=l>{_e('; '.join(filter(None, [cell.reason or '', *c.remarks])))}</td></tr>")
+    head = ("<tr><th>cell id</th><th class=l>server</th><th class=l>load</th><th>level</th>"
+            "<th class=l>status</th><th class=l>repeat ids</th><th>req/s (median)</th>"
+            "<th class=l>reason / notes</th></tr>")
+    return (f"<details><summary>Every cell with its raw record ids</summary><table>"
+            f"{_caption(data, 'Cells')}{head}{''.join(rows)}</table></details>")
+
+
+def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> str:
+    specs = {c.slug: c.spec for c in charts}
+    # "<" escaped so no string inside the JSON can close the script element.
+    specs_json = json.dumps(specs).replace("<", "\\u003c")
+    sections = []
+    for table in tables:
+        load = table.load
+        sections.append(f"<h2>Load “{_e(load.name)}”</h2>{summary_table(data, table)}")
+        for c in charts:
+            if c.load == load.name:
+                sections.append(f"<div class=chart-box><div class=chart id=\"chart-{_e(c.slug)}\" "
+                                f"data-chart=\"{_e(c.slug)}\" aria-label=\"{_e(c.title)}\"></div></div>")
+    script = """
+(function () {
+  var specs = JSON.parse(document.getElementById('wsgibench-specs').textContent);
+  var pending = Object.keys(specs).map(function (slug) {
+    var el = document.getElementById('chart-' + slug);
+    return window.vegaEmbed(el, specs[slug], {actions: false, renderer: 'svg'})
+      .then(function () { el.setAttribute('data-rendered', 'true'); })
+      .catch(function (err) {
+        el.innerHTML = '<p class="chart-error">chart failed: ' + String(err) + '</p>';
+        console.error('chart ' + slug + ' failed: ' + err);
+      });
+  });
+  Promise.all(pending).then(function () { document.body.setAttribute('data-charts-done', 'true'); });
+})();
+"""
+    title = f"wsgibench — {data.meta.name} (study #{data.meta.id})"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>{_e(title)}</title>
+<style>{_CSS}</style>
+</head><body>
+<h1>{_e(title)}</h1>
+<p class=meta>{'<br>'.join(_e(l) for l in data.meta.caption())}</p>
+<p class=meta>{_e(data.meta.config.get('description', ''))}</p>
+{_environment(data)}
+{''.join(sections)}
+{_cell_details(data)}
+<p class=meta>Generated by wsgibench from the results store; this file works offline.</p>
+<script type="application/json" id="wsgibench-specs">{specs_json}</script>
+<script>{javascript()}</script>
+<script>{script}</script>
+</body></html>
+"""

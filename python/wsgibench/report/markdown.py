@@ -1,0 +1,65 @@
+"""The Markdown summary: tables, winners and chart images, ready for a README or a blog post."""
+
+from __future__ import annotations
+
+from wsgibench.report import format as fmt
+from wsgibench.report.charts import Chart
+from wsgibench.report.data import ReportData
+from wsgibench.report.table import METRICS, LoadTable
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _entry(row, key: str) -> str:
+    e = row.entries.get(key)
+    if e is None:
+        return "-"
+    metric = next(m for m in METRICS if m.key == key)
+    where = f" @{fmt.level(e.level)}" if key == "throughput" else ""
+    mark = " ⚠" if e.disputed else ""
+    return f"{metric.text(e.median)}{where}{mark} ({metric.text(e.low)}–{metric.text(e.high)})"
+
+
+def table(data: ReportData, t: LoadTable) -> list[str]:
+    load = t.load
+    ref = fmt.level(t.reference_level) if t.reference_level is not None else "-"
+    titles = [m.title.replace("reference load", f"{load.level_field} {ref}") for m in METRICS]
+    lines = [
+        f"### Load `{load.name}` — {load.describe()}", "",
+        f"*{' · '.join(data.meta.caption())}*", "",
+        "| server | flavour | version | " + " | ".join(titles) + " | behaviour | status | cell ids |",
+        "|---|---|---|" + "---:|" * len(METRICS) + "---|---|---|",
+    ]
+    for row in t.rows:
+        cells = [row.server, row.flavour or "-", row.version or "-",
+                 *(_entry(row, m.key) for m in METRICS), fmt.caps(row.capabilities), row.status,
+                 fmt.ids(row.cell_ids)]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    lines += ["", "Values are the median of the repeats with their min–max range; "
+              "record ids let you find every number in the results store; ⚠ marks a number a "
+              "diagnosis disputes, which is never ranked.", "",
+              "**Winners** (the nginx baseline is the machine's ceiling and competes with none):", ""]
+    for w in t.winners:
+        tie = f" — {w.tie_text()}" if w.tied else ""
+        title = w.metric.title.replace("reference load", f"{load.level_field} {ref}")
+        lines.append(f"- {title}: **{', '.join(w.labels)}** ({w.value}){tie}{w.unranked_text()}")
+    lines.append("")
+    return lines
+
+
+def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart_dir: str) -> str:
+    meta = data.meta
+    lines = [f"## wsgibench: {meta.name} (study #{meta.id})", ""]
+    if meta.config.get("description"):
+        lines += [meta.config["description"], ""]
+    lines += [f"- date: {meta.date}", f"- machine: {meta.machine}", f"- versions: {meta.versions}",
+              f"- repeats per cell: {meta.config.get('repeats', '?')}", ""]
+    for t in tables:
+        lines += table(data, t)
+        for c in charts:
+            if c.load == t.load.name:
+                lines += [f"![{c.title}]({chart_dir}/{c.slug}.png)", ""]
+    lines += ["Full interactive report: `report.html` (self-contained, works offline).", ""]
+    return "\n".join(lines)

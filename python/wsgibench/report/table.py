@@ -1,0 +1,199 @@
+"""The per-load summary table: each server's headline numbers, and winners per metric with ties within noise."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Callable
+
+from wsgibench.report import format as fmt
+from wsgibench.report.data import BASELINE, CellData, LoadData
+from wsgibench.results.significance import compare_samples
+
+COUNTED = ("measured", "invalid")  # invalid: the engine saturated, the value is a lower bound
+# Diagnoses that make a cell's number mean something else than it seems, and the metrics they
+# touch: such a number is shown, marked, and never crowned (seed 003's 0.16 ms at 10,000
+# connections would otherwise win the latency ranking).
+DISPUTES = {
+    "littles-law": (("latency_p50", "latency_p99"),
+                    "its latency fails Little's law: requests are missing from it"),
+    "engine-saturated": (("throughput", "latency_p50", "latency_p99", "errors", "efficiency"),
+                         "the load generator was the bottleneck"),
+}
+
+
+@dataclass
+class Entry:
+    """One headline number of one server: its repeats, where they come from, and how they spread."""
+    samples: list[float]
+    cell_id: int
+    repeat_ids: list[int]
+    level: float
+    status: str
+    disputed: str | None = None  # why this number may not win (see DISPUTES)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def low(self) -> float:
+        return min(self.samples)
+
+    @property
+    def high(self) -> float:
+        return max(self.samples)
+
+
+@dataclass
+class ServerRow:
+    server: str
+    label: str
+    flavour: str
+    version: str | None
+    capabilities: dict | None
+    status: str  # "ok", or why the server is missing from (part of) the sweep
+    cell_ids: list[int]
+    entries: dict[str, Entry | None] = field(default_factory=dict)
+
+
+@dataclass
+class Metric:
+    key: str
+    title: str
+    higher_is_better: bool
+    text: Callable[[float | None], str]
+
+
+METRICS = (
+    Metric("throughput", "best throughput (req/s)", True, fmt.rps),
+    Metric("latency_p50", "p50 latency at reference load (ms)", False, fmt.ms),
+    Metric("latency_p99", "p99 latency at reference load (ms)", False, fmt.ms),
+    Metric("errors", "error rate at reference load", False, fmt.pct),
+    Metric("memory", "peak memory, process tree (MiB)", False, fmt.mib),
+    Metric("efficiency", "requests per CPU-second at reference load", True, fmt.rps),
+)
+METRIC = {m.key: m for m in METRICS}
+
+
+@dataclass
+class Winner:
+    metric: Metric
+    labels: list[str]  # the best, then any tied with it
+    value: str
+    method: str
+    unranked: list[tuple[str, str]] = field(default_factory=list)  # (label, why) left out
+    equal: bool = False  # every tied median is the best's (e.g. no errors anywhere)
+
+    @property
+    def tied(self) -> bool:
+        return len(self.labels) > 1
+
+    def tie_text(self) -> str:
+        if not self.tied:
+            return ""
+        return "tie: equal medians" if self.equal else f"tie within noise ({self.method})"
+
+    def unranked_text(self) -> str:
+        return "".join(f"; not ranked: {label} ({why})" for label, why in self.unranked)
+
+
+@dataclass
+class LoadTable:
+    load: LoadData
+    reference_level: float | None
+    rows: list[ServerRow]
+    winners: list[Winner]
+
+
+def _entry(cell: CellData | None, values: list[float], key: str) -> Entry | None:
+    if cell is None or not values:
+        return None
+    return Entry(values, cell.cell.id, cell.repeat_ids, cell.cell.level, cell.cell.status,
+                 _disputed(cell, key))
+
+
+def _disputed(cell: CellData, key: str) -> str | None:
+    codes = {d.get("code") for d in cell.cell.diagnoses or []}
+    if cell.cell.status == "invalid":
+        codes.add("engine-saturated")
+    for code in sorted(codes & set(DISPUTES)):
+        keys, why = DISPUTES[code]
+        if key in keys:
+            return why
+    return None
+
+
+def reference_level(load: LoadData) -> float | None:
+    """The highest level at which every server measured anywhere in this load was measured."""
+    by_server: dict[str, set[float]] = {}
+    for c in load.cells:
+        if c.cell.status in COUNTED and c.repeats:
+            by_server.setdefault(c.cell.server, set()).add(c.cell.level)
+    if not by_server:
+        return None
+    common = set.intersection(*by_server.values())
+    return max(common) if common else min(load.levels)
+
+
+def _status(cells: list[CellData]) -> str:
+    bad = [c for c in cells if c.cell.status not in ("measured",)]
+    if not bad:
+        return "ok"
+    first = sorted(bad, key=lambda c: c.cell.level)[0]
+    reason = first.cell.reason or ""
+    return f"{first.cell.status} at {fmt.level(first.cell.level)}" + (f": {reason}" if reason else "")
+
+
+def server_row(server: str, cells: list[CellData], ref: float | None) -> ServerRow:
+    counted = [c for c in cells if c.cell.status in COUNTED and c.repeats]
+    any_cell = cells[0]
+    caps = next((c.cell.capabilities for c in cells if c.cell.capabilities), None)
+    row = ServerRow(server, any_cell.label, any_cell.summary.flavour, any_cell.summary.version, caps,
+                    _status(cells), [c.cell.id for c in cells])
+    best = max(counted, key=lambda c: c.median("rps_ok") or 0, default=None)
+    row.entries["throughput"] = _entry(best, best.values("rps_ok") if best else [], "throughput")
+    at_ref = next((c for c in counted if c.cell.level == ref), None)
+    for key, column in (("latency_p50", "latency_p50_us"), ("latency_p99", "latency_p99_us"),
+                        ("errors", "error_rate")):
+        row.entries[key] = _entry(at_ref, at_ref.values(column) if at_ref else [], key)
+    row.entries["efficiency"] = _entry(at_ref, at_ref.efficiency() if at_ref else [], "efficiency")
+    with_rss = [c for c in cells if c.values("rss_peak_bytes")]
+    fattest = max(with_rss, key=lambda c: max(c.values("rss_peak_bytes")), default=None)
+    row.entries["memory"] = _entry(fattest, fattest.values("rss_peak_bytes") if fattest else [],
+                                   "memory")
+    return row
+
+
+def winner(metric: Metric, rows: list[ServerRow]) -> Winner | None:
+    """The best median among the WSGI servers (the nginx ceiling competes with none); servers whose
+    repeats are not significantly different from the best's are declared tied with it. A disputed
+    number (see DISPUTES) competes with none either, and the winner says which were left out."""
+    candidates = [(r, r.entries.get(metric.key)) for r in rows if r.server != BASELINE]
+    unranked = [(r.label, e.disputed) for r, e in candidates if e is not None and e.disputed]
+    candidates = [(r, e) for r, e in candidates if e is not None and not e.disputed]
+    if not candidates:
+        return None
+    sign = -1 if metric.higher_is_better else 1
+    candidates.sort(key=lambda re: sign * re[1].median)
+    best_row, best = candidates[0]
+    labels, method, equal = [best_row.label], "", True
+    for r, e in candidates[1:]:
+        verdict = compare_samples(best.samples, e.samples)
+        if not verdict.significant:
+            labels.append(r.label)
+            method, equal = verdict.method, equal and e.median == best.median
+    return Winner(metric, labels, metric.text(best.median), method, unranked, equal)
+
+
+def load_table(load: LoadData) -> LoadTable:
+    ref = reference_level(load)
+    by_server: dict[str, list[CellData]] = {}
+    for c in load.cells:
+        by_server.setdefault(c.cell.server, []).append(c)
+    rows = [server_row(s, sorted(cells, key=lambda c: c.cell.level), ref)
+            for s, cells in by_server.items()]
+    rows.sort(key=lambda r: (r.server != BASELINE,
+                             -(r.entries["throughput"].median if r.entries["throughput"] else -1)))
+    winners = [w for m in METRICS if (w := winner(m, rows)) is not None]
+    return LoadTable(load, ref, rows, winners)

@@ -1,0 +1,147 @@
+"""Compare two stored studies cell by cell: throughput and latency changes, tested for significance."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from wsgibench.errors import UsageError
+from wsgibench.results.significance import ALPHA, Verdict, compare_samples
+from wsgibench.results.store import Store
+
+METRICS = (("rps_ok", "throughput", True), ("latency_p50_us", "p50", False),
+           ("latency_p99_us", "p99", False))
+METHOD_NOTE = (f"Mann-Whitney U (exact, two-sided, alpha {ALPHA:g}) over the repeats; when there are "
+               "too few repeats for that test to reach alpha (3 vs 3: smallest p is 0.1) a change "
+               "counts only if the min-max ranges of the repeats do not overlap.")
+
+
+@dataclass
+class Side:
+    path: str
+    study_id: int
+    name: str
+    date: str
+    environment: dict[str, Any]
+
+    def describe(self) -> str:
+        return f"{self.path} study #{self.study_id} \"{self.name}\" ({self.date})"
+
+
+@dataclass
+class CellChange:
+    server: str
+    load: str
+    level: float
+    status_a: str | None  # None: no such cell in A
+    status_b: str | None
+    cell_a: int | None
+    cell_b: int | None
+    repeats_a: list[int] = field(default_factory=list)
+    repeats_b: list[int] = field(default_factory=list)
+    version_a: str | None = None
+    version_b: str | None = None
+    verdicts: dict[str, Verdict] = field(default_factory=dict)
+
+    @property
+    def outcome(self) -> str:
+        text = self._outcome()
+        odd = [f"{side} {status}" for side, status in (("A", self.status_a), ("B", self.status_b))
+               if status not in (None, "measured")]
+        return text + (f" [{', '.join(odd)}]" if odd and "rps_ok" in self.verdicts else "")
+
+    def _outcome(self) -> str:
+        if self.status_a is None or self.status_b is None:
+            return "only in A" if self.status_b is None else "only in B"
+        if "rps_ok" not in self.verdicts:
+            return f"not comparable (A {self.status_a}, B {self.status_b})"
+        better, worse = [], []
+        for metric, label, higher in METRICS:
+            v = self.verdicts.get(metric)
+            if v and v.significant and v.change is not None and v.change != 0:
+                (better if (v.change > 0) == higher else worse).append(label)
+        if better and worse:
+            return f"mixed: better {', '.join(better)}; worse {', '.join(worse)}"
+        if better:
+            return "faster (" + ", ".join(better) + ")"
+        if worse:
+            return "slower (" + ", ".join(worse) + ")"
+        return "no significant change"
+
+
+@dataclass
+class Comparison:
+    a: Side
+    b: Side
+    differences: list[str]  # metadata that differ (only non-empty when forced)
+    cells: list[CellChange]
+
+
+def machine_key(env: dict) -> dict:
+    """The metadata that must match for two stores to be comparable."""
+    return {k: env.get(k) for k in ("cpu_model", "cpu_count", "kernel", "memory_bytes")}
+
+
+def comparable_metadata(env: dict[str, Any]) -> dict[str, Any]:
+    """What must match: the machine (pyperf-style) and the engine that measured."""
+    engine = env.get("engine") or {}
+    return {**machine_key(env), "engine_version": engine.get("engine_version")}
+
+
+def metadata_differences(env_a: dict[str, Any], env_b: dict[str, Any]) -> list[str]:
+    a, b = comparable_metadata(env_a), comparable_metadata(env_b)
+    return [f"{k} {a[k]!r} vs {b[k]!r}" for k in a if a[k] != b.get(k)]
+
+
+def _side(store: Store, study_id: int | None) -> Side:
+    row = store.study(study_id)
+    date = datetime.fromtimestamp(row["started_unix_s"], timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return Side(str(store.path), row["id"], row["name"], date, json.loads(row["environment_json"]))
+
+
+def _cells(store: Store, study_id: int) -> dict[tuple[str, str, float], tuple[Any, list]]:
+    return {(c.server, c.load, c.level): (c, store.repeats(c.id)) for c in store.cells(study_id)}
+
+
+def compare_stores(store_a: Store, store_b: Store, study_a: int | None = None,
+                   study_b: int | None = None, force: bool = False) -> Comparison:
+    a, b = _side(store_a, study_a), _side(store_b, study_b)
+    differences = metadata_differences(a.environment, b.environment)
+    if differences and not force:
+        raise UsageError("refusing to compare results from different machines or engine versions: "
+                         + "; ".join(differences) + " (use --force to compare anyway)")
+    cells_a, cells_b = _cells(store_a, a.study_id), _cells(store_b, b.study_id)
+    changes = []
+    for key in sorted(set(cells_a) | set(cells_b), key=lambda k: (k[1], k[0], k[2])):
+        ca, reps_a = cells_a.get(key, (None, []))
+        cb, reps_b = cells_b.get(key, (None, []))
+        change = CellChange(
+            key[0], key[1], key[2], ca.status if ca else None, cb.status if cb else None,
+            ca.id if ca else None, cb.id if cb else None, [r["id"] for r in reps_a],
+            [r["id"] for r in reps_b], ((ca and ca.server_info) or {}).get("version"),
+            ((cb and cb.server_info) or {}).get("version"))
+        for metric, _, _ in METRICS:
+            va = [r[metric] for r in reps_a if r[metric] is not None]
+            vb = [r[metric] for r in reps_b if r[metric] is not None]
+            if va and vb:
+                change.verdicts[metric] = compare_samples(va, vb)
+        changes.append(change)
+    return Comparison(a, b, differences, changes)
+
+
+def summary_counts(result: Comparison) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for c in result.cells:
+        key = c.outcome.split(" (")[0].split(":")[0]
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def median_ratio(result: Comparison, metric: str = "rps_ok") -> float | None:
+    """Median over cells of B/A for a metric: a one-number summary (e.g. 0.5 = half the throughput)."""
+    ratios = [v.median_b / v.median_a for c in result.cells
+              if (v := c.verdicts.get(metric)) and v.median_a]
+    return statistics.median(ratios) if ratios else None

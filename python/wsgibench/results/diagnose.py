@@ -1,0 +1,164 @@
+"""Diagnosis of a measured cell: what makes its number mean something else than it seems, one line each."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from typing import Any
+
+from wsgibench.results.engine_result import EngineResult
+
+LITTLE_TOLERANCE = 0.20
+NAGLE_MS = (35.0, 50.0)
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What one repeat tells, read from the engine result and the harness's own counters."""
+
+    model: str
+    level: float
+    wants_keep_alive: bool
+    responses: int
+    ok: int
+    errors: int
+    rps_ok: float
+    closing_replies: int  # replies that ended their connection (Connection: close, idle closes)
+    latency_min_ms: float
+    latency_mean_ms: float
+    latency_p50_ms: float
+    latency_p90_ms: float
+    latency_p99_ms: float
+    connect_mean_ms: float
+    connections_opened: int
+    cpu_mean_pct: float | None
+    cpu_share_pct: float  # 100 × the server's CPUs
+    listen_drops: int
+    log_bytes: int
+    saturated: bool
+    saturation_reasons: tuple[str, ...] = ()
+
+    @property
+    def error_rate(self) -> float:
+        total = self.ok + self.errors
+        return self.errors / total if total else 0.0
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    code: str
+    message: str
+    invalid: bool = False  # the number must not be read as the server's
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def facts_from(engine: EngineResult, record: dict[str, Any], model: str, level: float,
+               wants_keep_alive: bool, cpu_share_pct: float) -> Facts:
+    totals, kind = engine.totals, engine.first_kind
+    lat = kind.latency if kind else None
+    conn = kind.connect if kind else None
+    extra = record.get("extra", {})
+    netstat = extra.get("netstat", {})
+    return Facts(
+        model=model, level=level, wants_keep_alive=wants_keep_alive,
+        responses=totals.responses, ok=totals.ok, errors=totals.error_count,
+        rps_ok=float(record.get("rps_ok") or 0),
+        closing_replies=totals.connection_close_replies + totals.idle_close,
+        latency_min_ms=_ms(lat and lat.min), latency_mean_ms=_ms(lat and lat.mean),
+        latency_p50_ms=_ms(lat and lat.p50), latency_p90_ms=_ms(lat and lat.p90),
+        latency_p99_ms=_ms(lat and lat.p99), connect_mean_ms=_ms(conn and conn.mean),
+        connections_opened=totals.connections_opened,
+        cpu_mean_pct=record.get("cpu_mean_pct"), cpu_share_pct=cpu_share_pct,
+        listen_drops=int(netstat.get("ListenOverflows", 0)) + int(netstat.get("ListenDrops", 0)),
+        log_bytes=int(extra.get("log_bytes", 0)),
+        saturated=engine.saturated, saturation_reasons=engine.saturation_reasons,
+    )
+
+
+def _ms(us: float | None) -> float:
+    return (us or 0) / 1000
+
+
+def _keep_alive(f: Facts) -> Diagnosis | None:
+    if f.wants_keep_alive and f.responses and f.closing_replies > 0.5 * f.responses:
+        return Diagnosis("no-keep-alive", f"server closed the connection after {f.closing_replies} of "
+                         f"{f.responses} replies: this is connection-per-request, not keep-alive")
+    return None
+
+
+def _backlog(f: Facts) -> Diagnosis | None:
+    if f.listen_drops > 0:
+        return Diagnosis("listen-overflow", f"the kernel dropped {f.listen_drops} connection attempts "
+                         "on a full listen queue: backlog too small (server setting or somaxconn)")
+    return None
+
+
+def _nagle(f: Facts) -> Diagnosis | None:
+    # Replies that take ~40 ms while the server idles: queueing would keep its CPU busy.
+    low, high = NAGLE_MS
+    idle = f.cpu_mean_pct is not None and f.cpu_mean_pct < 0.5 * f.cpu_share_pct
+    if f.ok and idle and low <= f.latency_p50_ms <= high and f.latency_p90_ms < high + 10:
+        return Diagnosis("nagle", f"replies take ~40 ms (p50 {f.latency_p50_ms:.1f} ms) while the "
+                         "server idles: Nagle's algorithm meets delayed ACK; it needs TCP_NODELAY")
+    return None
+
+
+def _logging(f: Facts) -> Diagnosis | None:
+    if f.responses and f.log_bytes >= 10 * f.responses:
+        return Diagnosis("logging", f"server wrote {f.log_bytes / f.responses:.0f} bytes of log per "
+                         "request: access logging is on, and it is part of this number")
+    return None
+
+
+def _waiting(f: Facts) -> Diagnosis | None:
+    if f.cpu_mean_pct is None or f.saturated:
+        return None
+    struggling = f.latency_p99_ms > 100 or f.error_rate > 0.01
+    if struggling and f.cpu_mean_pct < 0.5 * f.cpu_share_pct:
+        return Diagnosis("waiting", f"server used {f.cpu_mean_pct:.0f} % CPU of its "
+                         f"{f.cpu_share_pct:.0f} % while p99 was {f.latency_p99_ms:.0f} ms and errors "
+                         f"{f.error_rate:.1%}: it waits (sleeping app, too few workers, a lock) or "
+                         "the client is the bottleneck")
+    return None
+
+
+def _saturated(f: Facts) -> Diagnosis | None:
+    if f.saturated:
+        why = ", ".join(f.saturation_reasons) or "saturated"
+        return Diagnosis("engine-saturated", f"the load generator was the bottleneck ({why}): "
+                         "the number is the engine's, not the server's", invalid=True)
+    return None
+
+
+def _little(f: Facts) -> Diagnosis | None:
+    # Errors do not excuse a mismatch: requests that wait to time out are missing from the
+    # latency, which is exactly how a figure like 0.16 ms at 10,000 connections comes about.
+    if f.model not in ("closed", "count") or not f.rps_ok or not f.ok:
+        return None
+    new_conn_share = min(1.0, f.connections_opened / f.responses) if f.responses else 0.0
+    wait_s = (f.latency_mean_ms + new_conn_share * f.connect_mean_ms) / 1000
+    implied = f.rps_ok * wait_s
+    if abs(implied - f.level) > LITTLE_TOLERANCE * f.level:
+        return Diagnosis("littles-law", f"{f.level:g} connections, but throughput × mean latency = "
+                         f"{implied:.0f} in flight: the numbers disagree by more than 20 %")
+    return None
+
+
+RULES: tuple[Callable[[Facts], Diagnosis | None], ...] = (
+    _saturated, _keep_alive, _backlog, _nagle, _logging, _waiting, _little,
+)
+
+
+def diagnose(repeats: list[Facts]) -> list[Diagnosis]:
+    """A diagnosis stands when at least half of the repeats show it (one noisy repeat is not a trend);
+    engine saturation counts from a single repeat."""
+    found: dict[str, list[Diagnosis]] = {}
+    for facts in repeats:
+        for rule in RULES:
+            d = rule(facts)
+            if d:
+                found.setdefault(d.code, []).append(d)
+    need = max(1, (len(repeats) + 1) // 2)
+    return [ds[0] for code, ds in found.items() if code == "engine-saturated" or len(ds) >= need]

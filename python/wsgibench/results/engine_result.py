@@ -1,0 +1,227 @@
+"""The engine's result document (docs/engine-result.schema.json) parsed once into typed objects.
+
+Everything above the engine driver (judging, diagnosis, the store's summaries, the reports) reads
+these, never the raw JSON; `raw` keeps the document exactly as the engine printed it, for the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+RESULT_FORMAT_VERSION = 1
+
+
+class MalformedResult(ValueError):
+    """The document is not an engine result of the format this wsgibench reads."""
+
+
+def _int(d: Mapping[str, Any], key: str, default: int | None = None) -> int:
+    value = d.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise MalformedResult(f"{key} is {value!r}, not a number")
+    return int(value)
+
+
+def _float(d: Mapping[str, Any], key: str, default: float | None = None) -> float:
+    value = d.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise MalformedResult(f"{key} is {value!r}, not a number")
+    return float(value)
+
+
+def _counts(value: Any) -> dict[str, int]:
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(k): int(v or 0) for k, v in value.items()}
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """Latency percentiles in microseconds, and the HdrHistogram they came from (base64)."""
+
+    count: int
+    min: int
+    mean: float
+    p50: int
+    p90: int
+    p99: int
+    p999: int
+    max: int
+    stdev: float
+    hdr: str
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Histogram:
+        return cls(_int(d, "count"), _int(d, "min"), _float(d, "mean"), _int(d, "p50"),
+                   _int(d, "p90"), _int(d, "p99"), _int(d, "p999", 0), _int(d, "max"),
+                   _float(d, "stdev", 0.0), str(d.get("hdr", "")))
+
+
+def _histogram(value: Any) -> Histogram | None:
+    return Histogram.from_dict(value) if isinstance(value, Mapping) else None
+
+
+@dataclass(frozen=True)
+class KindResult:
+    """One request kind's counts and histograms (latency: every complete reply, ok or not)."""
+
+    name: str
+    requests_sent: int
+    responses: int
+    ok: int
+    errors: dict[str, int]
+    bad_status_codes: dict[str, int]
+    latency: Histogram | None
+    service: Histogram | None  # open models only: from the actual send, not the intended one
+    connect: Histogram | None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> KindResult:
+        return cls(str(d.get("name", "")), _int(d, "requests_sent", 0), _int(d, "responses", 0),
+                   _int(d, "ok", 0), _counts(d.get("errors")), _counts(d.get("bad_status_codes")),
+                   _histogram(d.get("latency_us")), _histogram(d.get("service_us")),
+                   _histogram(d.get("connect_us")))
+
+
+@dataclass(frozen=True)
+class Totals:
+    requests_sent: int
+    responses: int
+    ok: int
+    errors: dict[str, int]  # by error class
+    bad_status_codes: dict[str, int]
+    idle_close: int  # keep-alive connections the server closed with nothing outstanding
+    connections_opened: int
+    connection_close_replies: int
+    bytes_received: int
+    rps_ok: float
+    unsolicited_bytes: int = 0
+    abandoned: int = 0
+    peak_open_connections: int = 0
+
+    @property
+    def error_count(self) -> int:
+        return sum(self.errors.values())
+
+    def top_errors(self, n: int = 3) -> str:
+        """The commonest error classes, e.g. "timeout 13, reset 2" ("no errors" when none)."""
+        found = sorted(((k, v) for k, v in self.errors.items() if v), key=lambda kv: -kv[1])
+        return ", ".join(f"{k} {v}" for k, v in found[:n]) or "no errors"
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Totals:
+        return cls(
+            _int(d, "requests_sent"), _int(d, "responses", 0), _int(d, "ok"),
+            _counts(d.get("errors")), _counts(d.get("bad_status_codes")),
+            _int(d, "idle_close", 0), _int(d, "connections_opened", 0),
+            _int(d, "connection_close_replies", 0), _int(d, "bytes_received", 0),
+            _float(d, "rps_ok", 0.0), _int(d, "unsolicited_bytes", 0), _int(d, "abandoned", 0),
+            _int(d, "peak_open_connections", 0))
+
+
+@dataclass(frozen=True)
+class Second:
+    """One second of the run's timeline."""
+
+    t_s: int
+    completed: int
+    ok: int
+    errors: dict[str, int]
+    open_connections: int
+    p50_us: int
+    p99_us: int
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Second:
+        return cls(_int(d, "t_s"), _int(d, "completed", 0), _int(d, "ok", 0),
+                   _counts(d.get("errors")), _int(d, "open_connections", 0), _int(d, "p50_us", 0),
+                   _int(d, "p99_us", 0))
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What the engine itself used, and whether its pinning took."""
+
+    user_s: float
+    sys_s: float
+    cpu_fraction: float
+    threads: int
+    max_rss_kib: int | None = None
+    nofile_limit: int | None = None
+    pinned_cpus: tuple[int, ...] = ()
+    pin_error: str | None = None
+
+    @property
+    def cpu_s(self) -> float:
+        return self.user_s + self.sys_s
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Cost:
+        rss, nofile = d.get("max_rss_kib"), d.get("nofile_limit")
+        return cls(_float(d, "user_s"), _float(d, "sys_s"), _float(d, "cpu_fraction", 0.0),
+                   _int(d, "threads", 1), None if rss is None else int(rss),
+                   None if nofile is None else int(nofile),
+                   tuple(int(c) for c in d.get("pinned_cpus") or ()),
+                   None if d.get("pin_error") is None else str(d["pin_error"]))
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    """One run of the engine: totals, the request kinds by name, the timeline, cost, saturation."""
+
+    engine_version: str
+    plan: dict[str, Any]  # the plan as run, echoed back
+    started_unix_s: float
+    elapsed_s: float
+    totals: Totals
+    kinds: tuple[KindResult, ...]
+    timeline: tuple[Second, ...]
+    cost: Cost
+    lag_p99_us: int
+    lag_max_us: int
+    saturated: bool
+    saturation_reasons: tuple[str, ...]
+    raw: dict[str, Any] = field(repr=False, compare=False)
+
+    @property
+    def model(self) -> dict[str, Any]:
+        model = self.plan.get("model")
+        return model if isinstance(model, dict) else {}
+
+    @property
+    def first_kind(self) -> KindResult | None:
+        return self.kinds[0] if self.kinds else None
+
+    def kind(self, name: str) -> KindResult:
+        for k in self.kinds:
+            if k.name == name:
+                return k
+        raise KeyError(name)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> EngineResult:
+        """Parse a result document; MalformedResult says what is wrong with it."""
+        if not isinstance(d, Mapping):
+            raise MalformedResult("the result is not a JSON object")
+        if d.get("format_version") != RESULT_FORMAT_VERSION:
+            raise MalformedResult(f"engine result format {d.get('format_version')} is not "
+                                  f"{RESULT_FORMAT_VERSION}")
+        try:
+            schedule = d.get("schedule") or {}
+            return cls(
+                engine_version=str((d.get("engine") or {}).get("version", "")),
+                plan=dict(d.get("plan") or {}),
+                started_unix_s=_float(d, "started_unix_s", 0.0), elapsed_s=_float(d, "elapsed_s"),
+                totals=Totals.from_dict(d["totals"]),
+                kinds=tuple(KindResult.from_dict(k) for k in d.get("kinds") or ()),
+                timeline=tuple(Second.from_dict(s) for s in d.get("timeline") or ()),
+                cost=Cost.from_dict(d["cost"]),
+                lag_p99_us=_int(schedule, "lag_p99_us", 0), lag_max_us=_int(schedule, "lag_max_us", 0),
+                saturated=bool(d.get("saturated")),
+                saturation_reasons=tuple(str(r) for r in d.get("saturation_reasons") or ()),
+                raw=dict(d),
+            )
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise MalformedResult(f"engine result lacks or misstates {exc}") from None

@@ -1,0 +1,231 @@
+"""The results store: SQLite with a versioned schema; a study's cells are committed one by one."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from wsgibench.errors import EnvironmentProblem, UsageError
+from wsgibench.results.engine_result import EngineResult
+
+SCHEMA_VERSION = 1
+# Schema history:
+#   1 — studies, cells, repeats (engine JSON kept whole), samples.
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS studies (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    started_unix_s REAL NOT NULL,
+    finished_unix_s REAL,
+    status TEXT NOT NULL,              -- running | finished | interrupted
+    config_json TEXT NOT NULL,         -- the study as run (TOML parsed, overrides applied)
+    environment_json TEXT NOT NULL     -- machine, kernel, sysctls, versions, git commit
+);
+CREATE TABLE IF NOT EXISTS cells (
+    id INTEGER PRIMARY KEY,
+    study_id INTEGER NOT NULL REFERENCES studies(id),
+    server TEXT NOT NULL,
+    load TEXT NOT NULL,
+    model TEXT NOT NULL,
+    level REAL NOT NULL,               -- connections, rate (1/s), users/s or concurrency
+    position INTEGER NOT NULL,         -- order in which cells ran
+    status TEXT NOT NULL,              -- measured | disqualified | unavailable | failed
+    reason TEXT,
+    notes_json TEXT NOT NULL DEFAULT '[]',
+    diagnoses_json TEXT NOT NULL DEFAULT '[]',  -- [{code, message, invalid}]
+    capabilities_json TEXT,
+    server_json TEXT,                  -- recipe, flavour, version, every package in its env
+    isolation_json TEXT,               -- cpus, memory limit applied or not
+    started_unix_s REAL,
+    finished_unix_s REAL,
+    UNIQUE (study_id, server, load, level)
+);
+CREATE TABLE IF NOT EXISTS repeats (
+    id INTEGER PRIMARY KEY,
+    cell_id INTEGER NOT NULL REFERENCES cells(id),
+    idx INTEGER NOT NULL,
+    rps_ok REAL,                       -- valid replies per second
+    requests INTEGER, ok INTEGER, errors INTEGER,
+    error_rate REAL,
+    latency_p50_us REAL, latency_p90_us REAL, latency_p99_us REAL, latency_max_us REAL,
+    cpu_mean_pct REAL, cpu_peak_pct REAL,   -- server process tree, % of one core
+    rss_start_bytes INTEGER, rss_end_bytes INTEGER, rss_peak_bytes INTEGER, rss_mean_bytes INTEGER,
+    conns_peak INTEGER,
+    engine_cpu_s REAL, sampler_cpu_s REAL,
+    saturated INTEGER NOT NULL,
+    extra_json TEXT NOT NULL DEFAULT '{}',  -- harness-side counters: netstat deltas, log bytes
+    engine_json TEXT NOT NULL,         -- the engine's whole result, histograms included
+    UNIQUE (cell_id, idx)
+);
+CREATE TABLE IF NOT EXISTS samples (
+    repeat_id INTEGER NOT NULL REFERENCES repeats(id),
+    t_s REAL NOT NULL,
+    cpu_pct REAL, rss_bytes INTEGER, processes INTEGER, conns INTEGER,
+    load1 REAL                         -- system load average (1 min), once a second
+);
+CREATE INDEX IF NOT EXISTS samples_by_repeat ON samples(repeat_id);
+"""
+
+
+@dataclass
+class Cell:
+    id: int
+    study_id: int
+    server: str
+    load: str
+    model: str
+    level: float
+    position: int
+    status: str
+    reason: str | None
+    notes: list[str]
+    capabilities: dict | None
+    server_info: dict | None
+    isolation: dict | None
+    diagnoses: list[dict]
+
+
+class Store:
+    def __init__(self, path: Path, create: bool = True):
+        self.path = Path(path)
+        if not self.path.exists() and not create:
+            raise EnvironmentProblem(f"no results store at {self.path}")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, timeout=30)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self._check_version(create)
+        except sqlite3.DatabaseError as exc:
+            raise EnvironmentProblem(f"{self.path} is not a wsgibench results store ({exc})") from None
+        self.db.row_factory = sqlite3.Row
+
+    def _check_version(self, create: bool) -> None:
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "meta" not in tables:
+            if tables:
+                raise EnvironmentProblem(f"{self.path} is an SQLite file but not a wsgibench store")
+            with self.db:
+                self.db.executescript(_SCHEMA)
+                self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            return
+        row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        version = row[0] if row else "missing"
+        if version != str(SCHEMA_VERSION):
+            raise EnvironmentProblem(
+                f"{self.path} has results schema version {version}; this wsgibench reads "
+                f"version {SCHEMA_VERSION} only")
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- writing -------------------------------------------------------------------------------
+    def begin_study(self, name: str, config: dict, environment: dict) -> int:
+        with self.db:
+            cur = self.db.execute(
+                "INSERT INTO studies (name, started_unix_s, status, config_json, environment_json)"
+                " VALUES (?, ?, 'running', ?, ?)",
+                (name, time.time(), json.dumps(config, default=str), json.dumps(environment)))
+        return int(cur.lastrowid)
+
+    def unfinished_study(self, name: str, config: dict) -> int | None:
+        """The latest run of this study that did not finish, if it was run with the same config."""
+        row = self.db.execute("SELECT id, status, config_json FROM studies WHERE name=? "
+                              "ORDER BY id DESC LIMIT 1", (name,)).fetchone()
+        if row is None or row["status"] == "finished":
+            return None
+        if json.loads(row["config_json"]) != config:
+            raise UsageError(f"cannot resume study {name!r} (id {row['id']}): it was started with "
+                             "other settings; run it without --resume, or into another store")
+        return int(row["id"])
+
+    def mark_study(self, study_id: int, status: str) -> None:
+        with self.db:
+            self.db.execute("UPDATE studies SET status=? WHERE id=?", (status, study_id))
+
+    def finish_study(self, study_id: int, status: str = "finished") -> None:
+        with self.db:
+            self.db.execute("UPDATE studies SET status=?, finished_unix_s=? WHERE id=?",
+                            (status, time.time(), study_id))
+
+    def save_cell(self, study_id: int, cell: dict[str, Any], repeats: list[dict[str, Any]]) -> int:
+        """One transaction per finished cell: a killed run leaves whole cells or none."""
+        with self.db:
+            cur = self.db.execute(
+                "INSERT INTO cells (study_id, server, load, model, level, position, status, reason,"
+                " notes_json, diagnoses_json, capabilities_json, server_json, isolation_json,"
+                " started_unix_s, finished_unix_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (study_id, cell["server"], cell["load"], cell["model"], cell["level"],
+                 cell["position"], cell["status"], cell.get("reason"),
+                 json.dumps(cell.get("notes", [])), json.dumps(cell.get("diagnoses", [])),
+                 _dumps(cell.get("capabilities")),
+                 _dumps(cell.get("server_info")), _dumps(cell.get("isolation")),
+                 cell.get("started_unix_s"), time.time()))
+            cell_id = int(cur.lastrowid)
+            for rep in repeats:
+                self._save_repeat(cell_id, rep)
+        return cell_id
+
+    def _save_repeat(self, cell_id: int, rep: dict[str, Any]) -> None:
+        cols = [k for k in rep if k not in ("samples", "engine", "extra")]
+        cur = self.db.execute(
+            f"INSERT INTO repeats (cell_id, engine_json, extra_json, {', '.join(cols)}) "
+            f"VALUES (?, ?, ?, {', '.join('?' for _ in cols)})",
+            (cell_id, json.dumps(_document(rep["engine"])), json.dumps(rep.get("extra", {})),
+             *[rep[c] for c in cols]))
+        self.db.executemany(
+            "INSERT INTO samples (repeat_id, t_s, cpu_pct, rss_bytes, processes, conns, load1)"
+            " VALUES (?,?,?,?,?,?,?)",
+            [(cur.lastrowid, *s) for s in rep.get("samples", [])])
+
+    # -- reading -------------------------------------------------------------------------------
+    def studies(self) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM studies ORDER BY id").fetchall()
+
+    def study(self, study_id: int | None = None) -> sqlite3.Row:
+        if study_id is None:
+            row = self.db.execute("SELECT * FROM studies ORDER BY id DESC LIMIT 1").fetchone()
+        else:
+            row = self.db.execute("SELECT * FROM studies WHERE id=?", (study_id,)).fetchone()
+        if row is None:
+            raise EnvironmentProblem(f"{self.path} holds no study" +
+                                     (f" with id {study_id}" if study_id else ""))
+        return row
+
+    def cells(self, study_id: int) -> list[Cell]:
+        rows = self.db.execute("SELECT * FROM cells WHERE study_id=? ORDER BY position", (study_id,))
+        return [Cell(r["id"], r["study_id"], r["server"], r["load"], r["model"], r["level"],
+                     r["position"], r["status"], r["reason"], json.loads(r["notes_json"]),
+                     _loads(r["capabilities_json"]), _loads(r["server_json"]),
+                     _loads(r["isolation_json"]), json.loads(r["diagnoses_json"])) for r in rows]
+
+    def repeats(self, cell_id: int) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM repeats WHERE cell_id=? ORDER BY idx", (cell_id,)).fetchall()
+
+    def samples(self, repeat_id: int) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM samples WHERE repeat_id=? ORDER BY t_s",
+                               (repeat_id,)).fetchall()
+
+    def iter_repeats(self, study_id: int) -> Iterator[tuple[Cell, sqlite3.Row]]:
+        for cell in self.cells(study_id):
+            for rep in self.repeats(cell.id):
+                yield cell, rep
+
+
+def _document(engine: EngineResult | dict[str, Any]) -> dict[str, Any]:
+    """The engine's result exactly as it printed it (a dict is stored as given)."""
+    return engine.raw if isinstance(engine, EngineResult) else engine
+
+
+def _dumps(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, default=str)
+
+
+def _loads(value: str | None) -> Any:
+    return None if value is None else json.loads(value)

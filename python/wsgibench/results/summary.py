@@ -1,0 +1,64 @@
+"""Per-cell summaries read from a store: what show, export and reports present."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from wsgibench.results.stats import Summary, summarise
+from wsgibench.results.store import Cell, Store
+
+# What a stored cell's `level` counts, by load model (the engine plan field the level sets).
+LEVEL_FIELDS = {"closed": "connections", "rate": "rate", "conn_rate": "rate",
+                "sessions": "users_per_s", "count": "concurrency"}
+METRICS = ("rps_ok", "latency_p50_us", "latency_p99_us", "error_rate", "cpu_mean_pct",
+           "rss_peak_bytes")
+
+
+@dataclass
+class CellSummary:
+    cell: Cell
+    repeat_ids: list[int]
+    stats: dict[str, Summary | None]
+    saturated: bool
+    flavour: str
+    version: str | None
+
+    @property
+    def noisy(self) -> bool:
+        s = self.stats.get("rps_ok")
+        return bool(s and s.noisy)
+
+    def value(self, metric: str, how: str = "median") -> float | None:
+        s = self.stats.get(metric)
+        return getattr(s, how) if s else None
+
+    def flat(self) -> dict[str, Any]:
+        """One row for CSV/JSON export."""
+        c = self.cell
+        row: dict[str, Any] = {
+            "cell_id": c.id, "study_id": c.study_id, "server": c.server,
+            "flavour": self.flavour, "version": self.version, "load": c.load, "model": c.model,
+            "level": c.level, "status": c.status, "reason": c.reason or "",
+            "notes": " | ".join(c.notes), "repeats": len(self.repeat_ids),
+            "repeat_ids": " ".join(map(str, self.repeat_ids)),
+            "saturated": self.saturated,
+        }
+        for key in ("pong", "http10", "keep_alive", "pipelining"):
+            row[f"cap_{key}"] = (c.capabilities or {}).get(key)
+        for metric, s in self.stats.items():
+            for how in ("median", "trimmed_mean", "min", "max", "cv"):
+                row[f"{metric}_{how}"] = getattr(s, how) if s else None
+        return row
+
+
+def summarise_study(store: Store, study_id: int, trim: int = 0) -> list[CellSummary]:
+    out = []
+    for cell in store.cells(study_id):
+        reps = store.repeats(cell.id)
+        stats = {m: summarise([r[m] for r in reps if r[m] is not None], trim) for m in METRICS}
+        info = cell.server_info or {}
+        out.append(CellSummary(cell, [r["id"] for r in reps], stats,
+                               any(r["saturated"] for r in reps), info.get("flavour", ""),
+                               info.get("version")))
+    return out

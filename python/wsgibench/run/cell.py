@@ -1,0 +1,339 @@
+"""One cell's life, top to bottom: prepare, start, check, measure, judge, store."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+import psutil
+
+from wsgibench.databases import LoadDatabase
+from wsgibench.errors import EngineError, StartupError
+from wsgibench.machine import netstat
+from wsgibench.machine.cpus import available_cpus
+from wsgibench.machine.process import STOP_GRACE_S, RunningServer
+from wsgibench.machine.sampler import Sampler
+from wsgibench.paths import APPS_DIR
+from wsgibench.results import diagnose
+from wsgibench.results.diagnose import Diagnosis
+from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.store import Store
+from wsgibench.run import checks
+from wsgibench.run.engine import Engine
+from wsgibench.run.serve import ServeOptions, availability, server_info, server_python, start
+from wsgibench.servers import Flavour, ServerRecipe, get
+from wsgibench.study.apps import get_app
+from wsgibench.study.loads import Load
+from wsgibench.study.model import Study
+from wsgibench.study.plan import CellPlan
+
+
+@dataclass
+class CellOutcome:
+    status: str = "measured"  # measured | invalid | disqualified | unavailable | failed
+    reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+    capabilities: dict[str, Any] | None = None
+    repeats: list[dict[str, Any]] = field(default_factory=list)
+    diagnoses: list[dict[str, Any]] = field(default_factory=list)
+    isolation: dict[str, Any] | None = None  # where and how the server ran, once it started
+
+    def disqualify(self, reason: str) -> None:
+        self.status, self.reason = "disqualified", reason
+
+
+class MemoryCounter(Protocol):
+    def oom_kills(self) -> int: ...
+
+
+class ServerHandle(Protocol):
+    """What measuring and judging need of a running server (a RunningServer, or a test's fake)."""
+
+    host: str
+    port: int
+
+    @property
+    def cgroup(self) -> MemoryCounter: ...
+
+    def processes(self) -> list[psutil.Process]: ...
+
+    def dead(self) -> str | None: ...
+
+    def logged_bytes(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The CPUs and workers of one cell's server, and a note when the engine shares its CPUs."""
+
+    server_cpus: list[int]
+    engine_cpus: list[int]
+    workers: int
+    shared: str | None = None
+
+
+def place(load: Load, study_cpus: tuple[list[int], list[int]], workers: int) -> Placement:
+    """The study's CPUs and workers; for a scaling load (load.cpus = N) N workers on the first N
+    CPUs and the engine on the rest, or sharing them when none remain (said in `shared`)."""
+    if load.cpus is None:
+        return Placement(study_cpus[0], study_cpus[1], workers)
+    cpus = available_cpus()
+    server, rest = cpus[:load.cpus], cpus[load.cpus:]
+    shared = None if rest else (f"engine shares the server's {load.cpus} CPU(s) "
+                                f"{server}: req/s understates the server")
+    return Placement(server, rest or cpus, load.cpus, shared)
+
+
+@dataclass
+class CellContext:
+    """What a cell needs from the study run it belongs to."""
+
+    study: Study
+    engine: Engine
+    databases: LoadDatabase
+    study_cpus: tuple[list[int], list[int]]
+    progress: Callable[[str], None] = lambda _msg: None
+    # Told of the running server when it is up (and None when it is gone): the study loop keeps it
+    # so an interrupt, or a test, can see it.
+    on_server: Callable[[RunningServer | None], None] = lambda _server: None
+
+
+# -- 1. prepare ------------------------------------------------------------------------------------
+
+def refusal(recipe: ServerRecipe, study: Study, workers: int) -> CellOutcome | None:
+    """Why this server cannot take this cell at all (recorded as unavailable), or None."""
+    if recipe.apps and study.app not in recipe.apps:
+        return CellOutcome("unavailable", f"serves only the app(s) {', '.join(recipe.apps)}, "
+                                          f"not {study.app!r}")
+    ok, why = availability(recipe)
+    if not ok:
+        return CellOutcome("unavailable", why)
+    if workers > 1 and not recipe.multi_worker:
+        return CellOutcome("unavailable", f"runs one process: cannot use {workers} workers")
+    return None
+
+
+def serve_options(study: Study, placement: Placement, env: dict[str, str]) -> ServeOptions:
+    mb = study.memory_limit_mb
+    switches = {} if study.tcp_nodelay else {"WSGIBENCH_TCP_NODELAY": "0"}
+    return ServeOptions(workers=placement.workers, threads=study.threads,
+                        app=get_app(study.app).module_name, app_dir=APPS_DIR,
+                        cpus=placement.server_cpus, memory_limit_bytes=mb * 2**20 if mb else None,
+                        backlog=study.backlog, access_log=study.access_log,
+                        env=tuple(sorted({**study.app_env, **switches, **env}.items())))
+
+
+def database_kind(study: Study, load: Load) -> str | None:
+    return load.database or get_app(study.app).database
+
+
+# -- the whole life ----------------------------------------------------------------------------------
+
+def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
+    """Prepare, start, check, measure and judge one cell; the server is stopped whatever happens."""
+    recipe, study = get(cell.server), ctx.study
+    placement = place(cell.load, ctx.study_cpus, study.workers)
+    refused = refusal(recipe, study, placement.workers)
+    if refused:
+        return refused
+    db = ctx.databases.use(cell.load.name, database_kind(study, cell.load), placement.server_cpus)
+    ctx.progress(f"{cell.label}: starting")
+    options = serve_options(study, placement, ctx.databases.env_for(server_python(recipe)))
+    try:
+        server, workdir = start(recipe, options)
+    except StartupError as exc:
+        return CellOutcome("disqualified", str(exc))
+    ctx.on_server(server)
+    isolation: dict[str, Any] = {"server_cpus": placement.server_cpus,
+                                 "engine_cpus": placement.engine_cpus,
+                                 "memory": server.cgroup.applied, "workers": placement.workers}
+    if db is not None:
+        isolation["database"] = db.info()
+    if placement.shared:
+        isolation["placement"] = placement.shared
+    try:
+        outcome = check_and_measure(cell, server, ctx, placement)
+    except EngineError as exc:
+        outcome = CellOutcome("failed", f"engine: {exc}")
+    finally:
+        ctx.on_server(None)
+        forced = server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+    outcome.isolation = isolation
+    if forced:
+        outcome.notes.append(f"ignored SIGTERM: killed after {STOP_GRACE_S:g} s")
+    if placement.shared:
+        outcome.notes.append(placement.shared)
+    if db is not None:  # show and reports print notes; the details are in isolation.database
+        outcome.notes.append(f"database: {db.version()}")
+    if recipe.flavour == Flavour.REFERENCE:  # `show` has no flavour column
+        outcome.notes.append(str(Flavour.REFERENCE))
+    return outcome
+
+
+# -- 2. check ----------------------------------------------------------------------------------------
+
+def check_and_measure(cell: CellPlan, server: ServerHandle, ctx: CellContext,
+                      placement: Placement) -> CellOutcome:
+    caps = checks.check(server.host, server.port)
+    return measure(cell, server, caps, ctx, placement)
+
+
+def as_supported(load: Load, caps: checks.Capabilities) -> tuple[Load, list[Diagnosis]]:
+    """The load as this server can take it. A server that silently closes keep-alive connections
+    would show a wall of resets (seed 003's uWSGI): it gets a new connection per request instead,
+    said beside the number; likewise pipelining is dropped for servers that do not answer it."""
+    found = []
+    if load.wants_keep_alive and not caps.keep_alive:
+        load = replace(load, keep_alive=False)
+        found.append(Diagnosis(
+            "no-keep-alive", "no keep-alive: the server does not answer a second request on a "
+            "connection, so this was measured with a new connection per request"))
+    pipeline = load.params.get("pipeline", 1)
+    if pipeline not in (1, False) and not caps.pipelining:
+        load = replace(load, params={**load.params, "pipeline": 1 if pipeline is not True else False})
+        found.append(Diagnosis(
+            "no-pipelining", "no pipelining: pipelined requests were not all answered, so this "
+            "was measured without pipelining"))
+    return load, found
+
+
+# -- 3. measure --------------------------------------------------------------------------------------
+
+def measure(cell: CellPlan, server: ServerHandle, caps: checks.Capabilities, ctx: CellContext,
+            placement: Placement) -> CellOutcome:
+    """Warm up, run the repeats, judge each, diagnose the cell. Needs no real server: the handle
+    and the engine may be fakes (tests/unit/run)."""
+    outcome, study = CellOutcome(), ctx.study
+    outcome.capabilities = caps.as_dict()
+    if not caps.pong:
+        outcome.disqualify(f"wrong answer to a plain request: {caps.detail}")
+        return outcome
+    load, adapted = as_supported(cell.load, caps)
+    outcome.diagnoses.extend(d.as_dict() for d in adapted)
+    seed, engine_cpus = study.seed * 1000 + cell.position, placement.engine_cpus
+    requests = list(study.requests)
+    if load.warmup_s > 0:
+        ctx.progress(f"{cell.label}: warm-up")
+        ctx.engine.run(load.plan(cell.level, server.port, requests, engine_cpus, seed, warmup=True))
+    for idx in range(study.repeats):
+        ctx.progress(f"{cell.label}: repeat {idx + 1}/{study.repeats}")
+        plan = load.plan(cell.level, server.port, requests, engine_cpus, seed + idx)
+        rep = measure_repeat(idx, plan, server, ctx.engine)
+        outcome.repeats.append(rep)
+        if judge_repeat(outcome, rep, server, study.error_threshold):
+            break
+    share = 100.0 * len(placement.server_cpus)
+    facts = [diagnose.facts_from(r["engine"], r, load.model, cell.level, load.wants_keep_alive,
+                                 share) for r in outcome.repeats]
+    codes = {a.code for a in adapted}
+    outcome.diagnoses += [d.as_dict() for d in diagnose.diagnose(facts) if d.code not in codes]
+    oom = server.cgroup.oom_kills()
+    if oom:
+        outcome.notes.append(f"memory limit hit: {oom} OOM kill(s)")
+    return outcome
+
+
+def measure_repeat(idx: int, plan: dict[str, Any], server: ServerHandle,
+                   engine: Engine) -> dict[str, Any]:
+    sampler = Sampler(server.processes, server.port)
+    counters, log_bytes = netstat.tcp_ext(), server.logged_bytes()
+    sampler.start()
+    try:
+        result = engine.run(plan)
+    finally:
+        sampler.stop()
+    rep = repeat_record(idx, result, sampler)
+    rep["extra"] = {"netstat": netstat.delta(counters, netstat.tcp_ext()),
+                    "log_bytes": server.logged_bytes() - log_bytes, **dropped(result)}
+    return rep
+
+
+def repeat_record(idx: int, result: EngineResult, sampler: Sampler) -> dict[str, Any]:
+    """One stored repeat: headline numbers from the engine and the sampler, plus both in full."""
+    totals = result.totals
+    ok, errors = totals.ok, totals.error_count
+    kind = result.first_kind
+    lat = kind.latency if kind else None
+    samples = sampler.samples
+    inner = samples[1:-1] or samples  # start/end samples carry no CPU interval of the load
+    rss = [s.rss_bytes for s in samples]
+    conns = [s.conns for s in samples if s.conns is not None]
+    cpu = [s.cpu_pct for s in inner]
+    return {
+        "idx": idx,
+        "rps_ok": ok / result.elapsed_s if result.elapsed_s else 0.0,
+        "requests": totals.requests_sent, "ok": ok, "errors": errors,
+        "error_rate": errors / (ok + errors) if ok + errors else 0.0,
+        "latency_p50_us": lat.p50 if lat else None, "latency_p90_us": lat.p90 if lat else None,
+        "latency_p99_us": lat.p99 if lat else None, "latency_max_us": lat.max if lat else None,
+        "cpu_mean_pct": sum(cpu) / len(cpu) if cpu else None,
+        "cpu_peak_pct": max(cpu) if cpu else None,
+        "rss_start_bytes": rss[0] if rss else None, "rss_end_bytes": rss[-1] if rss else None,
+        "rss_peak_bytes": max(rss) if rss else None,
+        "rss_mean_bytes": int(sum(rss) / len(rss)) if rss else None,
+        "conns_peak": max(conns) if conns else None,
+        "engine_cpu_s": result.cost.cpu_s,
+        "sampler_cpu_s": sampler.own_cpu_s,
+        "saturated": int(result.saturated),
+        "engine": result,
+        "samples": [(s.t_s, s.cpu_pct, s.rss_bytes, s.processes, s.conns, s.load1)
+                    for s in samples],
+    }
+
+
+def dropped(result: EngineResult) -> dict[str, Any]:
+    """Seed 000's check: every request the plan called for was sent and got a valid reply."""
+    model, totals = result.model, result.totals
+    expected = None
+    if model.get("kind") == "sessions":
+        expected = round(model["users_per_s"] * model["duration_s"]) * model["requests"]
+    elif model.get("kind") == "count":
+        expected = model["requests"]
+    elif "connections_total" in model:
+        expected = model["connections_total"] * model.get("calls", 1)
+    sent, ok = totals.requests_sent, totals.ok
+    lost = totals.error_count > 0 or ok != sent or (expected is not None and ok != expected)
+    return {"expected_requests": expected, "nothing_dropped": not lost}
+
+
+# -- 4. judge ----------------------------------------------------------------------------------------
+
+def judge_repeat(outcome: CellOutcome, rep: dict[str, Any], server: ServerHandle,
+                 error_threshold: float) -> bool:
+    """Record what this repeat says about the cell; True ends the cell."""
+    result: EngineResult = rep["engine"]
+    gone = server.dead()
+    if gone:
+        oom = server.cgroup.oom_kills()
+        gone += f" (memory limit hit: {oom} OOM kill(s))" if oom else ""
+        outcome.disqualify(f"crashed during repeat {rep['idx'] + 1}: {gone}")
+        return True
+    if rep["ok"] == 0:
+        outcome.disqualify(f"stopped answering: 0 valid replies in repeat {rep['idx'] + 1}")
+        return True
+    if rep["error_rate"] > error_threshold:
+        outcome.disqualify(f"error rate {rep['error_rate']:.1%} > "
+                           f"{error_threshold:.0%} ({result.totals.top_errors()})")
+        return True
+    if result.saturated and outcome.status == "measured":
+        reasons = ", ".join(result.saturation_reasons) or "saturated"
+        outcome.status, outcome.reason = "invalid", f"load generator was the bottleneck: {reasons}"
+    return False
+
+
+# -- 5. store ----------------------------------------------------------------------------------------
+
+def save_cell(store: Store, study_id: int, cell: CellPlan, outcome: CellOutcome,
+              started: float) -> None:
+    recipe = get(cell.server)
+    store.save_cell(study_id, {
+        "server": cell.server, "load": cell.load.name, "model": cell.load.model,
+        "level": cell.level, "position": cell.position, "status": outcome.status,
+        "reason": outcome.reason, "notes": outcome.notes, "diagnoses": outcome.diagnoses,
+        "capabilities": outcome.capabilities,
+        "server_info": server_info(recipe), "isolation": outcome.isolation,
+        "started_unix_s": started,
+    }, outcome.repeats)

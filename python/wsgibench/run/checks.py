@@ -1,0 +1,108 @@
+"""Behaviour checks before measuring: judge HTTP/1.0, keep-alive and pipelining by what the server does."""
+
+from __future__ import annotations
+
+import socket
+import time
+from dataclasses import asdict, dataclass
+
+from wsgibench.run import http as _http
+from wsgibench.study.apps import PROBE_BODY, PROBE_PATH
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    pong: bool  # exact status and body on a plain HTTP/1.1 request
+    http10: bool
+    keep_alive: bool  # two requests answered on one HTTP/1.1 connection
+    pipelining: bool  # two requests sent together, both answered in order
+    detail: str  # what went wrong, if anything
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+class _Conn:
+    """A blocking client connection that reads whole responses, bounded by a deadline."""
+
+    def __init__(self, host: str, port: int, timeout_s: float):
+        self.sock = socket.create_connection((host, port), timeout=timeout_s)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.deadline = time.monotonic() + timeout_s
+        self.buf = b""
+        self.eof = False
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def response(self) -> _http.Response:
+        while True:
+            try:
+                resp, used = _http.parse(self.buf, eof=self.eof)
+                self.buf = self.buf[used:]
+                return resp
+            except _http.IncompleteResponse:
+                if self.eof:
+                    raise ConnectionError("connection closed before a whole response") from None
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("no whole response in time")
+            self.sock.settimeout(remaining)
+            chunk = self.sock.recv(65536)
+            self.buf += chunk
+            self.eof = not chunk
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def fetch(host: str, port: int, raw: bytes, count: int = 1, timeout_s: float = 2.0,
+          one_write: bool = True) -> list[_http.Response]:
+    """Send `raw` (count times, in one write or one after each reply) and read count responses."""
+    conn = _Conn(host, port, timeout_s)
+    try:
+        replies = []
+        if one_write:
+            conn.send(raw * count)
+        for _ in range(count):
+            if not one_write:
+                conn.send(raw)
+            replies.append(conn.response())
+        return replies
+    finally:
+        conn.close()
+
+
+def _is_pong(resp: _http.Response, body: bytes) -> bool:
+    return resp.status == 200 and resp.body == body
+
+
+def probe(host: str, port: int, body: bytes = PROBE_BODY, timeout_s: float = 1.0) -> bool:
+    """Readiness: one HTTP/1.1 request answered with exactly the expected body."""
+    try:
+        raw = _http.request(PROBE_PATH, close=True)
+        return _is_pong(fetch(host, port, raw, timeout_s=timeout_s)[0], body)
+    except (OSError, _http.BadResponse, ValueError):
+        return False
+
+
+def check(host: str, port: int, body: bytes = PROBE_BODY, timeout_s: float = 2.0,
+          path: str = PROBE_PATH) -> Capabilities:
+    problems: list[str] = []
+
+    def attempt(label: str, raw: bytes, count: int, one_write: bool) -> bool:
+        try:
+            replies = fetch(host, port, raw, count, timeout_s, one_write)
+        except (OSError, _http.BadResponse, ValueError) as exc:
+            problems.append(f"{label}: {type(exc).__name__}: {exc}")
+            return False
+        if not all(_is_pong(r, body) for r in replies):
+            problems.append(f"{label}: got {[(r.status, r.body[:20]) for r in replies]}")
+            return False
+        return True
+
+    pong = attempt("pong", _http.request(path, close=True), 1, True)
+    http10 = attempt("http/1.0", _http.request(path, version="1.0"), 1, True)
+    keep_alive = attempt("keep-alive", _http.request(path), 2, False)
+    pipelining = attempt("pipelining", _http.request(path), 2, True)
+    return Capabilities(pong, http10, keep_alive, pipelining, "; ".join(problems))

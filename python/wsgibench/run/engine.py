@@ -1,0 +1,124 @@
+"""The engine driver: find the `wsgibench-engine` binary, check its protocol, run a plan, and parse
+its result once into an EngineResult. `Engine` is the small interface the runner uses (tests give it
+a fake that returns chosen results)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+from functools import cache
+from pathlib import Path
+from typing import Any, Protocol
+
+from wsgibench.errors import EngineError
+from wsgibench.machine.process import raise_nofile
+from wsgibench.results.engine_result import EngineResult, MalformedResult
+from wsgibench.study.loads import PROTOCOL_VERSION
+
+BINARY = "wsgibench-engine"
+
+
+def _candidates() -> list[Path]:
+    found = []
+    if os.environ.get("WSGIBENCH_ENGINE"):
+        found.append(Path(os.environ["WSGIBENCH_ENGINE"]))
+    found.append(Path(sysconfig.get_path("scripts")) / BINARY)
+    found.append(Path(sys.executable).parent / BINARY)
+    on_path = shutil.which(BINARY)
+    if on_path:
+        found.append(Path(on_path))
+    repo = Path(__file__).resolve().parents[2] / "engine" / "target" / "release" / BINARY
+    found.append(repo)
+    return found
+
+
+@cache
+def find_engine() -> Path:
+    chosen = os.environ.get("WSGIBENCH_ENGINE")
+    if chosen:  # an explicit choice is never silently replaced by another binary
+        path = Path(chosen)
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+        raise EngineError(f"WSGIBENCH_ENGINE={chosen} is not an executable file; unset it to use "
+                          f"the {BINARY} installed with wsgibench")
+    tried = _candidates()
+    for path in tried:
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+    raise EngineError(
+        f"{BINARY} not found (tried {', '.join(map(str, tried))}); "
+        "reinstall wsgibench with `pip install .` (it builds the engine) or set WSGIBENCH_ENGINE")
+
+
+@cache
+def engine_version() -> dict[str, Any]:
+    path = find_engine()
+    try:
+        out = subprocess.run([str(path), "version"], capture_output=True, text=True, timeout=10)
+        info = json.loads(out.stdout)
+    except (OSError, subprocess.TimeoutExpired, ValueError) as exc:
+        raise EngineError(f"{path} does not answer `version` ({exc})") from None
+    if info.get("protocol_version") != PROTOCOL_VERSION:
+        raise EngineError(
+            f"{path} speaks engine protocol {info.get('protocol_version')}, this wsgibench speaks "
+            f"{PROTOCOL_VERSION}: reinstall wsgibench so both come from one build")
+    return info
+
+
+def bound_seconds(plan: dict[str, Any]) -> float:
+    """How long the engine may take before it is considered hung."""
+    model = plan["model"]
+    base = float(model.get("duration_s", 0))
+    if model["kind"] == "sessions":
+        base += model.get("requests", 1) * (model.get("think_s", 0) + plan["timeout_s"])
+    if model["kind"] == "count" or "connections_total" in model:
+        base = max(base, 600.0)
+    return base + 2 * plan.get("timeout_s", 5.0) + 30.0
+
+
+def _engine_child() -> None:
+    raise_nofile()
+    # The engine dies with wsgibench, even when wsgibench is SIGKILLed (no orphaned load).
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def run_plan(plan: dict[str, Any]) -> EngineResult:
+    engine_version()
+    path = find_engine()
+    try:
+        proc = subprocess.run([str(path), "run", "-"], input=json.dumps(plan), capture_output=True,
+                              text=True, timeout=bound_seconds(plan), preexec_fn=_engine_child)
+    except subprocess.TimeoutExpired:
+        raise EngineError(f"engine did not finish within {bound_seconds(plan):.0f} s") from None
+    if proc.returncode != 0:
+        line = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        raise EngineError(f"engine failed (exit {proc.returncode}): {line}")
+    try:
+        return EngineResult.from_dict(json.loads(proc.stdout))
+    except ValueError as exc:  # MalformedResult is a ValueError too
+        if isinstance(exc, MalformedResult):
+            raise EngineError(str(exc)) from None
+        raise EngineError("engine printed something that is not JSON") from None
+
+
+class Engine(Protocol):
+    """What the runner needs of an engine: run one plan, return its parsed result."""
+
+    def run(self, plan: dict[str, Any]) -> EngineResult: ...
+
+
+class EngineProcess:
+    """The real engine: one `wsgibench-engine run` process per plan."""
+
+    def run(self, plan: dict[str, Any]) -> EngineResult:
+        return run_plan(plan)

@@ -1,0 +1,125 @@
+"""Bring one catalog entry up on free ports with the study's isolation, for a cell or a check."""
+
+from __future__ import annotations
+
+import platform
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wsgibench.errors import EnvironmentProblem, StartupError
+from wsgibench.machine import venvs
+from wsgibench.machine.cgroups import MemoryCgroup
+from wsgibench.machine.process import Readiness, RunningServer, free_port, launch
+from wsgibench.paths import APPS_DIR
+from wsgibench.run import checks
+from wsgibench.servers import LaunchContext, ServerRecipe
+from wsgibench.study.apps import PROBE_BODY, PROBE_PATH
+
+PORT_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    workers: int = 1
+    threads: int = 1
+    backlog: int = 2048
+    app: str = "pong"
+    app_dir: Path = APPS_DIR
+    cpus: list[int] | None = None
+    memory_limit_bytes: int | None = None
+    host: str = "127.0.0.1"
+    env: tuple[tuple[str, str], ...] = ()  # WSGIBENCH_* settings for the app
+    access_log: bool = False
+
+
+def availability(recipe: ServerRecipe) -> tuple[bool, str]:
+    """(usable now, reason when not)."""
+    if recipe.unavailable:
+        return False, recipe.unavailable
+    missing = recipe.missing_binaries()
+    if missing:
+        pkgs = " ".join(recipe.system_packages) or " ".join(missing)
+        return False, f"needs {', '.join(missing)}: apt-get install {pkgs}"
+    if recipe.env and venvs.installed(recipe.env) is None:
+        return False, f"not installed: wsgibench install {recipe.name}"
+    return True, ""
+
+
+def installed_version(recipe: ServerRecipe) -> str | None:
+    if recipe.stdlib_python:
+        return f"python {platform.python_version()}"
+    if recipe.env is None:
+        return recipe.version() if recipe.version else None
+    env = venvs.installed(recipe.env)
+    if env is None:
+        return None
+    if recipe.version_of is None:  # a standard-library server: its version is Python's
+        return f"python {venvs.python_version(env)}"
+    return env.version(recipe.version_of)
+
+
+def server_python(recipe: ServerRecipe) -> Path | None:
+    """The interpreter the server runs on: its venv's, wsgibench's own, or none (nginx)."""
+    env = venvs.installed(recipe.env) if recipe.env else None
+    if env is not None:
+        return env.python
+    return Path(sys.executable) if recipe.stdlib_python else None
+
+
+def server_info(recipe: ServerRecipe) -> dict[str, Any]:
+    """What the store records of the server of a cell: its recipe, version and every package."""
+    env = venvs.installed(recipe.env) if recipe.env else None
+    return {
+        "name": recipe.name, "project": recipe.project, "flavour": str(recipe.flavour),
+        "summary": recipe.summary, "version": installed_version(recipe),
+        "requirements": list(recipe.env.requirements + recipe.env.no_deps) if recipe.env else [],
+        "packages": env.packages if env else {}, "handles": list(recipe.handles),
+    }
+
+
+def start(recipe: ServerRecipe, options: ServeOptions) -> tuple[RunningServer, Path]:
+    """Start the server; returns it and its scratch dir (the caller removes the dir after stop)."""
+    ok, why = availability(recipe)
+    if not ok:
+        raise EnvironmentProblem(f"{recipe.name}: {why}")
+    last: StartupError | None = None
+    for _ in range(PORT_ATTEMPTS):
+        workdir = Path(tempfile.mkdtemp(prefix=f"wsgibench-{recipe.name}-"))
+        try:
+            return _start_once(recipe, options, workdir), workdir
+        except StartupError as exc:
+            shutil.rmtree(workdir, ignore_errors=True)
+            last = exc
+            if "in use" not in str(exc).lower():
+                raise
+    assert last is not None
+    raise StartupError(f"{last} (tried {PORT_ATTEMPTS} fresh ports)")
+
+
+def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> RunningServer:
+    workdir.chmod(0o755)  # servers that drop privileges (Apache children) must read it
+    # A private copy of the apps: readable by those users wherever wsgibench is installed.
+    app_dir = Path(shutil.copytree(options.app_dir, workdir / "apps",
+                                   ignore=shutil.ignore_patterns("__pycache__")))
+    host = options.host
+    ctx = LaunchContext(
+        host=host, port=free_port(host), internal_port=free_port(host),
+        workers=options.workers, threads=options.threads, backlog=options.backlog,
+        app=options.app, app_dir=app_dir, workdir=workdir, python=server_python(recipe),
+        access_log=options.access_log,
+    )
+    ready = Readiness(lambda: checks.probe(host, ctx.port),
+                      f"exact {PROBE_BODY!r} reply on {PROBE_PATH} of port {ctx.port}",
+                      recipe.start_timeout_s)
+    cgroup = MemoryCgroup.create(options.memory_limit_bytes)
+    assert recipe.launch is not None
+    try:
+        return launch(recipe.launch(ctx), host, ctx.port, workdir, options.cpus, cgroup, ready,
+                      dict(options.env))
+    except StartupError:
+        cgroup.remove()
+        raise

@@ -1,0 +1,113 @@
+"""Run a study: every planned cell in order (one cell's life is run/cell.py), resumable, stored."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from wsgibench import databases
+from wsgibench.machine import doctor, environment
+from wsgibench.machine.cpus import split_cpus
+from wsgibench.machine.process import RunningServer
+from wsgibench.results.store import Cell, Store
+from wsgibench.run.cell import CellContext, CellOutcome, database_kind, run_cell, save_cell
+from wsgibench.run.engine import Engine, EngineProcess, engine_version
+from wsgibench.servers.mod_wsgi import APACHE
+from wsgibench.servers.nginx.config import NGINX
+from wsgibench.study.loads import MODELS
+from wsgibench.study.model import Study
+from wsgibench.study.plan import CellPlan, plan_cells
+
+Progress = Callable[[str], None]
+CellDone = Callable[[CellPlan, CellOutcome], None]
+
+
+class StudyRunner:
+    def __init__(self, study: Study, store: Store, progress: Progress | None = None,
+                 engine: Engine | None = None):
+        self.study = study
+        self.store = store
+        self.progress: Progress = progress or (lambda _msg: None)
+        self.engine: Engine = engine or EngineProcess()
+        self.server_cpus, self.engine_cpus = split_cpus(study.server_cpus, study.engine_cpus)
+        self.current_server: RunningServer | None = None  # the server of the cell in progress
+        self.doctor = doctor.findings(sorted(set(self.server_cpus + self.engine_cpus)))
+        # The db app's database: files next to the results store, one per load (see databases).
+        self.databases = databases.LoadDatabase(store.path.resolve().parent)
+
+    def run(self, on_cell_done: CellDone | None = None, resume: bool = False) -> int:
+        """Run every cell not stored yet; with resume, continue the store's unfinished run."""
+        databases.preflight({k for load in self.study.loads
+                             if (k := database_kind(self.study, load))})
+        study_id = self._begin(resume)
+        done = {(c.server, c.load, c.level): c for c in self.store.cells(study_id)}
+        out_of = _left_the_sweep(done.values())
+        status = "interrupted"
+        try:
+            for cell in plan_cells(self.study):
+                if self.databases.load not in (None, cell.load.name):
+                    self.databases.stop()  # after the load's last cell (a load's cells are contiguous)
+                if cell.key in done:
+                    continue
+                started = time.time()
+                outcome = self._outcome(cell, out_of)
+                save_cell(self.store, study_id, cell, outcome, started)
+                if on_cell_done:
+                    on_cell_done(cell, outcome)
+            status = "finished"
+        finally:
+            self.databases.stop()
+            self.store.finish_study(study_id, status)
+        return study_id
+
+    def _begin(self, resume: bool) -> int:
+        config = json.loads(json.dumps({**self.study.raw, "name": self.study.name}, default=str))
+        study_id = self.store.unfinished_study(self.study.name, config) if resume else None
+        if study_id is None:
+            return self.store.begin_study(self.study.name, config, self._environment())
+        self.store.mark_study(study_id, "running")
+        return study_id
+
+    def _outcome(self, cell: CellPlan, out_of: dict[tuple[str, str], tuple[str, str]]) -> CellOutcome:
+        """Run the cell, unless its server already left this load's sweep."""
+        key = (cell.server, cell.load.name)
+        if key in out_of:
+            return CellOutcome(*out_of[key])
+        outcome = run_cell(cell, self._cell_context())
+        if outcome.status in ("disqualified", "unavailable"):
+            out_of[key] = _leaves(outcome.status, outcome.reason, cell.level, cell.load.model)
+        return outcome
+
+    def _cell_context(self) -> CellContext:
+        def on_server(server: RunningServer | None) -> None:
+            self.current_server = server
+
+        return CellContext(self.study, self.engine, self.databases,
+                           (self.server_cpus, self.engine_cpus),
+                           progress=lambda msg: self.progress(msg), on_server=on_server)
+
+    def _environment(self) -> dict[str, Any]:
+        found = environment.collect(nginx_version=NGINX.version(), apache_version=APACHE.version())
+        found["engine"] = engine_version()
+        found["server_cpus"], found["engine_cpus"] = self.server_cpus, self.engine_cpus
+        found["doctor"] = [f.as_dict() for f in self.doctor]
+        return found
+
+
+def _left_the_sweep(cells: Any) -> dict[tuple[str, str], tuple[str, str]]:
+    """(server, load) -> (status, why) for servers that left a load's sweep in a stored run."""
+    out_of: dict[tuple[str, str], tuple[str, str]] = {}
+    for c in sorted(cells, key=lambda c: c.position):
+        assert isinstance(c, Cell)
+        if c.status in ("disqualified", "unavailable"):
+            out_of.setdefault((c.server, c.load), _leaves(c.status, c.reason, c.level, c.model))
+    return out_of
+
+
+def _leaves(status: str, reason: str | None, level: float, model: str) -> tuple[str, str]:
+    """What the later levels of a server that left the sweep record."""
+    if status == "unavailable" or (reason or "").startswith("disqualified at"):
+        return status, reason or ""
+    return status, f"disqualified at {MODELS[model][0]} {level:g}: {reason}"

@@ -1,0 +1,70 @@
+"""gunicorn with its sync, gthread, gevent and eventlet workers, and 3 workers behind nginx."""
+
+from wsgibench.servers.nginx.config import NGINX, nginx_proxy
+from wsgibench.servers.recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+
+VERSION = "27.0.1"
+ENV = PythonEnv("gunicorn", (f"gunicorn=={VERSION}",))
+GEVENT_ENV = PythonEnv("gunicorn-gevent", (f"gunicorn=={VERSION}", "gevent==26.9.0"))
+# gunicorn 26 dropped the eventlet worker.
+EVENTLET_ENV = PythonEnv("gunicorn-eventlet", ("gunicorn==25.0.3", "eventlet==0.41.3"))
+
+
+def _argv(ctx: LaunchContext, worker_class: str, port: int, workers: int, *extra: str) -> list[str]:
+    return [
+        str(ctx.python), "-m", "gunicorn",
+        "--bind", f"{ctx.host}:{port}",
+        "--workers", str(workers),
+        "--worker-class", worker_class,
+        "--backlog", str(ctx.backlog),
+        "--chdir", str(ctx.app_dir),
+        # No --access-logfile: gunicorn logs no access lines unless asked to.
+        *(["--access-logfile", "-"] if ctx.access_log else []),
+        "--log-level", "warning",
+        *extra,
+        f"{ctx.app}:app",
+    ]
+
+
+def _simple(worker_class: str, *extra: str):
+    def launch(ctx: LaunchContext) -> list[Command]:
+        return [Command(_argv(ctx, worker_class, ctx.port, ctx.workers, *extra))]
+
+    return launch
+
+
+def _behind_nginx(ctx: LaunchContext) -> list[Command]:
+    backend = Command(_argv(ctx, "sync", ctx.internal_port, 3), listens_on=ctx.internal_port)
+    return [backend, nginx_proxy(ctx, f"proxy_pass http://{ctx.host}:{ctx.internal_port};")]
+
+
+RECIPES = [
+    ServerRecipe(
+        name="gunicorn-sync", project="gunicorn", flavour=Flavour.PROCESS, env=ENV,
+        version_of="gunicorn", launch=_simple("sync"),
+        summary="pre-fork, one request at a time per worker; closes every connection",
+    ),
+    ServerRecipe(
+        name="gunicorn-gthread", project="gunicorn", flavour=Flavour.PROCESS, env=ENV,
+        version_of="gunicorn", launch=_simple("gthread", "--threads", "4"),
+        summary="pre-fork with a thread pool (4 threads) and keep-alive",
+    ),
+    ServerRecipe(
+        name="gunicorn-gevent", project="gunicorn", flavour=Flavour.GREENLET, env=GEVENT_ENV,
+        version_of="gunicorn", launch=_simple("gevent", "--worker-connections", "10000"),
+        summary="gevent worker (monkey-patched), keep-alive",
+    ),
+    ServerRecipe(
+        name="gunicorn-eventlet", project="gunicorn", flavour=Flavour.GREENLET,
+        env=EVENTLET_ENV, version_of="gunicorn",
+        launch=_simple("eventlet", "--worker-connections", "10000"),
+        summary="eventlet worker; needs gunicorn < 26",
+        handles=("eventlet worker removed in gunicorn 26: own venv with gunicorn 25",),
+    ),
+    ServerRecipe(
+        name="gunicorn-3w-nginx", project="gunicorn", flavour=Flavour.PROCESS, env=ENV,
+        version_of="gunicorn", binaries=(NGINX,), system_packages=("nginx-light",),
+        launch=_behind_nginx, multi_worker=False,
+        summary="seed 000's gunicorn-3w: 3 sync workers behind nginx proxy_pass",
+    ),
+]

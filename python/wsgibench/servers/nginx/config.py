@@ -1,0 +1,71 @@
+"""nginx for the recipes: finding its binary, and the configurations of the front proxy of fronted
+recipes and of the bare `Pong!` baseline."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from wsgibench.servers.recipe import Binary, Command, LaunchContext
+
+_SEARCH = ("/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/local/nginx/sbin/nginx")
+
+
+def nginx_binary() -> str | None:
+    found = shutil.which("nginx")
+    if found:
+        return found
+    return next((p for p in _SEARCH if Path(p).exists()), None)
+
+
+NGINX = Binary("nginx", find=nginx_binary)
+
+
+def _config(ctx: LaunchContext, location: str, upstream: str = "") -> str:
+    tmp = ctx.workdir / "nginx-tmp"
+    temps = "\n".join(
+        f"    {kind}_temp_path {tmp}/{kind};"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    return f"""
+worker_processes 1;
+daemon off;
+master_process on;
+pid {ctx.workdir}/nginx.pid;
+error_log stderr warn;
+worker_rlimit_nofile 100000;
+events {{
+    worker_connections 65000;
+}}
+http {{
+    access_log off;
+{temps}
+    tcp_nodelay on;
+    keepalive_timeout 75s;
+    # The default (1000) would close a busy keep-alive connection every 1000 requests.
+    keepalive_requests 10000000;
+    {upstream}
+    server {{
+        listen {ctx.host}:{ctx.port} backlog={ctx.backlog};
+        location / {{
+            {location}
+        }}
+    }}
+}}
+"""
+
+
+def nginx_command(ctx: LaunchContext, location: str, upstream: str = "", role: str = "front") -> Command:
+    binary = nginx_binary() or "nginx"
+    (ctx.workdir / "nginx-tmp").mkdir(parents=True, exist_ok=True)
+    return Command(
+        argv=[binary, "-e", "stderr", "-p", str(ctx.workdir), "-c", str(ctx.workdir / "nginx.conf")],
+        files={"nginx.conf": _config(ctx, location, upstream)},
+        role=role,
+        listens_on=ctx.port,
+    )
+
+
+def nginx_proxy(ctx: LaunchContext, location: str) -> Command:
+    """nginx on ctx.port in front of an app server on ctx.internal_port."""
+    return nginx_command(ctx, location)

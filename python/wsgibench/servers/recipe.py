@@ -1,0 +1,128 @@
+"""What a catalog entry is: the environment to install, the binaries it needs and how to find them,
+the processes to launch, and how to read its version."""
+
+from __future__ import annotations
+
+import enum
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wsgibench.machine.binaries import banner_version
+from wsgibench.machine.process import Command
+from wsgibench.machine.venvs import PythonEnv
+
+__all__ = ["Binary", "Command", "Flavour", "LaunchContext", "PythonEnv", "ServerRecipe",
+           "launch_script"]
+
+# The launchers' shared module (launchkit.py): put on the launcher processes' PYTHONPATH.
+LAUNCHKIT_DIR = Path(__file__).resolve().parent / "_launchkit"
+
+
+class Flavour(enum.StrEnum):
+    PROCESS = "process/thread"
+    GREENLET = "greenlet"
+    CALLBACK = "callback"
+    NATIVE = "native"
+    REFERENCE = "non-Python reference"  # e.g. PHP-FPM behind nginx: a yardstick, not a contender
+
+
+def _on_path(name: str) -> str | None:
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
+
+
+@dataclass(frozen=True)
+class Binary:
+    """An executable a recipe needs from the system, and how to find it here."""
+
+    name: str
+    find: Callable[[], str | None] | None = None  # default: PATH, then /usr/sbin and /sbin
+
+    def path(self) -> str | None:
+        return self.find() if self.find else _on_path(self.name)
+
+    def version(self, flag: str = "-v") -> str | None:
+        """The version its own banner prints (`nginx -v`, `apache2 -v`, `php-fpm -v`)."""
+        exe = self.path()
+        return banner_version([exe, flag]) if exe else None
+
+
+@dataclass(frozen=True)
+class LaunchContext:
+    """Everything a recipe needs to build its command lines for one start."""
+
+    host: str
+    port: int  # the port the engine talks to
+    internal_port: int  # a second free port, for the app server behind a front proxy
+    workers: int
+    threads: int
+    backlog: int
+    app: str  # module name inside app_dir, exposing `app`
+    app_dir: Path
+    workdir: Path  # private scratch directory for configs, pid and log files
+    python: Path | None  # the env's interpreter, None for non-Python entries
+    access_log: bool = False  # a study may turn access logging on, to show what it costs
+
+    def launcher(self, script: Path, *extra: str) -> Command:
+        """Run a launcher script in the env with the common options (see _launchkit)."""
+        assert self.python is not None
+        argv = [
+            str(self.python), str(script),
+            "--host", self.host, "--port", str(self.port),
+            "--app-dir", str(self.app_dir), "--app", self.app,
+            "--backlog", str(self.backlog), "--workers", str(self.workers),
+            "--threads", str(self.threads), *extra,
+        ]
+        return Command(argv, pythonpath=(str(LAUNCHKIT_DIR),))
+
+    def env_bin(self, exe: str) -> str:
+        assert self.python is not None
+        return str(self.python.parent / exe)
+
+
+Launch = Callable[[LaunchContext], list[Command]]
+
+
+@dataclass(frozen=True)
+class ServerRecipe:
+    name: str
+    project: str  # what the server is called upstream
+    flavour: Flavour
+    summary: str
+    env: PythonEnv | None = None
+    version_of: str | None = None  # distribution whose version is reported
+    system_packages: tuple[str, ...] = ()  # Debian packages it needs
+    binaries: tuple[Binary, ...] = ()  # executables it needs from the system (nginx, apache2)
+    # The version of an entry without a venv (nginx, php-fpm), read from the running system.
+    version: Callable[[], str | None] | None = None
+    launch: Launch | None = None
+    unavailable: str | None = None  # a reason that no install can fix
+    multi_worker: bool = True  # whether `workers > 1` is meaningful
+    handles: tuple[str, ...] = ()  # pitfalls this recipe takes care of, shown by `servers --verbose`
+    default_workers: int = 1
+    # Seconds the server may take to start answering (mod_wsgi-express configures Apache first).
+    start_timeout_s: float = 20.0
+    # The apps it can serve (tornado's native handlers: sleep and mixed); empty means every app.
+    apps: tuple[str, ...] = ()
+    # No env: run with wsgibench's own interpreter (the standard-library fault servers).
+    stdlib_python: bool = False
+    # The module that defines it (set by the catalog): its folder is the server's home.
+    module: str = field(default="", compare=False)
+
+    def missing_binaries(self) -> list[str]:
+        return [b.name for b in self.binaries if b.path() is None]
+
+
+def launch_script(script: Path, *extra: str) -> Launch:
+    """The launch of a server that one launcher script starts (a launch*.py in its folder)."""
+
+    def launch(ctx: LaunchContext) -> list[Command]:
+        return [ctx.launcher(script, *extra)]
+
+    return launch
+
+
+def here(module_file: str, script: str = "launch.py") -> Path:
+    """A launcher script beside the recipe module that names it."""
+    return Path(module_file).resolve().parent / script

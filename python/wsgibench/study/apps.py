@@ -1,0 +1,61 @@
+"""The apps a study can serve: module, default request mix and how each response is validated."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+from wsgibench.errors import UsageError
+from wsgibench.study.loads import RequestKind
+
+# Every app answers this path with exactly "Pong!": readiness and behaviour checks use it, so
+# they judge the server the same way whatever the app does on its other paths.
+PROBE_PATH = "/ping"
+PROBE_BODY = b"Pong!"
+
+
+@dataclass(frozen=True)
+class AppSpec:
+    name: str
+    summary: str
+    requests: tuple[RequestKind, ...]
+    env: dict[str, str] = field(default_factory=dict)  # defaults of the app's WSGIBENCH_* settings
+    module: str = ""  # module in apps/ exposing `app`; the app's name when empty
+    database: str | None = None  # the database a load gets when it names none (see _databases)
+
+    @property
+    def module_name(self) -> str:
+        return self.module or self.name
+
+
+_PONG = RequestKind()
+_SLEEP = RequestKind(name="sleep", path="/", expect={"status": 200, "body": "Slept"})
+# The db app sums 100 values uniform in [0, 1): mean 50, standard deviation sqrt(100/12) = 2.9.
+# 30..70 is about 6.9 standard deviations either side (a correct app leaves it with probability
+# ~1e-11 per request), while an empty result (0), a single row or a wrong column falls outside.
+_DB = RequestKind(name="db", path="/", expect={"status": 200, "body_float": {"min": 30, "max": 70}})
+
+APPS: dict[str, AppSpec] = {
+    spec.name: spec for spec in (
+        AppSpec("pong", "seed 000: `Pong!`, text/plain, Content-Length", (_PONG,)),
+        AppSpec("pong_slow", "pong after 3 ms of CPU: a known slowdown, for compare's tests",
+                (_PONG,)),
+        AppSpec("sleep", "seed 001: time.sleep(WSGIBENCH_SLEEP_S, default 1 s), then `Slept`",
+                (_SLEEP,), {"WSGIBENCH_SLEEP_S": "1"}),
+        AppSpec("mixed", "seed 001's head-of-line study: /slow sleeps, /fast is pong",
+                (RequestKind(name="slow", path="/slow", expect={"status": 200, "body": "Slept"}),
+                 RequestKind(name="fast", path="/fast")),
+                {"WSGIBENCH_SLEEP_S": "1"}, module="sleep"),
+        AppSpec("db", "seed 002: 10 x SELECT ... LIMIT 10 on 1M rows, the sum as '%6f' "
+                "(SQLite, PostgreSQL or MariaDB: a [[load]]'s `database`)", (_DB,),
+                {"WSGIBENCH_DB_KIND": "sqlite"}, database="sqlite"),
+    )
+}
+
+
+def get_app(name: str) -> AppSpec:
+    if name in APPS:
+        return APPS[name]
+    near = difflib.get_close_matches(name, APPS, n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else f"; apps: {', '.join(sorted(APPS))}"
+    raise UsageError(f"unknown app {name!r}{hint}")

@@ -1,0 +1,185 @@
+"""Studies: TOML files naming servers, app, loads, repeats and isolation; built-ins ship in studies/."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from wsgibench.errors import UsageError
+from wsgibench.paths import STUDIES_DIR
+from wsgibench.servers import catalog, get
+from wsgibench.study.apps import get_app
+from wsgibench.study.loads import Load, RequestKind, parse_load
+
+_TOP_KEYS = {
+    "name", "description", "seed", "servers", "app", "repeats", "trim", "random_order",
+    "workers", "threads", "memory_limit_mb", "error_threshold", "server_cpus", "engine_cpus",
+    "load", "requests", "source", "app_env", "scale_cpus", "backlog", "tcp_nodelay", "access_log",
+}
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    description: str
+    servers: tuple[str, ...]
+    loads: tuple[Load, ...]
+    app: str = "pong"
+    requests: tuple[RequestKind, ...] = (RequestKind(),)
+    app_env: dict[str, str] = field(default_factory=dict)
+    # Pitfall switches: the defaults are the right settings; studies that demonstrate a
+    # pitfall (and the diagnosis tests) turn them the wrong way on purpose.
+    backlog: int = 2048
+    tcp_nodelay: bool = True
+    access_log: bool = False  # honoured by gunicorn recipes
+    repeats: int = 3
+    trim: int = 0  # repeats dropped at each end before the trimmed mean (seed 004: 1)
+    random_order: bool = True
+    seed: int = 1
+    workers: int = 1
+    threads: int = 1
+    memory_limit_mb: int | None = 512
+    error_threshold: float = 0.05  # error fraction beyond which a server is disqualified
+    server_cpus: list[int] | None = None
+    engine_cpus: list[int] | None = None
+    source: str = ""
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def server_names(self) -> list[str]:
+        return list(self.servers)
+
+    def cell_count(self) -> int:
+        return len(self.servers) * sum(len(load.levels) for load in self.loads)
+
+
+def builtin_names() -> list[str]:
+    return sorted(p.stem for p in STUDIES_DIR.glob("*.toml"))
+
+
+def study_path(name_or_path: str) -> Path:
+    path = Path(name_or_path)
+    if path.suffix == ".toml" or os.sep in name_or_path:
+        if not path.exists():
+            raise UsageError(f"study file {path} does not exist")
+        return path
+    builtin = STUDIES_DIR / f"{name_or_path}.toml"
+    if builtin.exists():
+        return builtin
+    near = difflib.get_close_matches(name_or_path, builtin_names(), n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    raise UsageError(f"unknown study {name_or_path!r}{hint}; built-ins: {', '.join(builtin_names())}")
+
+
+def load_study(name_or_path: str, overrides: dict[str, Any] | None = None) -> Study:
+    path = study_path(name_or_path)
+    try:
+        raw = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: malformed TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read: {exc}") from None
+    raw.update(overrides or {})
+    return parse_study(raw, str(path))
+
+
+def _cpu_list(value: Any, key: str, where: str) -> list[int] | None:
+    if value is None:
+        return None
+    usable = sorted(os.sched_getaffinity(0))
+    if not isinstance(value, list) or not all(isinstance(c, int) for c in value) or not value:
+        raise UsageError(f"{where}: {key} must be a non-empty list of CPU numbers")
+    bad = [c for c in value if c not in usable]
+    if bad:
+        raise UsageError(f"{where}: {key} names CPU {bad[0]}, but this machine has CPUs {usable}")
+    return value
+
+
+def _positive_int(value: Any, key: str, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise UsageError(f"{where}: {key} must be a positive integer")
+    return value
+
+
+def parse_study(raw: dict[str, Any], where: str) -> Study:
+    """The study a parsed TOML table describes; any malformed value is a UsageError (one line)."""
+    try:
+        return _parse_study(raw, where)
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:  # found by tests/fuzz
+        raise UsageError(f"{where}: a value has the wrong type or form ({exc})") from None
+
+
+def _parse_study(raw: dict[str, Any], where: str) -> Study:
+    unknown = set(raw) - _TOP_KEYS
+    if unknown:
+        raise UsageError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    servers = raw.get("servers")
+    if servers == ["*"]:  # every catalog entry; unavailable ones are recorded as such
+        servers = list(catalog())
+    if not isinstance(servers, list) or not servers or not all(isinstance(s, str) for s in servers):
+        raise UsageError(f"{where}: servers must be a non-empty list of catalog names")
+    for s in servers:
+        get(s)  # unknown names fail here, with a suggestion
+    loads_raw = raw.get("load")
+    if not isinstance(loads_raw, list) or not loads_raw:
+        raise UsageError(f"{where}: needs at least one [[load]] table")
+    loads = tuple(parse_load(l, f"{where} [[load]] #{i + 1}") for i, l in enumerate(loads_raw))
+    loads = _scaled(loads, raw.get("scale_cpus"), where)
+    if len({l.name for l in loads}) != len(loads):
+        raise UsageError(f"{where}: [[load]] names must be unique")
+    app = get_app(str(raw.get("app", "pong")))
+    if app.database is None and any(l.database for l in loads):
+        raise UsageError(f"{where}: a [[load]] names a database, but app {app.name!r} uses none")
+    try:
+        requests = tuple(RequestKind(**r) for r in raw.get("requests", [])) or app.requests
+    except TypeError as exc:
+        raise UsageError(f"{where}: bad [[requests]] entry: {exc}") from None
+    app_env = raw.get("app_env", {})
+    if not isinstance(app_env, dict):
+        raise UsageError(f"{where}: app_env must be a table of strings")
+    app_env = {**app.env, **{str(k): str(v) for k, v in app_env.items()}}
+    repeats, trim = int(raw.get("repeats", 3)), int(raw.get("trim", 0))
+    if repeats < 1 or trim < 0 or repeats - 2 * trim < 1:
+        raise UsageError(f"{where}: need repeats >= 1 and repeats - 2*trim >= 1")
+    workers, threads = int(raw.get("workers", 1)), int(raw.get("threads", 1))
+    if workers < 1 or threads < 1:
+        raise UsageError(f"{where}: workers and threads must be at least 1")
+    threshold = float(raw.get("error_threshold", 0.05))
+    if not 0 <= threshold <= 1:
+        raise UsageError(f"{where}: error_threshold is a fraction between 0 and 1")
+    memory = raw.get("memory_limit_mb", 512)
+    if memory is not None and (not isinstance(memory, int) or memory <= 0):
+        raise UsageError(f"{where}: memory_limit_mb must be a positive integer (or absent)")
+    return Study(
+        name=str(raw.get("name") or Path(where).stem), description=str(raw.get("description", "")),
+        servers=tuple(servers), loads=loads, app=app.name, requests=requests, app_env=app_env,
+        repeats=repeats, trim=trim, random_order=bool(raw.get("random_order", True)),
+        seed=int(raw.get("seed", 1)), workers=workers, threads=threads,
+        memory_limit_mb=memory or None, error_threshold=threshold,
+        server_cpus=_cpu_list(raw.get("server_cpus"), "server_cpus", where),
+        engine_cpus=_cpu_list(raw.get("engine_cpus"), "engine_cpus", where),
+        source=str(raw.get("source", "")), raw=raw,
+        backlog=_positive_int(raw.get("backlog", 2048), "backlog", where),
+        tcp_nodelay=bool(raw.get("tcp_nodelay", True)), access_log=bool(raw.get("access_log", False)),
+    )
+
+
+def _scaled(loads: tuple[Load, ...], counts: Any, where: str) -> tuple[Load, ...]:
+    """scale_cpus = [1, 2]: each load once per CPU count N, named LOAD-Ncpu, with N workers on
+    the first N CPUs (the runner places them; see StudyRunner._placement)."""
+    usable = len(os.sched_getaffinity(0))
+    for load in loads:
+        if load.cpus is not None and load.cpus > usable:
+            raise UsageError(f"{where}: load {load.name!r} wants {load.cpus} CPUs; {usable} usable")
+    if counts is None:
+        return loads
+    if not isinstance(counts, list) or not counts or not all(
+            isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in counts):
+        raise UsageError(f"{where}: scale_cpus must be a non-empty list of CPU counts")
+    if max(counts) > usable:
+        raise UsageError(f"{where}: scale_cpus asks for {max(counts)} CPUs; this machine has {usable}")
+    return tuple(replace(load, name=f"{load.name}-{n}cpu", cpus=n)
+                 for load in loads for n in counts)

@@ -1,0 +1,39 @@
+"""Cell planning: the order in which a study's cells run (loads, levels ascending, servers shuffled)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from wsgibench.study.loads import Load
+from wsgibench.study.model import Study
+
+
+@dataclass(frozen=True)
+class CellPlan:
+    position: int
+    server: str
+    load: Load
+    level: float
+
+    @property
+    def key(self) -> tuple[str, str, float]:
+        """What identifies the cell in the store: server, load name, level."""
+        return (self.server, self.load.name, float(self.level))
+
+    @property
+    def label(self) -> str:
+        return f"{self.server} · {self.load.name} {self.load.level_field}={self.level:g}"
+
+
+def plan_cells(study: Study) -> list[CellPlan]:
+    """Loads in order, levels ascending, servers shuffled within each level (seed 004)."""
+    rng = random.Random(study.seed)
+    cells: list[CellPlan] = []
+    for load in study.loads:
+        for level in sorted(load.levels):
+            servers = list(study.servers)
+            if study.random_order:
+                rng.shuffle(servers)
+            cells.extend(CellPlan(len(cells) + i, s, load, level) for i, s in enumerate(servers))
+    return cells
