@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from wsgibench.run.engine import find_engine
 from wsgibench.results.store import Store
+from wsgibench.run.engine import find_engine
 
 USAGE, ENVIRONMENT = 2, 3
 
@@ -21,8 +21,13 @@ GOOD_LOAD = '[[load]]\nmodel = "closed"\nlevels = [2]\nduration_s = 1\n'
 
 
 def _wsgibench(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wsgibench", *args], capture_output=True,
-                          text=True, timeout=60, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "wsgibench", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def _one_line_error(proc: subprocess.CompletedProcess, code: int, *needles: str) -> str:
@@ -42,65 +47,124 @@ def _study(tmp_path: Path, text: str) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("args, needles", [
-    (["run", "quik"], ["unknown study 'quik'", "did you mean 'quick'"]),
-    (["run", "quick", "--servers", "nginx-baselin"], ["did you mean 'nginx-baseline'"]),
-    (["run", "quick", "--servers", "fault-hnag"], ["did you mean 'fault-hang'"]),
-    (["check", "gunicron-sync"], ["did you mean 'gunicorn-sync'"]),
-    (["run", "absent/study.toml"], ["study file absent/study.toml does not exist"]),
-    (["run", "quick", "--levels=-5"], ["levels must be a non-empty list of positive numbers",
-                                       "[[load]] #1", "[-5.0]"]),
-    (["run", "quick", "--levels", "ten"], ["cannot read 'ten'"]),
-    (["run", "quick", "--repeats", "0"], ["need repeats >= 1"]),
-    (["run", "quick", "--duration", "-1"], ["--duration must be positive"]),
-], ids=["study", "server", "fault", "check", "file", "negative-level", "levels-text", "repeats",
-        "duration"])
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (["run", "quik"], ["unknown study 'quik'", "did you mean 'quick'"]),
+        (["run", "quick", "--servers", "nginx-baselin"], ["did you mean 'nginx-baseline'"]),
+        (["run", "quick", "--servers", "fault-hnag"], ["did you mean 'fault-hang'"]),
+        (["check", "gunicron-sync"], ["did you mean 'gunicorn-sync'"]),
+        (["run", "absent/study.toml"], ["study file absent/study.toml does not exist"]),
+        (
+            ["run", "quick", "--levels=-5"],
+            ["levels must be a non-empty list of positive numbers", "[[load]] #1", "[-5.0]"],
+        ),
+        (["run", "quick", "--levels", "ten"], ["cannot read 'ten'"]),
+        (["run", "quick", "--repeats", "0"], ["need repeats >= 1"]),
+        (["run", "quick", "--duration", "-1"], ["--duration must be positive"]),
+    ],
+    ids=[
+        "study",
+        "server",
+        "fault",
+        "check",
+        "file",
+        "negative-level",
+        "levels-text",
+        "repeats",
+        "duration",
+    ],
+)
 def test_bad_names_and_parameters(args, needles, tmp_path):
-    _one_line_error(_wsgibench(*args, "--results", str(tmp_path / "r.sqlite"))
-                    if args[0] == "run" else _wsgibench(*args), USAGE, *needles)
+    _one_line_error(
+        _wsgibench(*args, "--results", str(tmp_path / "r.sqlite"))
+        if args[0] == "run"
+        else _wsgibench(*args),
+        USAGE,
+        *needles,
+    )
     assert not (tmp_path / "r.sqlite").exists()  # refused before anything was created
 
 
-@pytest.mark.parametrize("body, needles", [
-    ('name = "x"\nservers = ["wsgiref"]\n[[load]]\nmodel = "closed"\nlevels = [1, 2\n'
-     'duration_s = 1\n',
-     ["s.toml", "malformed TOML", "line 6"]),
-    ('name = "x"\nservers = ["wsgiref"]\n[[load]]\nmodel = "rate"\nlevels = [-50]\n'
-     'duration_s = 1\n', ["s.toml [[load]] #1", "positive numbers", "[-50]"]),
-    ('servers = ["wsgiref"]\nserver_cpus = [0, 4096]\n' + GOOD_LOAD,
-     ["server_cpus names CPU 4096, but this machine has CPUs"]),
-    ('servers = ["wsgiref"]\nrepeats = -1\n' + GOOD_LOAD, ["need repeats >= 1"]),
-    ('servers = ["wsgiref"]\nerror_threshold = 3\n' + GOOD_LOAD, ["error_threshold"]),
-    ('servers = ["wsgiref"]\nmemory_limit_mb = -4\n' + GOOD_LOAD, ["memory_limit_mb"]),
-    ('servers = ["wsgiref"]\nserverz = 1\n' + GOOD_LOAD, ["unknown key(s) serverz"]),
-    ('servers = ["wsgiref"]\n[[load]]\nmodel = "closed"\nlevels = [2]\n',
-     ["model closed needs duration_s"]),
-    ('servers = ["wsgiref"]\n[[load]]\nmodel = "rate"\nlevels = [2]\nduration_s = -3\n',
-     ["duration_s must not be negative"]),
-], ids=["toml", "negative-rate", "cpus", "repeats", "threshold", "memory", "unknown-key",
-        "missing-key", "negative-duration"])
+@pytest.mark.parametrize(
+    "body, needles",
+    [
+        (
+            'name = "x"\nservers = ["wsgiref"]\n[[load]]\nmodel = "closed"\nlevels = [1, 2\n'
+            "duration_s = 1\n",
+            ["s.toml", "malformed TOML", "line 6"],
+        ),
+        (
+            'name = "x"\nservers = ["wsgiref"]\n[[load]]\nmodel = "rate"\nlevels = [-50]\n'
+            "duration_s = 1\n",
+            ["s.toml [[load]] #1", "positive numbers", "[-50]"],
+        ),
+        (
+            'servers = ["wsgiref"]\nserver_cpus = [0, 4096]\n' + GOOD_LOAD,
+            ["server_cpus names CPU 4096, but this machine has CPUs"],
+        ),
+        ('servers = ["wsgiref"]\nrepeats = -1\n' + GOOD_LOAD, ["need repeats >= 1"]),
+        ('servers = ["wsgiref"]\nerror_threshold = 3\n' + GOOD_LOAD, ["error_threshold"]),
+        ('servers = ["wsgiref"]\nmemory_limit_mb = -4\n' + GOOD_LOAD, ["memory_limit_mb"]),
+        ('servers = ["wsgiref"]\nserverz = 1\n' + GOOD_LOAD, ["unknown key(s) serverz"]),
+        (
+            'servers = ["wsgiref"]\n[[load]]\nmodel = "closed"\nlevels = [2]\n',
+            ["model closed needs duration_s"],
+        ),
+        (
+            'servers = ["wsgiref"]\n[[load]]\nmodel = "rate"\nlevels = [2]\nduration_s = -3\n',
+            ["duration_s must not be negative"],
+        ),
+    ],
+    ids=[
+        "toml",
+        "negative-rate",
+        "cpus",
+        "repeats",
+        "threshold",
+        "memory",
+        "unknown-key",
+        "missing-key",
+        "negative-duration",
+    ],
+)
 def test_bad_study_files(body, needles, tmp_path):
-    _one_line_error(_wsgibench("run", _study(tmp_path, body), "--results",
-                               str(tmp_path / "r.sqlite")), USAGE, *needles)
+    _one_line_error(
+        _wsgibench("run", _study(tmp_path, body), "--results", str(tmp_path / "r.sqlite")),
+        USAGE,
+        *needles,
+    )
 
 
 def test_engine_missing(tmp_path):
-    proc = _wsgibench("run", "quick", "--results", str(tmp_path / "r.sqlite"),
-                      env={"WSGIBENCH_ENGINE": str(tmp_path / "no-engine")})
+    proc = _wsgibench(
+        "run",
+        "quick",
+        "--results",
+        str(tmp_path / "r.sqlite"),
+        env={"WSGIBENCH_ENGINE": str(tmp_path / "no-engine")},
+    )
     _one_line_error(proc, ENVIRONMENT, "WSGIBENCH_ENGINE=", "not an executable file")
 
 
-@pytest.mark.parametrize("prints, needles", [
-    ('{"protocol_version": 99, "engine_version": "9.9"}',
-     ["speaks engine protocol 99", "this wsgibench speaks 1", "reinstall"]),
-    ("garbage", ["does not answer `version`"]),
-], ids=["other-protocol", "garbage"])
+@pytest.mark.parametrize(
+    "prints, needles",
+    [
+        (
+            '{"protocol_version": 99, "engine_version": "9.9"}',
+            ["speaks engine protocol 99", "this wsgibench speaks 1", "reinstall"],
+        ),
+        ("garbage", ["does not answer `version`"]),
+    ],
+    ids=["other-protocol", "garbage"],
+)
 def test_engine_of_another_protocol(prints, needles, tmp_path):
     fake = tmp_path / "wsgibench-engine"
     fake.write_text(f"#!/bin/sh\ncat <<'EOF'\n{prints}\nEOF\n")
     fake.chmod(0o755)
-    proc = _wsgibench("run", "quick", "--results", str(tmp_path / "r.sqlite"),
-                      env={"WSGIBENCH_ENGINE": str(fake)})
+    proc = _wsgibench(
+        "run", "quick", "--results", str(tmp_path / "r.sqlite"), env={"WSGIBENCH_ENGINE": str(fake)}
+    )
     _one_line_error(proc, ENVIRONMENT, str(fake), *needles)
 
 
@@ -110,16 +174,16 @@ def test_store_of_unknown_schema(tmp_path):
         db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         db.execute("INSERT INTO meta VALUES ('schema_version', '99')")
     for args in (["show", str(path)], ["run", "quick", "--results", str(path)]):
-        _one_line_error(_wsgibench(*args), ENVIRONMENT, "schema version 99",
-                        "reads version 1 only")
+        _one_line_error(_wsgibench(*args), ENVIRONMENT, "schema version 99", "reads version 1 only")
 
 
 def test_store_that_is_not_sqlite(tmp_path):
     path = tmp_path / "junk.sqlite"
     path.write_bytes(b"this is no database " * 20)
     _one_line_error(_wsgibench("show", str(path)), ENVIRONMENT, "is not a wsgibench results store")
-    _one_line_error(_wsgibench("show", str(tmp_path / "absent.sqlite")), ENVIRONMENT,
-                    "no results store")
+    _one_line_error(
+        _wsgibench("show", str(tmp_path / "absent.sqlite")), ENVIRONMENT, "no results store"
+    )
 
 
 def test_missing_system_package(monkeypatch):
@@ -137,20 +201,28 @@ def test_missing_system_package(monkeypatch):
 
 def test_non_loopback_target_needs_the_flag():
     """Only the engine takes a target; outside loopback it refuses without --allow-remote."""
-    proc = subprocess.run([str(find_engine()), "run", "--url", "http://192.0.2.1:80/",
-                           "--duration", "1"], capture_output=True, text=True, timeout=30)
+    proc = subprocess.run(
+        [str(find_engine()), "run", "--url", "http://192.0.2.1:80/", "--duration", "1"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert proc.returncode == USAGE
     assert proc.stderr.strip().splitlines() == [
         "wsgibench-engine: bad plan: target 192.0.2.1:80 is outside loopback; refusing without "
-        "allow_remote / --allow-remote"]
+        "allow_remote / --allow-remote"
+    ]
 
 
 def test_port_in_use_is_a_clear_start_up_failure(tmp_path):
     """wsgibench picks its ports; a server that finds its port taken fails start-up clearly, after
     retries on fresh ports, and the study goes on (fault-port)."""
-    study = _study(tmp_path, 'servers = ["fault-port", "fault-slow"]\nrepeats = 1\n'
-                   'random_order = false\n[[load]]\nmodel = "closed"\nlevels = [2]\n'
-                   'duration_s = 0.5\nwarmup_s = 0\n')
+    study = _study(
+        tmp_path,
+        'servers = ["fault-port", "fault-slow"]\nrepeats = 1\n'
+        'random_order = false\n[[load]]\nmodel = "closed"\nlevels = [2]\n'
+        "duration_s = 0.5\nwarmup_s = 0\n",
+    )
     proc = _wsgibench("run", study, "--results", str(tmp_path / "r.sqlite"))
     assert proc.returncode == 0, proc.stderr[-2000:]
     store = Store(tmp_path / "r.sqlite", create=False)

@@ -19,7 +19,15 @@ def test_catalog_has_every_seed_server():
     names = set(catalog())
     assert len(names) >= 30
     unavailable = {r.name: r.unavailable for r in catalog().values() if r.unavailable}
-    for seed_only in ("fapws3", "aspen", "magnumpy", "cogen", "concurrence", "eurasia", "nginx-unit"):
+    for seed_only in (
+        "fapws3",
+        "aspen",
+        "magnumpy",
+        "cogen",
+        "concurrence",
+        "eurasia",
+        "nginx-unit",
+    ):
         assert unavailable.get(seed_only), seed_only
 
 

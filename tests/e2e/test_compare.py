@@ -67,7 +67,9 @@ def _edit_environment(src: Path, dst: Path, **changes) -> Path:
                     env["engine"]["engine_version"] = value
                 else:
                     env[key] = value
-            db.execute("UPDATE studies SET environment_json=? WHERE id=?", (json.dumps(env), study_id))
+            db.execute(
+                "UPDATE studies SET environment_json=? WHERE id=?", (json.dumps(env), study_id)
+            )
     db.close()
     return dst
 

@@ -16,8 +16,8 @@ import pytest
 
 from wsgibench import databases as _databases
 from wsgibench.errors import EnvironmentProblem, UsageError
-from wsgibench.run.study import StudyRunner
 from wsgibench.results.store import Store
+from wsgibench.run.study import StudyRunner
 from wsgibench.study.model import parse_study
 
 from .helpers import leftovers, require
@@ -42,11 +42,28 @@ def _alive(pids: list[int]) -> list[int]:
 def db_study(tmp_path_factory):
     for name in SERVERS:
         require(name)
-    study = parse_study({
-        "name": "db-small", "app": "db", "servers": SERVERS, "repeats": 1, "random_order": False,
-        "load": [{"name": kind, "database": kind, "model": "count", "requests": 300,
-                  "levels": [20], "warmup_s": 0, "timeout_s": 30} for kind in KINDS],
-    }, "db-small")
+    study = parse_study(
+        {
+            "name": "db-small",
+            "app": "db",
+            "servers": SERVERS,
+            "repeats": 1,
+            "random_order": False,
+            "load": [
+                {
+                    "name": kind,
+                    "database": kind,
+                    "model": "count",
+                    "requests": 300,
+                    "levels": [20],
+                    "warmup_s": 0,
+                    "timeout_s": 30,
+                }
+                for kind in KINDS
+            ],
+        },
+        "db-small",
+    )
     store = Store(tmp_path_factory.mktemp("db") / "results.sqlite")
     runner = StudyRunner(study, store)
     seen: dict[str, list[int]] = {}
@@ -89,12 +106,26 @@ def test_database_loaded_and_recorded(db_study):
 def test_report_names_each_database_and_version(db_study, tmp_path):
     store, study_id, _ = db_study
     out = tmp_path / "report"
-    subprocess.run([sys.executable, "-m", "wsgibench", "report", str(store.path), "--out", str(out),
-                    "--no-png"], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wsgibench",
+            "report",
+            str(store.path),
+            "--out",
+            str(out),
+            "--no-png",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     html = (out / "report.html").read_text()
     for kind in KINDS:
-        versions = {c.isolation["database"]["version"] for c in store.cells(study_id)
-                    if c.load == kind}
+        versions = {
+            c.isolation["database"]["version"] for c in store.cells(study_id) if c.load == kind
+        }
         (version,) = versions
         assert version.startswith(VERSION_PREFIX[kind]) and version in html
 
@@ -104,7 +135,7 @@ def test_databases_stopped_without_orphans(db_study):
     assert set(seen) >= {"postgresql", "mariadb"}
     assert all(seen[k] for k in ("postgresql", "mariadb")), seen
     assert _alive(sorted({p for pids in seen.values() for p in pids})) == []
-    assert [l for l in leftovers() if "wsgibench-db-" in l] == []
+    assert [left for left in leftovers() if "wsgibench-db-" in left] == []
 
 
 def test_database_start_stop_directly(tmp_path):
@@ -139,14 +170,24 @@ def test_database_key_only_for_the_db_app():
     with pytest.raises(UsageError, match="uses none"):
         parse_study({"servers": ["waitress"], "app": "pong", "load": load}, "t")
     with pytest.raises(UsageError, match="database must be one of"):
-        parse_study({"servers": ["waitress"], "app": "db",
-                     "load": [{**load[0], "database": "oracle"}]}, "t")
+        parse_study(
+            {"servers": ["waitress"], "app": "db", "load": [{**load[0], "database": "oracle"}]}, "t"
+        )
 
 
 def test_builtin_db2011_parses():
-    proc = subprocess.run([sys.executable, "-c", "from wsgibench.study.model import load_study;"
-                           "s = load_study('db2011');"
-                           "print([(l.name, l.database, l.params['requests'], l.levels) "
-                           "for l in s.loads])"], capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from wsgibench.study.model import load_study;"
+            "s = load_study('db2011');"
+            "print([(l.name, l.database, l.params['requests'], l.levels) "
+            "for l in s.loads])",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "('postgresql', 'postgresql', 1000, (100,))" in proc.stdout
     assert "('mariadb', 'mariadb', 1000, (100,))" in proc.stdout

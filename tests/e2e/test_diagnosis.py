@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from wsgibench.run.study import StudyRunner
 from wsgibench.results.store import Store
+from wsgibench.run.study import StudyRunner
 from wsgibench.study.model import parse_study
 
 from .helpers import measured_or_engine_bound, require, server_flags
@@ -13,8 +13,14 @@ from .helpers import measured_or_engine_bound, require, server_flags
 
 def _diagnose(tmp_path, server: str, load: dict, **study) -> tuple[set[str], object]:
     require(server)
-    spec = {"name": "diag", "servers": [server], "repeats": 1, "error_threshold": 1.0,
-            "load": [{"name": "l", "warmup_s": 0.0, **load}], **study}
+    spec = {
+        "name": "diag",
+        "servers": [server],
+        "repeats": 1,
+        "error_threshold": 1.0,
+        "load": [{"name": "l", "warmup_s": 0.0, **load}],
+        **study,
+    }
     store = Store(tmp_path / "r.sqlite")
     study_id = StudyRunner(parse_study(spec, "diag"), store).run()
     (cell,) = store.cells(study_id)
@@ -39,14 +45,19 @@ def test_uwsgi_http_without_keep_alive(tmp_path):
 def test_backlog_of_5_under_a_burst(tmp_path):
     # wsgiref answers one request at a time and closes every connection: 300 clients
     # reconnecting all the time overflow a listen queue of 5.
-    codes, _ = _diagnose(tmp_path, "wsgiref", {"model": "closed", "levels": [300],
-                                               "duration_s": 2.0}, backlog=5)
+    codes, _ = _diagnose(
+        tmp_path, "wsgiref", {"model": "closed", "levels": [300], "duration_s": 2.0}, backlog=5
+    )
     assert "listen-overflow" in codes
 
 
 def test_missing_tcp_nodelay(tmp_path):
-    codes, _ = _diagnose(tmp_path, "gevent-pywsgi", {"model": "closed", "levels": [2],
-                                                     "duration_s": 1.5}, tcp_nodelay=False)
+    codes, _ = _diagnose(
+        tmp_path,
+        "gevent-pywsgi",
+        {"model": "closed", "levels": [2], "duration_s": 1.5},
+        tcp_nodelay=False,
+    )
     assert "nagle" in codes
 
 
@@ -56,9 +67,13 @@ def test_access_log_left_on(tmp_path):
 
 
 def test_sleeping_app_with_one_worker(tmp_path):
-    codes, _ = _diagnose(tmp_path, "gunicorn-sync",
-                         {"model": "count", "requests": 40, "levels": [10], "timeout_s": 30.0},
-                         app="sleep", app_env={"WSGIBENCH_SLEEP_S": "0.05"})
+    codes, _ = _diagnose(
+        tmp_path,
+        "gunicorn-sync",
+        {"model": "count", "requests": 40, "levels": [10], "timeout_s": 30.0},
+        app="sleep",
+        app_env={"WSGIBENCH_SLEEP_S": "0.05"},
+    )
     assert "waiting" in codes
 
 

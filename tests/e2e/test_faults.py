@@ -9,17 +9,22 @@ from pathlib import Path
 
 import pytest
 
-from wsgibench.run.study import StudyRunner
-from wsgibench.results.store import Store
-from wsgibench.study.model import parse_study
 from wsgibench.faults import FAULTS
+from wsgibench.results.store import Store
+from wsgibench.run.study import StudyRunner
+from wsgibench.study.model import parse_study
 
 from .procs import TAG_VAR, alive, new_tag, none_left
 
 # kind -> (status, reason pattern, load overrides, bound on the cell's wall time in seconds)
 EXPECTED = {
-    "crash": ("disqualified", r"crashed during repeat 1: server process exited with code 3.*"
-              r"crashing at request 51", {}, 12),
+    "crash": (
+        "disqualified",
+        r"crashed during repeat 1: server process exited with code 3.*"
+        r"crashing at request 51",
+        {},
+        12,
+    ),
     "hang": ("disqualified", r"no exact b'Pong!' reply on /ping of port \d+ within 5 s", {}, 10),
     "hang-later": ("disqualified", r"(error rate .*timeout \d+|stopped answering)", {}, 12),
     "slow": ("measured", None, {}, 12),
@@ -27,14 +32,33 @@ EXPECTED = {
     "garbage": ("disqualified", r"error rate .* > 5% \(protocol_error \d+", {}, 12),
     "wrongbody": ("disqualified", r"error rate (9|10|11)\.\d% > 5% \(bad_body \d+", {}, 12),
     "reset": ("disqualified", r"error rate .* > 5% \((reset|closed_before_response) \d+", {}, 12),
-    "closeka": ("disqualified", r"error rate .* > 5% \(.*(closed_before_response|reset) \d+", {},
-                12),
-    "leak": ("disqualified", r"crashed during repeat 1: server process exited with code -9.*"
-             r"memory limit hit: 1 OOM kill", {}, 12),
-    "refuse": ("disqualified", r"server did not start: server process exited with code 1: "
-               r"fault: refusing to start", {}, 6),
-    "port": ("disqualified", r"server did not start: .*Address already in use "
-             r"\(tried 3 fresh ports\)", {}, 8),
+    "closeka": (
+        "disqualified",
+        r"error rate .* > 5% \(.*(closed_before_response|reset) \d+",
+        {},
+        12,
+    ),
+    "leak": (
+        "disqualified",
+        r"crashed during repeat 1: server process exited with code -9.*"
+        r"memory limit hit: 1 OOM kill",
+        {},
+        12,
+    ),
+    "refuse": (
+        "disqualified",
+        r"server did not start: server process exited with code 1: "
+        r"fault: refusing to start",
+        {},
+        6,
+    ),
+    "port": (
+        "disqualified",
+        r"server did not start: .*Address already in use "
+        r"\(tried 3 fresh ports\)",
+        {},
+        8,
+    ),
     "sigterm": ("measured", None, {}, 14),
 }
 
@@ -45,12 +69,27 @@ def test_every_fault_has_a_test():
 
 def _study(kind: str, load: dict, memory_mb: int = 512):
     """The fault server at two levels: a disqualified server leaves the sweep, the study goes on."""
-    return parse_study({
-        "name": f"fault-{kind}", "servers": [f"fault-{kind}"], "repeats": 1,
-        "random_order": False, "memory_limit_mb": memory_mb,
-        "load": [{"name": "closed", "model": "closed", "levels": [4, 8], "duration_s": 1.5,
-                  "warmup_s": 0, "timeout_s": 1.0, **load}],
-    }, f"fault-{kind}")
+    return parse_study(
+        {
+            "name": f"fault-{kind}",
+            "servers": [f"fault-{kind}"],
+            "repeats": 1,
+            "random_order": False,
+            "memory_limit_mb": memory_mb,
+            "load": [
+                {
+                    "name": "closed",
+                    "model": "closed",
+                    "levels": [4, 8],
+                    "duration_s": 1.5,
+                    "warmup_s": 0,
+                    "timeout_s": 1.0,
+                    **load,
+                }
+            ],
+        },
+        f"fault-{kind}",
+    )
 
 
 @pytest.mark.parametrize("kind", list(EXPECTED))

@@ -43,17 +43,33 @@ warmup_s = 0
 
 def _spawn(study: Path, results: Path, tag: str, *extra: str) -> subprocess.Popen:
     env = {**os.environ, TAG_VAR: tag}
-    return subprocess.Popen([sys.executable, "-m", "wsgibench", "run", str(study), "--results",
-                             str(results), "--no-install", *extra], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "wsgibench",
+            "run",
+            str(study),
+            "--results",
+            str(results),
+            "--no-install",
+            *extra,
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _cells(results: Path) -> list[tuple]:
     store = Store(results, create=False)
     rows = [(s["id"], s["status"]) for s in store.studies()]
     assert len(rows) == 1, rows  # a resumed run continues its study, never starts another
-    cells = [(c.server, c.load, c.level, c.status, len(store.repeats(c.id)))
-             for c in store.cells(rows[0][0])]
+    cells = [
+        (c.server, c.load, c.level, c.status, len(store.repeats(c.id)))
+        for c in store.cells(rows[0][0])
+    ]
     store.close()
     return cells
 
@@ -74,8 +90,11 @@ def _wait_mid_cell(proc: subprocess.Popen, results: Path, tag: str) -> None:
     while time.monotonic() < deadline:
         assert proc.poll() is None, proc.communicate()
         if _committed(results) >= 1:
-            servers = [p for p in tagged(tag)
-                       if p.pid != proc.pid and "wsgibench-engine" not in " ".join(p.cmdline())]
+            servers = [
+                p
+                for p in tagged(tag)
+                if p.pid != proc.pid and "wsgibench-engine" not in " ".join(p.cmdline())
+            ]
             if servers:
                 time.sleep(0.8)  # inside the repeat
                 return
@@ -96,12 +115,15 @@ def uninterrupted(study_file, tmp_path_factory) -> list[tuple]:
 
 def _normal(cells: list[tuple]) -> set[tuple]:
     """The cell set; a status may differ between runs only as measured vs invalid (saturation)."""
-    return {(server, load, level, "ok" if status in ("measured", "invalid") else status, reps)
-            for server, load, level, status, reps in cells}
+    return {
+        (server, load, level, "ok" if status in ("measured", "invalid") else status, reps)
+        for server, load, level, status, reps in cells
+    }
 
 
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM],
-                         ids=["SIGKILL", "SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "sig", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM], ids=["SIGKILL", "SIGINT", "SIGTERM"]
+)
 def test_interrupt_then_resume(sig, study_file, uninterrupted, tmp_path):
     results = tmp_path / "r.sqlite"
     tag = new_tag()
@@ -138,7 +160,7 @@ def test_interrupt_then_resume(sig, study_file, uninterrupted, tmp_path):
     out, err = resume.communicate(timeout=300)
     assert resume.returncode == 0, err[-2000:]
     resumed = _cells(results)
-    assert len(resumed) == len(set((s, l, lv) for s, l, lv, *_ in resumed))  # no duplicates
+    assert len(resumed) == len(set((s, load, lv) for s, load, lv, *_ in resumed))  # no duplicates
     assert _normal(resumed) == _normal(uninterrupted)
     assert Store(results, create=False).study()["status"] == "finished"
     assert none_left(tag) == []

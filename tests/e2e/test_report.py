@@ -31,8 +31,11 @@ class _Links(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         for name, value in attrs:
-            if name in ("src", "href", "srcset", "data", "action", "poster") and value and \
-                    re.match(r"\s*(https?:)?//", value, re.I):
+            if (
+                name in ("src", "href", "srcset", "data", "action", "poster")
+                and value
+                and re.match(r"\s*(https?:)?//", value, re.I)
+            ):
                 self.external.append(f"<{tag} {name}={value}>")
         if tag == "script" and dict(attrs).get("src"):
             self.scripts_with_src.append(dict(attrs)["src"])
@@ -73,7 +76,8 @@ def test_report_renders_offline_in_headless_chromium(report):
         driver.get((report / "report.html").resolve().as_uri())
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not driver.execute_script(
-                "return document.body.getAttribute('data-charts-done')"):
+            "return document.body.getAttribute('data-charts-done')"
+        ):
             time.sleep(0.2)
         containers = driver.execute_script("""
             return Array.from(document.querySelectorAll('.chart')).map(function (el) {
@@ -84,7 +88,9 @@ def test_report_renders_offline_in_headless_chromium(report):
         for chart_id, drawn, marks in containers:
             assert drawn >= 1 and marks > 10, (chart_id, drawn, marks)
         ARTIFACTS.mkdir(exist_ok=True)
-        driver.set_window_size(1400, driver.execute_script("return document.body.scrollHeight") + 100)
+        driver.set_window_size(
+            1400, driver.execute_script("return document.body.scrollHeight") + 100
+        )
         driver.save_screenshot(str(ARTIFACTS / "report.png"))
         errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
         assert errors == []

@@ -16,21 +16,35 @@ from .helpers import require
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage", "--window-size=1400,1000"]
+CHROME_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1400,1000",
+]
 
 # Until `report` and `compare` are registered in wsgibench.cli, reach them through a tiny group.
-_SHIM = ("import click; from wsgibench.cli.report import report_command, compare_command; "
-         "g = click.Group(commands=[report_command, compare_command]); g(prog_name='wsgibench')")
+_SHIM = (
+    "import click; from wsgibench.cli.report import report_command, compare_command; "
+    "g = click.Group(commands=[report_command, compare_command]); g(prog_name='wsgibench')"
+)
 
 
 def wsgibench(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     from wsgibench.cli import cli
 
     registered = args[0] in cli.commands
-    argv = [sys.executable, "-m", "wsgibench", *args] if registered or args[0] not in (
-        "report", "compare") else [sys.executable, "-c", _SHIM, *args]
+    argv = (
+        [sys.executable, "-m", "wsgibench", *args]
+        if registered or args[0] not in ("report", "compare")
+        else [sys.executable, "-c", _SHIM, *args]
+    )
     env = {**os.environ, "COLUMNS": "220"}  # rich tables wide enough not to wrap
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=env)
     if check:
@@ -38,8 +52,14 @@ def wsgibench(*args: str, check: bool = True) -> subprocess.CompletedProcess:
     return proc
 
 
-def run_study(folder: Path, name: str, servers: list[str], levels: list[int], repeats: int = 3,
-              app: str = "pong") -> Path:
+def run_study(
+    folder: Path,
+    name: str,
+    servers: list[str],
+    levels: list[int],
+    repeats: int = 3,
+    app: str = "pong",
+) -> Path:
     """Run a real study (real servers, real engine) into its own store; returns the store path."""
     for server in servers:
         require(server)
@@ -65,8 +85,10 @@ warmup_s = 0.3
 def chromium_driver():
     """Headless Chromium via the Debian chromedriver, fresh profile, console and network logged."""
     if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
-        pytest.fail("needs Debian packages chromium and chromium-driver "
-                    "(apt-get install -y chromium chromium-driver)")
+        pytest.fail(
+            "needs Debian packages chromium and chromium-driver "
+            "(apt-get install -y chromium chromium-driver)"
+        )
     webdriver = pytest.importorskip("selenium.webdriver")
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)

@@ -13,8 +13,8 @@ import threading
 
 import pytest
 
-from wsgibench.run.study import StudyRunner
 from wsgibench.results.store import Store
+from wsgibench.run.study import StudyRunner
 from wsgibench.study.model import parse_study
 
 from .helpers import measured_or_engine_bound, require, server_flags
@@ -23,8 +23,9 @@ SERVERS = ["nginx-baseline", "gunicorn-gthread", "gunicorn-sync"]
 
 
 def _cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "wsgibench", *args], capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "wsgibench", *args], capture_output=True, text=True, timeout=600
+    )
     if check:
         assert proc.returncode == 0, proc.stderr[-2000:]
     return proc
@@ -59,7 +60,9 @@ def test_every_cell_measured_with_its_records(small_study):
     env = json.loads(study["environment_json"])
     assert env["engine"]["protocol_version"] == 1 and env["cpu_model"] and env["kernel"]
     cells = store.cells(study["id"])
-    assert {(c.server, c.level) for c in cells} == {(s, l) for s in SERVERS for l in (4, 16)}
+    assert {(c.server, c.level) for c in cells} == {
+        (s, level) for s in SERVERS for level in (4, 16)
+    }
     for cell in cells:
         if cell.server == "nginx-baseline":
             assert measured_or_engine_bound(cell), (cell.server, cell.status, cell.reason)
@@ -97,12 +100,24 @@ def test_show_and_export(small_study):
 def test_killed_server_is_disqualified_and_study_finishes(tmp_path):
     for name in ("gunicorn-gthread", "nginx-baseline"):
         require(name)
-    study = parse_study({
-        "name": "crash", "servers": ["gunicorn-gthread", "nginx-baseline"], "repeats": 3,
-        "random_order": False,
-        "load": [{"name": "closed", "model": "closed", "levels": [4, 8], "duration_s": 1.5,
-                  "warmup_s": 0.2}],
-    }, "crash")
+    study = parse_study(
+        {
+            "name": "crash",
+            "servers": ["gunicorn-gthread", "nginx-baseline"],
+            "repeats": 3,
+            "random_order": False,
+            "load": [
+                {
+                    "name": "closed",
+                    "model": "closed",
+                    "levels": [4, 8],
+                    "duration_s": 1.5,
+                    "warmup_s": 0.2,
+                }
+            ],
+        },
+        "crash",
+    )
     store = Store(tmp_path / "r.sqlite")
     runner = StudyRunner(study, store)
     killed, seen = [], []
@@ -122,7 +137,9 @@ def test_killed_server_is_disqualified_and_study_finishes(tmp_path):
     first = cells[("gunicorn-gthread", 4)]
     assert first.status == "disqualified" and "repeat 2" in first.reason, first.reason
     later = cells[("gunicorn-gthread", 8)]
-    assert later.status == "disqualified" and later.reason.startswith("disqualified at connections 4")
+    assert later.status == "disqualified" and later.reason.startswith(
+        "disqualified at connections 4"
+    )
     assert measured_or_engine_bound(cells[("nginx-baseline", 8)])  # the study went on
     assert store.study(study_id)["status"] == "finished"
     assert len(seen) > 4

@@ -6,8 +6,8 @@ import json
 import subprocess
 import sys
 
-from wsgibench.run.study import StudyRunner
 from wsgibench.results.store import Store
+from wsgibench.run.study import StudyRunner
 from wsgibench.study.model import load_study, parse_study
 
 from .helpers import require
@@ -22,9 +22,22 @@ def test_c10k_study_is_the_seed_scaled_down():
 
 def test_small_session_study_end_to_end(tmp_path):
     require("gevent-pywsgi")
-    spec = {"name": "c10k-small", "servers": ["gevent-pywsgi"], "repeats": 1,
-            "load": [{"name": "sessions", "model": "sessions", "levels": [50], "duration_s": 10.0,
-                      "requests": 12, "think_s": 0.5, "warmup_s": 0.0}]}
+    spec = {
+        "name": "c10k-small",
+        "servers": ["gevent-pywsgi"],
+        "repeats": 1,
+        "load": [
+            {
+                "name": "sessions",
+                "model": "sessions",
+                "levels": [50],
+                "duration_s": 10.0,
+                "requests": 12,
+                "think_s": 0.5,
+                "warmup_s": 0.0,
+            }
+        ],
+    }
     store = Store(tmp_path / "r.sqlite")
     study_id = StudyRunner(parse_study(spec, "c10k-small"), store).run()
     (cell,) = store.cells(study_id)
@@ -40,6 +53,18 @@ def test_small_session_study_end_to_end(tmp_path):
     samples = store.samples(rep["id"])
     assert any(s["conns"] for s in samples) and any(s["load1"] is not None for s in samples)
     out = tmp_path / "report"
-    subprocess.run([sys.executable, "-m", "wsgibench", "report", str(tmp_path / "r.sqlite"),
-                    "--out", str(out)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wsgibench",
+            "report",
+            str(tmp_path / "r.sqlite"),
+            "--out",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     assert list((out / "charts").glob("timeline*.png"))

@@ -13,8 +13,8 @@ import json
 
 import pytest
 
-from wsgibench.run.study import StudyRunner
 from wsgibench.results.store import Store
+from wsgibench.run.study import StudyRunner
 from wsgibench.study.model import parse_study
 
 from .helpers import require
@@ -30,19 +30,44 @@ NON_BLOCKING = ["tornado-native-async", "gunicorn-gevent"]
 def _run(tmp_path, raw, sleep_s: float):
     for name in raw["servers"]:
         require(name)
-    study = parse_study({"repeats": 1, "random_order": False, "workers": 1, "threads": 1,
-                         "app_env": {"WSGIBENCH_SLEEP_S": str(sleep_s)}, **raw}, raw["name"])
+    study = parse_study(
+        {
+            "repeats": 1,
+            "random_order": False,
+            "workers": 1,
+            "threads": 1,
+            "app_env": {"WSGIBENCH_SLEEP_S": str(sleep_s)},
+            **raw,
+        },
+        raw["name"],
+    )
     store = Store(tmp_path / "results.sqlite")
     study_id = StudyRunner(study, store).run()
     return store, {c.server: c for c in store.cells(study_id)}
 
 
 def _sleep_study(tmp_path_factory, servers, sleep_s):
-    return _run(tmp_path_factory.mktemp("sleep"), {
-        "name": "sleep-ci", "app": "sleep", "servers": servers,
-        "load": [{"name": "c40", "model": "count", "http": "1.0", "keep_alive": False,
-                  "requests": 80, "levels": [40], "timeout_s": 60, "warmup_s": 0}],
-    }, sleep_s)
+    return _run(
+        tmp_path_factory.mktemp("sleep"),
+        {
+            "name": "sleep-ci",
+            "app": "sleep",
+            "servers": servers,
+            "load": [
+                {
+                    "name": "c40",
+                    "model": "count",
+                    "http": "1.0",
+                    "keep_alive": False,
+                    "requests": 80,
+                    "levels": [40],
+                    "timeout_s": 60,
+                    "warmup_s": 0,
+                }
+            ],
+        },
+        sleep_s,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -77,14 +102,36 @@ def test_non_blocking_server_overlaps_the_sleeps(non_blocking_cells, server):
 
 
 def test_head_of_line_fast_waits_behind_slow_only_when_blocking(tmp_path):
-    store, cells = _run(tmp_path, {
-        "name": "mixed-ci", "app": "mixed", "servers": ["tornado-native-sync", "tornado-native-async"],
-        "requests": [{"name": "slow", "path": "/slow", "weight": 1,
-                      "expect": {"status": 200, "body": "Slept"}},
-                     {"name": "fast", "path": "/fast", "weight": 3}],
-        "load": [{"name": "c10", "model": "count", "http": "1.0", "keep_alive": False,
-                  "requests": 40, "levels": [10], "timeout_s": 60, "warmup_s": 0}],
-    }, D_BLOCKING)
+    store, cells = _run(
+        tmp_path,
+        {
+            "name": "mixed-ci",
+            "app": "mixed",
+            "servers": ["tornado-native-sync", "tornado-native-async"],
+            "requests": [
+                {
+                    "name": "slow",
+                    "path": "/slow",
+                    "weight": 1,
+                    "expect": {"status": 200, "body": "Slept"},
+                },
+                {"name": "fast", "path": "/fast", "weight": 3},
+            ],
+            "load": [
+                {
+                    "name": "c10",
+                    "model": "count",
+                    "http": "1.0",
+                    "keep_alive": False,
+                    "requests": 40,
+                    "levels": [10],
+                    "timeout_s": 60,
+                    "warmup_s": 0,
+                }
+            ],
+        },
+        D_BLOCKING,
+    )
     fast_p50 = {}
     for server, cell in cells.items():
         assert cell.status == "measured", (server, cell.reason)
@@ -97,10 +144,18 @@ def test_head_of_line_fast_waits_behind_slow_only_when_blocking(tmp_path):
 
 
 def test_native_pair_serves_only_sleep_and_mixed(tmp_path):
-    store, cells = _run(tmp_path, {
-        "name": "pong-native", "app": "pong", "servers": ["tornado-native-async", "php-fpm-nginx"],
-        "load": [{"name": "c1", "model": "count", "requests": 10, "levels": [1], "warmup_s": 0}],
-    }, D_BLOCKING)
+    store, cells = _run(
+        tmp_path,
+        {
+            "name": "pong-native",
+            "app": "pong",
+            "servers": ["tornado-native-async", "php-fpm-nginx"],
+            "load": [
+                {"name": "c1", "model": "count", "requests": 10, "levels": [1], "warmup_s": 0}
+            ],
+        },
+        D_BLOCKING,
+    )
     native = cells["tornado-native-async"]
     assert native.status == "unavailable" and "sleep, mixed" in native.reason, native.reason
     php = cells["php-fpm-nginx"]

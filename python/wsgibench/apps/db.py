@@ -38,19 +38,25 @@ def _connect():
     if KIND == "postgresql":
         import psycopg
 
-        return psycopg.connect(host=env("WSGIBENCH_DB_HOST", "127.0.0.1"),
-                               port=int(env("WSGIBENCH_DB_PORT", "5432")),
-                               user=env("WSGIBENCH_DB_USER", "bench"),
-                               password=env("WSGIBENCH_DB_PASSWORD") or None,
-                               dbname=env("WSGIBENCH_DB_NAME", "bench"), autocommit=True)
+        return psycopg.connect(
+            host=env("WSGIBENCH_DB_HOST", "127.0.0.1"),
+            port=int(env("WSGIBENCH_DB_PORT", "5432")),
+            user=env("WSGIBENCH_DB_USER", "bench"),
+            password=env("WSGIBENCH_DB_PASSWORD") or None,
+            dbname=env("WSGIBENCH_DB_NAME", "bench"),
+            autocommit=True,
+        )
     if KIND == "mariadb":
         import pymysql
 
-        return pymysql.connect(host=env("WSGIBENCH_DB_HOST", "127.0.0.1"),
-                               port=int(env("WSGIBENCH_DB_PORT", "3306")),
-                               user=env("WSGIBENCH_DB_USER", "bench"),
-                               password=env("WSGIBENCH_DB_PASSWORD", ""),
-                               database=env("WSGIBENCH_DB_NAME", "bench"), autocommit=True)
+        return pymysql.connect(
+            host=env("WSGIBENCH_DB_HOST", "127.0.0.1"),
+            port=int(env("WSGIBENCH_DB_PORT", "3306")),
+            user=env("WSGIBENCH_DB_USER", "bench"),
+            password=env("WSGIBENCH_DB_PASSWORD", ""),
+            database=env("WSGIBENCH_DB_NAME", "bench"),
+            autocommit=True,
+        )
     raise RuntimeError(f"unknown WSGIBENCH_DB_KIND {KIND!r}")
 
 
@@ -86,7 +92,7 @@ def _reply(start_response, body):
 def app(environ, start_response):
     if environ.get("PATH_INFO") == "/ping":
         return _reply(start_response, PONG)
-    return _reply(start_response, ("%6f" % _sum()).encode())
+    return _reply(start_response, f"{_sum():6f}".encode())  # printf %6f, as PHP prints
 
 
 application = app

@@ -1,4 +1,5 @@
-"""Pong, deliberately slowed by 3 ms of CPU per request (GIL held, so threads cannot hide it): a known regression for `compare` tests."""
+"""Pong, deliberately slowed by 3 ms of CPU per request (GIL held, so threads cannot hide it): a known
+regression for `compare` tests."""
 
 import time
 

@@ -26,8 +26,9 @@ def _selected(names: list[str], all_: bool, study: str | None) -> list[ServerRec
     return [get(n) for n in names]
 
 
-def install_servers(names: list[str], all_: bool, study: str | None, force: bool,
-                    console: Console) -> list[str]:
+def install_servers(
+    names: list[str], all_: bool, study: str | None, force: bool, console: Console
+) -> list[str]:
     """Install each selected recipe's env; returns the names that failed (others still install)."""
     failures = []
     for recipe in _selected(names, all_, study):
@@ -36,8 +37,10 @@ def install_servers(names: list[str], all_: bool, study: str | None, force: bool
             continue
         missing = recipe.missing_binaries()
         if missing:
-            console.print(f"[red]fail[/] {recipe.name}: needs {', '.join(missing)} "
-                          f"(apt-get install {' '.join(recipe.system_packages)})")
+            console.print(
+                f"[red]fail[/] {recipe.name}: needs {', '.join(missing)} "
+                f"(apt-get install {' '.join(recipe.system_packages)})"
+            )
             failures.append(recipe.name)
             continue
         if recipe.env is None:

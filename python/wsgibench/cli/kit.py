@@ -24,16 +24,23 @@ def friendly(fn):
         try:
             return fn(*args, **kwargs)
         except WsgibenchError as exc:
-            err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False, markup=True,
-                      soft_wrap=True)  # escaped: a message may quote "[[load]]"
+            err.print(
+                f"[bold red]error:[/] {escape(str(exc))}",
+                highlight=False,
+                markup=True,
+                soft_wrap=True,
+            )  # escaped: a message may quote "[[load]]"
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             err.print("interrupted")
             sys.exit(EXIT_INTERRUPTED)
         except Exception as exc:  # a bug of ours: one line here, the traceback in a file
             log = _write_traceback()
-            err.print(f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} "
-                      f"(traceback in {log}; please report it)", highlight=False)
+            err.print(
+                f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} "
+                f"(traceback in {log}; please report it)",
+                highlight=False,
+            )
             sys.exit(1)
 
     return wrapper

@@ -9,7 +9,8 @@ import click
 from rich.table import Table
 
 from wsgibench import __version__
-from wsgibench.cli.kit import friendly, console, err
+from wsgibench.cli.kit import console, err, friendly
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="wsgibench")
@@ -34,8 +35,13 @@ def servers(verbose: bool, faults: bool) -> None:
         notes = why or recipe.summary
         if verbose and recipe.handles:
             notes += "\n  handles: " + "; ".join(recipe.handles)
-        table.add_row(recipe.name, str(recipe.flavour), "yes" if ok else "no",
-                      installed_version(recipe) or "-", notes)
+        table.add_row(
+            recipe.name,
+            str(recipe.flavour),
+            "yes" if ok else "no",
+            installed_version(recipe) or "-",
+            notes,
+        )
     console.print(table)
 
 
@@ -77,8 +83,9 @@ def doctor(fix: bool) -> None:
     for col in ("check", "value", "recommended", "", "consequence when not"):
         table.add_column(col, overflow="fold")
     for f in found:
-        table.add_row(f.name, f.value, f.recommended, "[green]ok[/]" if f.ok else "[red]!![/]",
-                      f.consequence)
+        table.add_row(
+            f.name, f.value, f.recommended, "[green]ok[/]" if f.ok else "[red]!![/]", f.consequence
+        )
     console.print(table)
     if fix:
         if not is_root():
@@ -89,8 +96,13 @@ def doctor(fix: bool) -> None:
 
 
 def _results_option(fn):
-    return click.option("--results", "results", type=click.Path(path_type=Path), default=None,
-                        help="Results store (SQLite). Default: ./results/wsgibench.sqlite")(fn)
+    return click.option(
+        "--results",
+        "results",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Results store (SQLite). Default: ./results/wsgibench.sqlite",
+    )(fn)
 
 
 def _open_store(path: Path | None, create: bool):
@@ -117,22 +129,51 @@ def studies() -> None:
 @click.option("--repeats", type=int, help="Repeats per cell.")
 @click.option("--duration", type=float, help="Seconds per repeat, for every load that has one.")
 @click.option("--levels", help="Comma-separated levels replacing every load's levels.")
-@click.option("--app-env", "app_env", multiple=True, metavar="KEY=VALUE",
-              help="An app setting, e.g. WSGIBENCH_SLEEP_S=0.1 (repeatable).")
-@click.option("--install/--no-install", default=True, show_default=True,
-              help="Build missing server environments first.")
-@click.option("--resume", is_flag=True,
-              help="Continue this study's unfinished run in the store: finished cells are kept.")
+@click.option(
+    "--app-env",
+    "app_env",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An app setting, e.g. WSGIBENCH_SLEEP_S=0.1 (repeatable).",
+)
+@click.option(
+    "--install/--no-install",
+    default=True,
+    show_default=True,
+    help="Build missing server environments first.",
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Continue this study's unfinished run in the store: finished cells are kept.",
+)
 @friendly
-def run(study: str, results: Path | None, servers: str | None, repeats: int | None,
-        duration: float | None, levels: str | None, app_env: tuple[str, ...], install: bool,
-        resume: bool) -> None:
+def run(
+    study: str,
+    results: Path | None,
+    servers: str | None,
+    repeats: int | None,
+    duration: float | None,
+    levels: str | None,
+    app_env: tuple[str, ...],
+    install: bool,
+    resume: bool,
+) -> None:
     """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
     from wsgibench.cli.run import run_study
 
-    run_study(study, results, servers=servers, repeats=repeats, duration=duration, levels=levels,
-              app_env=app_env,
-              install=install, resume=resume, console=console)
+    run_study(
+        study,
+        results,
+        servers=servers,
+        repeats=repeats,
+        duration=duration,
+        levels=levels,
+        app_env=app_env,
+        install=install,
+        resume=resume,
+        console=console,
+    )
 
 
 @cli.command()
@@ -149,7 +190,9 @@ def show(results: Path | None, study_id: int | None) -> None:
 
 @cli.command()
 @click.argument("results", required=False, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True
+)
 @click.option("--study", "study_id", type=int, help="Study id (default: the latest).")
 @click.option("--out", type=click.Path(path_type=Path), help="Write here instead of stdout.")
 @friendly

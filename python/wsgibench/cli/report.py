@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from wsgibench.cli.kit import friendly, console, err
+from wsgibench.cli.kit import console, err, friendly
+
 
 def _store(path: Path | None):
     from wsgibench.paths import default_results
@@ -17,8 +18,13 @@ def _store(path: Path | None):
 
 @click.command("report")
 @click.argument("results", required=False, type=click.Path(path_type=Path))
-@click.option("--out", "out", type=click.Path(path_type=Path, file_okay=False), required=True,
-              help="Directory for report.html, summary.md and charts/*.png.")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Directory for report.html, summary.md and charts/*.png.",
+)
 @click.option("--study", "study_id", type=int, help="Study id (default: the latest).")
 @click.option("--png/--no-png", default=True, show_default=True, help="Also write a PNG per chart.")
 @friendly
@@ -30,8 +36,10 @@ def report_command(results: Path | None, out: Path, study_id: int | None, png: b
     console.print(f"wrote {files.html}")
     console.print(f"wrote {files.markdown}")
     if files.pngs:
-        console.print(f"wrote {len(files.pngs)} charts in {files.pngs[0].parent}"
-                      + (f" (headline: {files.headline})" if files.headline else ""))
+        console.print(
+            f"wrote {len(files.pngs)} charts in {files.pngs[0].parent}"
+            + (f" (headline: {files.headline})" if files.headline else "")
+        )
 
 
 @click.command("compare")
@@ -39,13 +47,19 @@ def report_command(results: Path | None, out: Path, study_id: int | None, png: b
 @click.argument("b", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--study-a", type=int, help="Study id in A (default: its latest).")
 @click.option("--study-b", type=int, help="Study id in B (default: its latest).")
-@click.option("--force", is_flag=True,
-              help="Compare even if the machines or engine versions differ.")
-@click.option("--markdown", "markdown", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also write the comparison as Markdown to this file.")
+@click.option(
+    "--force", is_flag=True, help="Compare even if the machines or engine versions differ."
+)
+@click.option(
+    "--markdown",
+    "markdown",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the comparison as Markdown to this file.",
+)
 @friendly
-def compare_command(a: Path, b: Path, study_a: int | None, study_b: int | None, force: bool,
-                    markdown: Path | None) -> None:
+def compare_command(
+    a: Path, b: Path, study_a: int | None, study_b: int | None, force: bool, markdown: Path | None
+) -> None:
     """Compare two result stores cell by cell: throughput and latency changes, with a significance test."""
     from wsgibench.report.compare import markdown as to_markdown
     from wsgibench.report.compare import print_table

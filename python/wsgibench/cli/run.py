@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from wsgibench.errors import UsageError
-from wsgibench.machine.cgroups import sweep_orphans
 from wsgibench.machine import venvs
+from wsgibench.machine.cgroups import sweep_orphans
 from wsgibench.paths import default_results
 from wsgibench.results.store import Store
 from wsgibench.run.engine import engine_version
@@ -29,8 +29,14 @@ def _split(value: str, cast) -> list:
         raise UsageError(f"cannot read {value!r} as a comma-separated list of numbers") from None
 
 
-def overrides(study_name: str, servers: str | None, repeats: int | None, duration: float | None,
-              levels: str | None, app_env: tuple[str, ...] = ()) -> dict[str, Any]:
+def overrides(
+    study_name: str,
+    servers: str | None,
+    repeats: int | None,
+    duration: float | None,
+    levels: str | None,
+    app_env: tuple[str, ...] = (),
+) -> dict[str, Any]:
     import tomllib
 
     raw = tomllib.loads(study_path(study_name).read_text()) if study_name else {}
@@ -62,10 +68,19 @@ def overrides(study_name: str, servers: str | None, repeats: int | None, duratio
     return out
 
 
-def run_study(name: str, results: Path | None, *, servers: str | None, repeats: int | None,
-              app_env: tuple[str, ...] = (),
-              duration: float | None, levels: str | None, install: bool, resume: bool = False,
-              console: Console) -> Store:
+def run_study(
+    name: str,
+    results: Path | None,
+    *,
+    servers: str | None,
+    repeats: int | None,
+    app_env: tuple[str, ...] = (),
+    duration: float | None,
+    levels: str | None,
+    install: bool,
+    resume: bool = False,
+    console: Console,
+) -> Store:
     try:
         study = load_study(name, overrides(name, servers, repeats, duration, levels, app_env))
     except Exception as exc:
@@ -91,8 +106,11 @@ def run_study(name: str, results: Path | None, *, servers: str | None, repeats: 
 def _install_missing(study: Study, console: Console) -> None:
     from wsgibench.cli.install import install_servers
 
-    missing = [n for n in study.servers if (r := get(n)).env and not r.unavailable
-               and venvs.installed(r.env) is None]
+    missing = [
+        n
+        for n in study.servers
+        if (r := get(n)).env and not r.unavailable and venvs.installed(r.env) is None
+    ]
     if missing:
         install_servers(missing, all_=False, study=None, force=False, console=console)
 
@@ -100,6 +118,7 @@ def _install_missing(study: Study, console: Console) -> None:
 @contextlib.contextmanager
 def _sigterm_as_interrupt():
     """SIGTERM unwinds like Ctrl-C, so the running server is stopped and the study marked."""
+
     def handler(signum, frame):
         raise KeyboardInterrupt
 
@@ -112,23 +131,34 @@ def _sigterm_as_interrupt():
 
 def _run(study: Study, store: Store, console: Console, resume: bool = False) -> int:
     cells = plan_cells(study)
-    console.print(f"[bold]{study.name}[/]: {len(study.servers)} servers, {len(cells)} cells, "
-                  f"{study.repeats} repeats each")
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
+    console.print(
+        f"[bold]{study.name}[/]: {len(study.servers)} servers, {len(cells)} cells, "
+        f"{study.repeats} repeats each"
+    )
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task("cells", total=len(cells))
         runner = StudyRunner(study, store, progress=lambda msg: bar.update(task, description=msg))
         for f in runner.doctor:
             if not f.ok:
-                bar.console.print(f"[yellow]warning[/] {f.name} is {f.value} (recommended "
-                                  f"{f.recommended}): {f.consequence}", highlight=False)
+                bar.console.print(
+                    f"[yellow]warning[/] {f.name} is {f.value} (recommended "
+                    f"{f.recommended}): {f.consequence}",
+                    highlight=False,
+                )
 
         def done(cell, outcome) -> None:
             bar.advance(task)
             if outcome.status != "measured":
-                bar.console.print(f"  {cell.server} {cell.load.name} {cell.level:g}: "
-                                  f"{outcome.status}: {outcome.reason}")
+                bar.console.print(
+                    f"  {cell.server} {cell.load.name} {cell.level:g}: "
+                    f"{outcome.status}: {outcome.reason}"
+                )
 
         study_id = runner.run(on_cell_done=done, resume=resume)
     from wsgibench.cli.show import show

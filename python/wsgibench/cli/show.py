@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from wsgibench.results.store import Store
@@ -35,16 +35,29 @@ def show(store: Store, console: Console, study_id: int | None = None) -> None:
     config = json.loads(study["config_json"])
     env = json.loads(study["environment_json"])
     trim = int(config.get("trim", 0))
-    console.print(f"[bold]study {study['id']}: {study['name']}[/] ({study['status']}) — "
-                  f"{env.get('cpu_model')} × {env.get('cpu_count')}, kernel {env.get('kernel')}, "
-                  f"engine {env.get('engine', {}).get('engine_version')}, "
-                  f"wsgibench {env.get('wsgibench_version')}")
+    console.print(
+        f"[bold]study {study['id']}: {study['name']}[/] ({study['status']}) — "
+        f"{env.get('cpu_model')} × {env.get('cpu_count')}, kernel {env.get('kernel')}, "
+        f"engine {env.get('engine', {}).get('engine_version')}, "
+        f"wsgibench {env.get('wsgibench_version')}"
+    )
     table = Table(show_lines=False)
-    for col, justify in (("server", "left"), ("version", "left"), ("load", "left"),
-                         ("level", "right"), ("req/s", "right"), ("cv", "right"),
-                         ("p50 ms", "right"), ("p99 ms", "right"), ("errors", "right"),
-                         ("cpu %", "right"), ("peak MiB", "right"), ("behaviour", "left"),
-                         ("status / notes", "left")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("server", "left"),
+        ("version", "left"),
+        ("load", "left"),
+        ("level", "right"),
+        ("req/s", "right"),
+        ("cv", "right"),
+        ("p50 ms", "right"),
+        ("p99 ms", "right"),
+        ("errors", "right"),
+        ("cpu %", "right"),
+        ("peak MiB", "right"),
+        ("behaviour", "left"),
+        ("status / notes", "left"),
+    )
+    for col, justify in columns:
         table.add_column(col, justify=justify)
     for s in summarise_study(store, study["id"], trim):
         c = s.cell
@@ -53,14 +66,23 @@ def show(store: Store, console: Console, study_id: int | None = None) -> None:
         notes = "; ".join(filter(None, [c.reason, *c.notes, *(d["message"] for d in c.diagnoses)]))
         cv = f"{rps.cv * 100:.1f}%" + (" !" if rps.noisy else "") if rps else "-"
         table.add_row(
-            c.server, s.version or "-", c.load, f"{c.level:g}",
-            _fmt(s.value("rps_ok", "trimmed_mean" if trim else "median")), cv,
-            _fmt(s.value("latency_p50_us"), "ms"), _fmt(s.value("latency_p99_us"), "ms"),
-            _fmt(s.value("error_rate"), "%"), _fmt(s.value("cpu_mean_pct")),
-            _fmt(s.value("rss_peak_bytes"), "MiB"), _caps(c.capabilities),
+            c.server,
+            s.version or "-",
+            c.load,
+            f"{c.level:g}",
+            _fmt(s.value("rps_ok", "trimmed_mean" if trim else "median")),
+            cv,
+            _fmt(s.value("latency_p50_us"), "ms"),
+            _fmt(s.value("latency_p99_us"), "ms"),
+            _fmt(s.value("error_rate"), "%"),
+            _fmt(s.value("cpu_mean_pct")),
+            _fmt(s.value("rss_peak_bytes"), "MiB"),
+            _caps(c.capabilities),
             status + (f": {notes}" if notes else ""),
         )
     console.print(table)
     stat = "trimmed mean" if trim else "median"
-    console.print(f"req/s is the {stat} of the repeats; cv flagged '!' above 5 %; "
-                  "latency is the median over repeats of each repeat's percentile.")
+    console.print(
+        f"req/s is the {stat} of the repeats; cv flagged '!' above 5 %; "
+        "latency is the median over repeats of each repeat's percentile."
+    )

@@ -27,5 +27,19 @@ from wsgibench.databases.mariadb import MariaDB
 from wsgibench.databases.postgresql import PostgreSQL
 from wsgibench.databases.sqlite import SQLite
 
-__all__ = ["DATA_SEED", "DRIVERS", "KINDS", "ROWS", "Database", "LoadDatabase", "MariaDB",
-           "PostgreSQL", "SQLite", "app_deps", "data_dir", "get_kind", "preflight", "table_tsv"]
+__all__ = [
+    "DATA_SEED",
+    "DRIVERS",
+    "KINDS",
+    "ROWS",
+    "Database",
+    "LoadDatabase",
+    "MariaDB",
+    "PostgreSQL",
+    "SQLite",
+    "app_deps",
+    "data_dir",
+    "get_kind",
+    "preflight",
+    "table_tsv",
+]

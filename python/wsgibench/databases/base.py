@@ -64,5 +64,9 @@ class Database:
         return []
 
     def info(self) -> dict:
-        return {"kind": self.kind, "version": self.version(), "rows": self.rows,
-                "load_s": None if self.load_s is None else round(self.load_s, 2)}
+        return {
+            "kind": self.kind,
+            "version": self.version(),
+            "rows": self.rows,
+            "load_s": None if self.load_s is None else round(self.load_s, 2),
+        }

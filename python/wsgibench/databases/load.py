@@ -17,7 +17,6 @@ from wsgibench.errors import EnvironmentProblem, UsageError
 from wsgibench.machine.venvs import installer_env, uv_binary
 from wsgibench.paths import home
 
-
 KINDS: dict[str, type[Database]] = {c.kind: c for c in (SQLite, PostgreSQL, MariaDB)}
 
 
@@ -29,8 +28,12 @@ def get_kind(kind: str) -> type[Database]:
 
 def app_deps(python: Path, requirements: tuple[str, ...] = DRIVERS) -> Path:
     """The directory holding `requirements` for this interpreter's minor version, installed once."""
-    out = subprocess.run([str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     target = home() / "app-deps" / f"py{out.stdout.strip()}"
     marker = target / "wsgibench-deps.json"
     if marker.exists() and json.loads(marker.read_text()).get("requirements") == list(requirements):
@@ -42,8 +45,16 @@ def app_deps(python: Path, requirements: tuple[str, ...] = DRIVERS) -> Path:
     if uv:
         argv = [uv, "pip", "install", "--python", str(python), "--target", str(tmp), *requirements]
     else:
-        argv = [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--target",
-                str(tmp), *requirements]
+        argv = [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--target",
+            str(tmp),
+            *requirements,
+        ]
     proc = subprocess.run(argv, capture_output=True, text=True, env=installer_env())
     if proc.returncode != 0:
         tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
@@ -83,7 +94,9 @@ class LoadDatabase:
         env = dict(self.env)
         if self.db.requirements and python is not None:
             deps = str(app_deps(python, self.db.requirements))
-            env["PYTHONPATH"] = os.pathsep.join(p for p in (deps, os.environ.get("PYTHONPATH")) if p)
+            env["PYTHONPATH"] = os.pathsep.join(
+                p for p in (deps, os.environ.get("PYTHONPATH")) if p
+            )
         return env
 
     def stop(self) -> None:

@@ -24,15 +24,27 @@ class MariaDB(ServerDatabase):
         return shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/bin:/sbin")
 
     def check(self) -> None:
-        if not (self._binary("mariadbd") and self._binary("mariadb-install-db")
-                and self._binary("mariadb")):
+        if not (
+            self._binary("mariadbd")
+            and self._binary("mariadb-install-db")
+            and self._binary("mariadb")
+        ):
             raise EnvironmentProblem("MariaDB is not installed: apt-get install mariadb-server")
 
     def _client(self, sql: str, user: str = "root", db: str = "", **kw) -> str:
         assert self.datadir is not None
-        argv = [self._binary("mariadb") or "mariadb", "--no-defaults",
-                f"--socket={self.datadir / 'mariadb.sock'}", "-u", user, "--batch",
-                "--skip-column-names", "--local-infile=1", "-e", sql]
+        argv = [
+            self._binary("mariadb") or "mariadb",
+            "--no-defaults",
+            f"--socket={self.datadir / 'mariadb.sock'}",
+            "-u",
+            user,
+            "--batch",
+            "--skip-column-names",
+            "--local-infile=1",
+            "-e",
+            sql,
+        ]
         if db:
             argv.insert(-2, db)
         proc = subprocess.run(argv, capture_output=True, text=True, **kw)
@@ -47,31 +59,57 @@ class MariaDB(ServerDatabase):
         data.mkdir()
         if account:
             os.chown(data, *account)
-        self._run_as([self._binary("mariadb-install-db") or "mariadb-install-db", "--no-defaults",
-                      f"--datadir={data}", "--auth-root-authentication-method=normal",
-                      "--skip-test-db", "--skip-name-resolve"], "mariadb-install-db")
+        self._run_as(
+            [
+                self._binary("mariadb-install-db") or "mariadb-install-db",
+                "--no-defaults",
+                f"--datadir={data}",
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+                "--skip-name-resolve",
+            ],
+            "mariadb-install-db",
+        )
         self.port = free_port()
-        self._spawn([
-            self._binary("mariadbd") or "mariadbd", "--no-defaults", f"--datadir={data}",
-            f"--socket={self.datadir / 'mariadb.sock'}", f"--port={self.port}",
-            "--bind-address=127.0.0.1", f"--pid-file={self.datadir / 'mariadbd.pid'}",
-            "--skip-name-resolve", "--max-connections=300", "--local-infile=1",
-            # Seed 002: the query cache is off.
-            "--query-cache-type=0", "--query-cache-size=0",
-            "--innodb-flush-log-at-trx-commit=0", "--skip-log-bin",
-        ])
-        self._wait_ready(lambda: (self.datadir / "mariadb.sock").exists() and quiet(
-            lambda: self._client("SELECT 1")))
-        self._client("CREATE DATABASE bench; CREATE USER 'bench'@'127.0.0.1'; "
-                     "GRANT ALL ON bench.* TO 'bench'@'127.0.0.1'")
+        self._spawn(
+            [
+                self._binary("mariadbd") or "mariadbd",
+                "--no-defaults",
+                f"--datadir={data}",
+                f"--socket={self.datadir / 'mariadb.sock'}",
+                f"--port={self.port}",
+                "--bind-address=127.0.0.1",
+                f"--pid-file={self.datadir / 'mariadbd.pid'}",
+                "--skip-name-resolve",
+                "--max-connections=300",
+                "--local-infile=1",
+                # Seed 002: the query cache is off.
+                "--query-cache-type=0",
+                "--query-cache-size=0",
+                "--innodb-flush-log-at-trx-commit=0",
+                "--skip-log-bin",
+            ]
+        )
+        self._wait_ready(
+            lambda: (
+                (self.datadir / "mariadb.sock").exists() and quiet(lambda: self._client("SELECT 1"))
+            )
+        )
+        self._load()
+        self._version = "MariaDB " + self._client("SELECT VERSION()")
+        return self.settings()
+
+    def _load(self) -> None:
+        self._client(
+            "CREATE DATABASE bench; CREATE USER 'bench'@'127.0.0.1'; "
+            "GRANT ALL ON bench.* TO 'bench'@'127.0.0.1'"
+        )
         started = time.monotonic()
         self._client("CREATE TABLE test(id INTEGER PRIMARY KEY, value REAL)", db="bench")
         tsv = str(table_tsv()).replace("'", "''")
-        self._client(f"LOAD DATA LOCAL INFILE '{tsv}' INTO TABLE test (id, value); "
-                     "ANALYZE TABLE test", db="bench")
+        self._client(
+            f"LOAD DATA LOCAL INFILE '{tsv}' INTO TABLE test (id, value); ANALYZE TABLE test",
+            db="bench",
+        )
         self.load_s = time.monotonic() - started
         self.rows = int(self._client("SELECT count(*) FROM test", db="bench"))
-        self._version = "MariaDB " + self._client("SELECT VERSION()")
-        return {"WSGIBENCH_DB_KIND": "mariadb", "WSGIBENCH_DB_HOST": "127.0.0.1",
-                "WSGIBENCH_DB_PORT": str(self.port), "WSGIBENCH_DB_USER": "bench",
-                "WSGIBENCH_DB_PASSWORD": "", "WSGIBENCH_DB_NAME": "bench"}

@@ -11,9 +11,8 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import BinaryIO
 
 import psutil
 
@@ -33,7 +32,7 @@ class ServerDatabase(Database):
         self.port: int | None = None
         self.proc: subprocess.Popen | None = None
         self.group = KillGroup(None)
-        self._log = None
+        self._log: BinaryIO | None = None
 
     # -- helpers -----------------------------------------------------------------------------
     def _account(self) -> tuple[int, int] | None:
@@ -42,8 +41,10 @@ class ServerDatabase(Database):
         try:
             entry = pwd.getpwnam(self.user)
         except KeyError:
-            raise EnvironmentProblem(f"{self.kind}: no `{self.user}` user to run it as: "
-                                     f"apt-get install --reinstall {self.package}") from None
+            raise EnvironmentProblem(
+                f"{self.kind}: no `{self.user}` user to run it as: "
+                f"apt-get install --reinstall {self.package}"
+            ) from None
         return entry.pw_uid, entry.pw_gid
 
     def _make_datadir(self) -> Path:
@@ -51,8 +52,11 @@ class ServerDatabase(Database):
         account = self._account()
         name = f"wsgibench-db-{self.kind}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.root.mkdir(parents=True, exist_ok=True)
-        base = self.root if account is None or _reachable(self.root, *account) else \
-            Path(tempfile.gettempdir())
+        base = (
+            self.root
+            if account is None or _reachable(self.root, *account)
+            else Path(tempfile.gettempdir())
+        )
         path = base / name
         path.mkdir(mode=0o700)
         if account:
@@ -76,8 +80,14 @@ class ServerDatabase(Database):
 
     def _run_as(self, argv: list[str], what: str, **kw) -> str:
         account = self._account()
-        proc = subprocess.run(argv, capture_output=True, text=True, cwd=self.datadir,
-                              preexec_fn=self._preexec(account), **kw)
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            cwd=self.datadir,
+            preexec_fn=self._preexec(account),
+            **kw,
+        )
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["?"]
             raise EnvironmentProblem(f"{self.kind}: {what} failed: {tail[0][:300]}")
@@ -87,33 +97,45 @@ class ServerDatabase(Database):
         self.group = KillGroup.create()
         assert self.datadir is not None
         self._log = (self.datadir.parent / f"{self.datadir.name}.log").open("wb")
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self._log,
-                                     stderr=subprocess.STDOUT, cwd=self.datadir,
-                                     start_new_session=True,
-                                     preexec_fn=self._preexec(self._account()))
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            cwd=self.datadir,
+            start_new_session=True,
+            preexec_fn=self._preexec(self._account()),
+        )
 
     def _wait_ready(self, ready) -> None:
         deadline = time.monotonic() + READY_TIMEOUT_S
         while time.monotonic() < deadline:
             assert self.proc is not None
             if self.proc.poll() is not None:
-                raise EnvironmentProblem(f"{self.kind} exited with code {self.proc.returncode}: "
-                                         f"{self._log_tail()}")
+                raise EnvironmentProblem(
+                    f"{self.kind} exited with code {self.proc.returncode}: {self._log_tail()}"
+                )
             if ready():
                 return
             time.sleep(0.2)
-        raise EnvironmentProblem(f"{self.kind} did not accept connections within "
-                                 f"{READY_TIMEOUT_S:.0f} s: {self._log_tail()}")
+        raise EnvironmentProblem(
+            f"{self.kind} did not accept connections within "
+            f"{READY_TIMEOUT_S:.0f} s: {self._log_tail()}"
+        )
 
     def _log_tail(self) -> str:
         if self.datadir is None:
             return ""
         try:
-            lines = (self.datadir.parent / f"{self.datadir.name}.log").read_text(
-                errors="replace").strip().splitlines()
+            lines = (
+                (self.datadir.parent / f"{self.datadir.name}.log")
+                .read_text(errors="replace")
+                .strip()
+                .splitlines()
+            )
         except OSError:
             return "(no log)"
-        return " | ".join(l.strip()[:200] for l in lines[-3:])
+        return " | ".join(line.strip()[:200] for line in lines[-3:])
 
     def start(self) -> dict[str, str]:
         self.check()
@@ -125,6 +147,17 @@ class ServerDatabase(Database):
 
     def _start(self) -> dict[str, str]:
         raise NotImplementedError
+
+    def settings(self) -> dict[str, str]:
+        """The app's connection settings (WSGIBENCH_DB_*) for the server on self.port."""
+        return {
+            "WSGIBENCH_DB_KIND": self.kind,
+            "WSGIBENCH_DB_HOST": "127.0.0.1",
+            "WSGIBENCH_DB_PORT": str(self.port),
+            "WSGIBENCH_DB_USER": "bench",
+            "WSGIBENCH_DB_PASSWORD": "",
+            "WSGIBENCH_DB_NAME": "bench",
+        }
 
     def _term_signal(self) -> int:
         return signal.SIGTERM

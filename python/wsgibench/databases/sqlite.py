@@ -27,8 +27,9 @@ class SQLite(Database):
             db = sqlite3.connect(tmp)
             db.execute("CREATE TABLE test(id INTEGER PRIMARY KEY, value REAL)")
             with tsv.open() as rows:
-                db.executemany("INSERT INTO test VALUES (?, ?)",
-                               (line.split("\t") for line in rows))
+                db.executemany(
+                    "INSERT INTO test VALUES (?, ?)", (line.split("\t") for line in rows)
+                )
             db.commit()
             db.close()
             tmp.chmod(0o644)  # php-fpm's www-data reads it too

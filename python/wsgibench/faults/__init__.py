@@ -15,36 +15,75 @@ SCRIPT = Path(__file__).resolve().parent / "serve_fault.py"
 
 # kind -> (what it does, extra arguments, what wsgibench records)
 FAULTS: dict[str, tuple[str, tuple[str, ...], str]] = {
-    "crash": ("answers 50 requests, then exits with code 3", ("--after", "50"),
-              "disqualified: crashed during repeat N: server process exited with code 3"),
-    "hang": ("accepts connections, never answers", ("--after", "0"),
-             "disqualified at start-up: no exact b'Pong!' reply within the start timeout"),
-    "hang-later": ("answers 20 requests, then accepts and never answers", ("--after", "20"),
-                   "disqualified: stopped answering (0 valid replies) or error rate over the "
-                   "threshold (timeout); every wait bounded by the load's timeout_s"),
-    "slow": ("waits 0.3 s before every reply", ("--delay", "0.3"),
-             "measured, with the latency it has (p50 ≥ 300 ms); disqualified for timeouts when "
-             "the load's timeout_s is shorter"),
-    "error500": ("answers 500 while more than one connection is open", (),
-                 "disqualified: error rate > threshold (bad_status …)"),
-    "garbage": ("answers 20 requests, then sends bytes that are not HTTP", ("--after", "20"),
-                "disqualified: error rate > threshold (protocol_error …)"),
-    "wrongbody": ("every 10th response says Pang! instead of Pong!", ("--every", "10"),
-                  "disqualified: error rate ~10 % > threshold (bad_body …)"),
-    "reset": ("answers 20 requests, then resets every connection (RST)", ("--after", "20"),
-              "disqualified: error rate > threshold (reset / closed_before_response …)"),
-    "closeka": ("after 20 requests closes keep-alive connections at random (p = 0.3) without "
-                "`Connection: close`", ("--after", "20", "--probability", "0.3"),
-                "engine counts closed_before_response/reset (never retried); disqualified when "
-                "over the threshold"),
-    "leak": ("keeps 4 MB per request", ("--mb", "4"),
-             "disqualified: killed by the memory limit (OOM kill noted); peak RSS stored"),
-    "refuse": ("exits with code 1 at start-up", (),
-               "disqualified at start-up: server did not start: … exited with code 1: <its log>"),
-    "port": ("finds its port taken by another server and exits", (),
-             "disqualified at start-up after 3 fresh ports: … Address already in use"),
-    "sigterm": ("ignores SIGTERM (otherwise a good server)", (),
-                "measured; at stop killed with SIGKILL after the grace period, noted on the cell"),
+    "crash": (
+        "answers 50 requests, then exits with code 3",
+        ("--after", "50"),
+        "disqualified: crashed during repeat N: server process exited with code 3",
+    ),
+    "hang": (
+        "accepts connections, never answers",
+        ("--after", "0"),
+        "disqualified at start-up: no exact b'Pong!' reply within the start timeout",
+    ),
+    "hang-later": (
+        "answers 20 requests, then accepts and never answers",
+        ("--after", "20"),
+        "disqualified: stopped answering (0 valid replies) or error rate over the "
+        "threshold (timeout); every wait bounded by the load's timeout_s",
+    ),
+    "slow": (
+        "waits 0.3 s before every reply",
+        ("--delay", "0.3"),
+        "measured, with the latency it has (p50 ≥ 300 ms); disqualified for timeouts when "
+        "the load's timeout_s is shorter",
+    ),
+    "error500": (
+        "answers 500 while more than one connection is open",
+        (),
+        "disqualified: error rate > threshold (bad_status …)",
+    ),
+    "garbage": (
+        "answers 20 requests, then sends bytes that are not HTTP",
+        ("--after", "20"),
+        "disqualified: error rate > threshold (protocol_error …)",
+    ),
+    "wrongbody": (
+        "every 10th response says Pang! instead of Pong!",
+        ("--every", "10"),
+        "disqualified: error rate ~10 % > threshold (bad_body …)",
+    ),
+    "reset": (
+        "answers 20 requests, then resets every connection (RST)",
+        ("--after", "20"),
+        "disqualified: error rate > threshold (reset / closed_before_response …)",
+    ),
+    "closeka": (
+        "after 20 requests closes keep-alive connections at random (p = 0.3) without "
+        "`Connection: close`",
+        ("--after", "20", "--probability", "0.3"),
+        "engine counts closed_before_response/reset (never retried); disqualified when "
+        "over the threshold",
+    ),
+    "leak": (
+        "keeps 4 MB per request",
+        ("--mb", "4"),
+        "disqualified: killed by the memory limit (OOM kill noted); peak RSS stored",
+    ),
+    "refuse": (
+        "exits with code 1 at start-up",
+        (),
+        "disqualified at start-up: server did not start: … exited with code 1: <its log>",
+    ),
+    "port": (
+        "finds its port taken by another server and exits",
+        (),
+        "disqualified at start-up after 3 fresh ports: … Address already in use",
+    ),
+    "sigterm": (
+        "ignores SIGTERM (otherwise a good server)",
+        (),
+        "measured; at stop killed with SIGKILL after the grace period, noted on the cell",
+    ),
 }
 
 
@@ -53,17 +92,37 @@ def _launcher(kind: str, extra: tuple[str, ...]):
 
     def launch(ctx: LaunchContext) -> list[Command]:
         assert ctx.python is not None
-        return [Command([str(ctx.python), str(SCRIPT), "--kind", base, "--host", ctx.host,
-                         "--port", str(ctx.port), "--backlog", str(ctx.backlog), *extra])]
+        return [
+            Command(
+                [
+                    str(ctx.python),
+                    str(SCRIPT),
+                    "--kind",
+                    base,
+                    "--host",
+                    ctx.host,
+                    "--port",
+                    str(ctx.port),
+                    "--backlog",
+                    str(ctx.backlog),
+                    *extra,
+                ]
+            )
+        ]
 
     return launch
 
 
 RECIPES = [
     ServerRecipe(
-        name=f"fault-{kind}", project="wsgibench-fault", flavour=Flavour.PROCESS,
-        summary=f"fault injection: {what}", launch=_launcher(kind, extra), multi_worker=False,
-        stdlib_python=True, start_timeout_s=5.0,
+        name=f"fault-{kind}",
+        project="wsgibench-fault",
+        flavour=Flavour.PROCESS,
+        summary=f"fault injection: {what}",
+        launch=_launcher(kind, extra),
+        multi_worker=False,
+        stdlib_python=True,
+        start_timeout_s=5.0,
     )
     for kind, (what, extra, _) in FAULTS.items()
 ]

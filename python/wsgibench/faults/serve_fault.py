@@ -18,8 +18,21 @@ import threading
 import time
 
 BODY = b"Pong!"
-KINDS = ("ok", "crash", "hang", "slow", "error500", "garbage", "wrongbody", "reset", "closeka",
-         "leak", "refuse", "port", "sigterm")
+KINDS = (
+    "ok",
+    "crash",
+    "hang",
+    "slow",
+    "error500",
+    "garbage",
+    "wrongbody",
+    "reset",
+    "closeka",
+    "leak",
+    "refuse",
+    "port",
+    "sigterm",
+)
 
 
 class State:
@@ -36,6 +49,11 @@ class State:
     def count(self) -> int:
         with self.lock:
             self.requests += 1
+            if self.args.kind == "crash" and self.requests > self.args.after:
+                # Under the lock: the first request past the limit ends the process before any
+                # other thread can count one more (so the log names exactly request after+1).
+                print(f"fault: crashing at request {self.requests}", file=sys.stderr, flush=True)
+                os._exit(3)
             return self.requests
 
 
@@ -92,9 +110,6 @@ def serve_connection(conn: socket.socket, st: State) -> None:
             _, keep = req
             n = st.count()
             late = n > a.after  # the fault is active from request after+1 on
-            if a.kind == "crash" and late:
-                print(f"fault: crashing at request {n}", file=sys.stderr, flush=True)
-                os._exit(3)
             if a.kind == "hang" and late:
                 st.held.append(conn)
                 return
@@ -152,7 +167,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=4)
     a = p.parse_args(argv)
     if a.kind == "refuse":
-        print("fault: refusing to start (configuration error injected)", file=sys.stderr, flush=True)
+        print(
+            "fault: refusing to start (configuration error injected)", file=sys.stderr, flush=True
+        )
         sys.exit(1)
     if a.kind == "sigterm":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -167,8 +184,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         s.bind((a.host, a.port))
     except OSError as exc:
-        print(f"fault: cannot listen on {a.host}:{a.port}: {exc.strerror}", file=sys.stderr,
-              flush=True)
+        print(
+            f"fault: cannot listen on {a.host}:{a.port}: {exc.strerror}",
+            file=sys.stderr,
+            flush=True,
+        )
         sys.exit(1)
     s.listen(a.backlog)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -29,7 +29,7 @@ class MemoryCgroup:
     limit_bytes: int | None
 
     @classmethod
-    def create(cls, limit_bytes: int | None) -> "MemoryCgroup":
+    def create(cls, limit_bytes: int | None) -> MemoryCgroup:
         if not limit_bytes:
             return cls(None, "no limit requested", None)
         name = f"wsgibench-{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -39,7 +39,9 @@ class MemoryCgroup:
                 path = root / name
                 path.mkdir()
                 (path / "memory.max").write_text(str(limit_bytes))
-                (path / "memory.swap.max").write_text("0") if (path / "memory.swap.max").exists() else None
+                (path / "memory.swap.max").write_text("0") if (
+                    path / "memory.swap.max"
+                ).exists() else None
                 return cls(path, f"cgroup v2 memory.max={limit_bytes}", limit_bytes)
             if (_V1_MEMORY / "cgroup.procs").exists():
                 path = _V1_MEMORY / name
@@ -90,7 +92,7 @@ class KillGroup:
     path: Path | None
 
     @classmethod
-    def create(cls) -> "KillGroup":
+    def create(cls) -> KillGroup:
         root = _v2_root()
         if root is None:
             return cls(None)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import glob
 import os
 import resource
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
 
 import psutil
 
@@ -39,44 +39,73 @@ def _int(value: str | None) -> int | None:
 def _at_least(key: str, minimum: int, consequence: str) -> Finding:
     value = sysctl(key)
     n = _int(value)
-    return Finding(key, value or "unreadable", f">= {minimum}", n is not None and n >= minimum,
-                   consequence, f"{key}={minimum}")
+    return Finding(
+        key,
+        value or "unreadable",
+        f">= {minimum}",
+        n is not None and n >= minimum,
+        consequence,
+        f"{key}={minimum}",
+    )
 
 
 def check_nofile() -> Finding:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return Finding("open files (RLIMIT_NOFILE)", f"soft {soft}, hard {hard}", "hard >= 65536",
-                   hard == resource.RLIM_INFINITY or hard >= 65536,
-                   "10,000 connections need 10,000 descriptors on each side; the engine raises its "
-                   "soft limit to the hard one, servers inherit it")
+    return Finding(
+        "open files (RLIMIT_NOFILE)",
+        f"soft {soft}, hard {hard}",
+        "hard >= 65536",
+        hard == resource.RLIM_INFINITY or hard >= 65536,
+        "10,000 connections need 10,000 descriptors on each side; the engine raises its "
+        "soft limit to the hard one, servers inherit it",
+    )
 
 
 def check_port_range() -> Finding:
     value = sysctl("net.ipv4.ip_local_port_range") or ""
-    parts = [_int(p) for p in value.split()]
-    width = parts[1] - parts[0] + 1 if len(parts) == 2 and None not in parts else 0
-    return Finding("net.ipv4.ip_local_port_range", value or "unreadable", "a range of >= 28000 ports",
-                   width >= 28000, "connection-per-request load runs out of ephemeral ports "
-                   "(connect errors that are the client's, not the server's)",
-                   "net.ipv4.ip_local_port_range=1024 65535")
+    parts = [n for p in value.split() if (n := _int(p)) is not None]
+    width = parts[1] - parts[0] + 1 if len(parts) == 2 == len(value.split()) else 0
+    return Finding(
+        "net.ipv4.ip_local_port_range",
+        value or "unreadable",
+        "a range of >= 28000 ports",
+        width >= 28000,
+        "connection-per-request load runs out of ephemeral ports "
+        "(connect errors that are the client's, not the server's)",
+        "net.ipv4.ip_local_port_range=1024 65535",
+    )
 
 
 def check_tw_reuse() -> Finding:
     value = sysctl("net.ipv4.tcp_tw_reuse")
-    return Finding("net.ipv4.tcp_tw_reuse", value or "unreadable", "1 (or 2: loopback only)",
-                   value in ("1", "2"), "TIME_WAIT sockets pile up under connection-per-request "
-                   "load and new connections fail", "net.ipv4.tcp_tw_reuse=1")
+    return Finding(
+        "net.ipv4.tcp_tw_reuse",
+        value or "unreadable",
+        "1 (or 2: loopback only)",
+        value in ("1", "2"),
+        "TIME_WAIT sockets pile up under connection-per-request load and new connections fail",
+        "net.ipv4.tcp_tw_reuse=1",
+    )
 
 
 def check_governor() -> Finding:
     files = glob.glob("/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor")
     if not files:
-        return Finding("CPU frequency governor", "not exposed (virtual machine?)", "performance", True,
-                       "a power-saving governor changes speed under load, so repeats disagree")
+        return Finding(
+            "CPU frequency governor",
+            "not exposed (virtual machine?)",
+            "performance",
+            True,
+            "a power-saving governor changes speed under load, so repeats disagree",
+        )
     values = sorted({Path(f).read_text().strip() for f in files})
-    return Finding("CPU frequency governor", ", ".join(values), "performance",
-                   values == ["performance"],
-                   "a power-saving governor changes speed under load, so repeats disagree")
+    return Finding(
+        "CPU frequency governor",
+        ", ".join(values),
+        "performance",
+        values == ["performance"],
+        "a power-saving governor changes speed under load, so repeats disagree",
+    )
 
 
 def check_other_load(cpus: list[int]) -> Finding:
@@ -84,39 +113,64 @@ def check_other_load(cpus: list[int]) -> Finding:
     busy = {c: per_cpu[c] for c in cpus if c < len(per_cpu)}
     worst = max(busy.values(), default=0.0)
     shown = ", ".join(f"cpu{c} {v:.0f}%" for c, v in busy.items())
-    return Finding("other load on the study's CPUs", shown, "< 10 % busy on each", worst < 10,
-                   "another process on the server's or the engine's CPU steals time from one of "
-                   "them: throughput drops and latency grows for reasons that are not the server's")
+    return Finding(
+        "other load on the study's CPUs",
+        shown,
+        "< 10 % busy on each",
+        worst < 10,
+        "another process on the server's or the engine's CPU steals time from one of "
+        "them: throughput drops and latency grows for reasons that are not the server's",
+    )
 
 
 def check_swap() -> Finding:
     swap = psutil.swap_memory()
-    return Finding("swap", f"{swap.total // 2**20} MiB, {swap.used // 2**20} MiB used", "no swap in use",
-                   swap.used == 0, "a server paged out to swap shows latency that is the disk's; "
-                   "a memory limit with swap lets a leaking server limp on instead of failing")
+    return Finding(
+        "swap",
+        f"{swap.total // 2**20} MiB, {swap.used // 2**20} MiB used",
+        "no swap in use",
+        swap.used == 0,
+        "a server paged out to swap shows latency that is the disk's; "
+        "a memory limit with swap lets a leaking server limp on instead of failing",
+    )
 
 
 def check_cgroup() -> Finding:
     probe = MemoryCgroup.create(512 * 2**20)
     probe.remove()
     ok = probe.path is not None
-    return Finding("memory limit (cgroup)", probe.applied, "applicable", ok,
-                   "without a cgroup the study's memory limit (seed 004: 512 MB) is not enforced; "
-                   "a leaking server can take the machine down")
+    return Finding(
+        "memory limit (cgroup)",
+        probe.applied,
+        "applicable",
+        ok,
+        "without a cgroup the study's memory limit (seed 004: 512 MB) is not enforced; "
+        "a leaking server can take the machine down",
+    )
 
 
 def findings(cpus: list[int] | None = None) -> list[Finding]:
     server, engine = split_cpus(None, None)
     checks: list[Callable[[], Finding]] = [
         check_nofile,
-        lambda: _at_least("net.core.somaxconn", 4096, "listen queues are capped at this value "
-                          "whatever backlog a server asks for: bursts of connections are dropped "
-                          "and retried after 1 s (latency spikes at exactly 1 s / 3 s)"),
-        lambda: _at_least("net.ipv4.tcp_max_syn_backlog", 4096, "half-open connections beyond "
-                          "it are dropped under a burst of new connections"),
-        check_port_range, check_tw_reuse, check_governor,
+        lambda: _at_least(
+            "net.core.somaxconn",
+            4096,
+            "listen queues are capped at this value "
+            "whatever backlog a server asks for: bursts of connections are dropped "
+            "and retried after 1 s (latency spikes at exactly 1 s / 3 s)",
+        ),
+        lambda: _at_least(
+            "net.ipv4.tcp_max_syn_backlog",
+            4096,
+            "half-open connections beyond it are dropped under a burst of new connections",
+        ),
+        check_port_range,
+        check_tw_reuse,
+        check_governor,
         lambda: check_other_load(cpus or sorted(set(server + engine))),
-        check_swap, check_cgroup,
+        check_swap,
+        check_cgroup,
     ]
     return [check() for check in checks]
 

@@ -14,8 +14,12 @@ from wsgibench import __version__
 from wsgibench.machine.binaries import first_line
 
 SYSCTLS = (
-    "net.core.somaxconn", "net.ipv4.tcp_max_syn_backlog", "net.ipv4.ip_local_port_range",
-    "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_fin_timeout", "fs.file-max",
+    "net.core.somaxconn",
+    "net.ipv4.tcp_max_syn_backlog",
+    "net.ipv4.ip_local_port_range",
+    "net.ipv4.tcp_tw_reuse",
+    "net.ipv4.tcp_fin_timeout",
+    "fs.file-max",
 )
 
 

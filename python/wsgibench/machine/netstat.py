@@ -13,9 +13,9 @@ def tcp_ext(path: Path = Path("/proc/net/netstat")) -> dict[str, int]:
         lines = path.read_text().splitlines()
     except OSError:
         return {}
-    for names, values in zip(lines[::2], lines[1::2]):
+    for names, values in zip(lines[::2], lines[1::2], strict=False):
         if names.startswith("TcpExt:") and values.startswith("TcpExt:"):
-            pairs = zip(names.split()[1:], values.split()[1:])
+            pairs = zip(names.split()[1:], values.split()[1:], strict=False)
             return {k: int(v) for k, v in pairs if k in WATCHED}
     return {}
 

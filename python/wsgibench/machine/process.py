@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
-
-from collections.abc import Callable
 
 from wsgibench.errors import StartupError
 from wsgibench.machine.cgroups import KillGroup, MemoryCgroup
@@ -54,7 +54,8 @@ class Command:
         env = {**base, **self.env}
         if self.pythonpath:
             env["PYTHONPATH"] = os.pathsep.join(
-                [*self.pythonpath, *filter(None, [env.get("PYTHONPATH")])])
+                [*self.pythonpath, *filter(None, [env.get("PYTHONPATH")])]
+            )
         return env
 
 
@@ -225,9 +226,16 @@ class Readiness:
     timeout_s: float
 
 
-def launch(commands: list[Command], host: str, port: int, workdir: Path, cpus: list[int] | None,
-           cgroup: MemoryCgroup, ready: Readiness,
-           env: dict[str, str] | None = None) -> RunningServer:
+def launch(
+    commands: list[Command],
+    host: str,
+    port: int,
+    workdir: Path,
+    cpus: list[int] | None,
+    cgroup: MemoryCgroup,
+    ready: Readiness,
+    env: dict[str, str] | None = None,
+) -> RunningServer:
     """Start the commands in order and return once `ready` says the server answers."""
     server = RunningServer(host, port, workdir, cgroup, KillGroup.create())
     base = {**os.environ, **(env or {})}
@@ -238,15 +246,24 @@ def launch(commands: list[Command], host: str, port: int, workdir: Path, cpus: l
             log = workdir / f"{i}-{cmd.role}.log"
             with log.open("wb") as out:
                 proc = subprocess.Popen(
-                    cmd.argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                    cwd=cmd.cwd or workdir, env=cmd.environ(base),
-                    start_new_session=True, preexec_fn=_preexec(cpus, cgroup, server.group),
+                    cmd.argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    cwd=cmd.cwd or workdir,
+                    env=cmd.environ(base),
+                    start_new_session=True,
+                    preexec_fn=_preexec(cpus, cgroup, server.group),
                 )
             server.started.append(Started(cmd, proc, log))
             if i < len(commands) - 1 and cmd.listens_on:
                 listens_on = cmd.listens_on
-                _wait(server, lambda: _tcp_open(host, listens_on), ready.timeout_s,
-                      f"{cmd.role} on port {listens_on}")
+                _wait(
+                    server,
+                    functools.partial(_tcp_open, host, listens_on),
+                    ready.timeout_s,
+                    f"{cmd.role} on port {listens_on}",
+                )
         _wait(server, ready.probe, ready.timeout_s, ready.what)
         return server
     except BaseException:

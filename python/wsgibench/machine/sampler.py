@@ -6,8 +6,8 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import psutil
 
@@ -109,7 +109,9 @@ class Sampler:
             alive += 1
             cpu_now[pid] = times.user + times.system
             used += max(0.0, cpu_now[pid] - self._cpu_prev.get(pid, cpu_now[pid]))
-        cpu_pct = used / (now - self._t_prev) * 100.0 if self._t_prev and now > self._t_prev else 0.0
+        cpu_pct = (
+            used / (now - self._t_prev) * 100.0 if self._t_prev and now > self._t_prev else 0.0
+        )
         self._cpu_prev, self._t_prev = cpu_now, now
         conns = established_on_port(self.port) if with_conns else None
         load1 = os.getloadavg()[0] if with_conns else None

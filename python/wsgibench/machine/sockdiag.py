@@ -20,9 +20,10 @@ _SPORT_OFFSET = _HEADER.size + 4  # inet_diag_msg: family, state, timer, retrans
 def _dump(family: int) -> list[bytes]:
     """Every inet_diag_msg the kernel returns for established TCP sockets of one family."""
     body = _REQUEST.pack(family, socket.IPPROTO_TCP, 0, 1 << _TCP_ESTABLISHED)
-    header = _HEADER.pack(_HEADER.size + len(body), _SOCK_DIAG_BY_FAMILY,
-                          _NLM_F_REQUEST | _NLM_F_DUMP, 1, 0)
-    messages = []
+    header = _HEADER.pack(
+        _HEADER.size + len(body), _SOCK_DIAG_BY_FAMILY, _NLM_F_REQUEST | _NLM_F_DUMP, 1, 0
+    )
+    messages: list[bytes] = []
     with socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, _NETLINK_SOCK_DIAG) as s:
         s.sendall(header + body)
         while True:
@@ -34,7 +35,7 @@ def _dump(family: int) -> list[bytes]:
                     return messages
                 if kind == _NLMSG_ERROR or length < _HEADER.size:
                     raise OSError("sock_diag dump refused")
-                messages.append(data[offset:offset + length])
+                messages.append(data[offset : offset + length])
                 offset += (length + 3) & ~3
 
 
@@ -45,5 +46,5 @@ def established_on_port(port: int, families: tuple[int, ...] = (socket.AF_INET,)
     wanted = struct.pack("!H", port)
     count = 0
     for family in families:
-        count += sum(1 for m in _dump(family) if m[_SPORT_OFFSET:_SPORT_OFFSET + 2] == wanted)
+        count += sum(1 for m in _dump(family) if m[_SPORT_OFFSET : _SPORT_OFFSET + 2] == wanted)
     return count

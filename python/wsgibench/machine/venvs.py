@@ -29,6 +29,8 @@ class PythonEnv:
     build_constraints: tuple[str, ...] = ()
     # mod_wsgi links against libpython: the venv must come from Debian's /usr/bin/python3.
     system_python: bool = False
+
+
 _MARKER = "wsgibench-env.json"
 
 
@@ -98,7 +100,9 @@ def _run(argv: list[str], log: Path, env: dict[str, str] | None = None) -> None:
         proc = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, env=env)
     if proc.returncode != 0:
         tail = log.read_text().strip().splitlines()[-1:] or [""]
-        raise EnvironmentProblem(f"`{' '.join(argv[:4])} …` failed ({tail[0][:200]}); full log: {log}")
+        raise EnvironmentProblem(
+            f"`{' '.join(argv[:4])} …` failed ({tail[0][:200]}); full log: {log}"
+        )
 
 
 def install(spec: PythonEnv, force: bool = False) -> InstalledEnv:
@@ -109,7 +113,9 @@ def install(spec: PythonEnv, force: bool = False) -> InstalledEnv:
     path = env_path(spec)
     base = _base_python(spec)
     if not Path(base).exists():
-        raise EnvironmentProblem(f"{base} is missing: apt-get install python3 python3-venv python3-dev")
+        raise EnvironmentProblem(
+            f"{base} is missing: apt-get install python3 python3-venv python3-dev"
+        )
     if path.exists():
         shutil.rmtree(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -134,7 +140,9 @@ def install(spec: PythonEnv, force: bool = False) -> InstalledEnv:
     if spec.no_deps:
         _run([*pip, "--no-deps", *spec.no_deps], log, env)
     packages = _freeze(python)
-    (path / _MARKER).write_text(json.dumps({"requirements": spec.requirements, "packages": packages}))
+    (path / _MARKER).write_text(
+        json.dumps({"requirements": spec.requirements, "packages": packages})
+    )
     return InstalledEnv(path, python, packages)
 
 

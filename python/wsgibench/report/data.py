@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import statistics
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from wsgibench.results.engine_result import EngineResult
@@ -33,7 +33,7 @@ class StudyMeta:
 
     @property
     def date(self) -> str:
-        return datetime.fromtimestamp(self.started_unix_s, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        return datetime.fromtimestamp(self.started_unix_s, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
     @property
     def engine_version(self) -> str | None:
@@ -42,18 +42,22 @@ class StudyMeta:
     @property
     def machine(self) -> str:
         env = self.environment
-        return (f"{env.get('cpu_model', 'unknown CPU')}, {env.get('cpu_count', '?')} cores, "
-                f"kernel {env.get('kernel', '?')}")
+        return (
+            f"{env.get('cpu_model', 'unknown CPU')}, {env.get('cpu_count', '?')} cores, "
+            f"kernel {env.get('kernel', '?')}"
+        )
 
     @property
     def versions(self) -> str:
         env = self.environment
-        return (f"engine {self.engine_version or '?'}, wsgibench {env.get('wsgibench_version', '?')}, "
-                f"python {env.get('python', '?')}")
+        return (
+            f"engine {self.engine_version or '?'}, wsgibench {env.get('wsgibench_version', '?')}, "
+            f"python {env.get('python', '?')}"
+        )
 
     def caption(self) -> list[str]:
         """The lines every chart and table carries."""
-        return [f"study #{self.id} \"{self.name}\", {self.date}", self.machine, self.versions]
+        return [f'study #{self.id} "{self.name}", {self.date}', self.machine, self.versions]
 
 
 @dataclass
@@ -86,8 +90,11 @@ class CellData:
 
     def efficiency(self) -> list[float]:
         """Valid replies per CPU-second of the server process tree, one value per repeat."""
-        return [r["rps_ok"] / (r["cpu_mean_pct"] / 100) for r in self.repeats
-                if r.get("rps_ok") is not None and r.get("cpu_mean_pct")]
+        return [
+            r["rps_ok"] / (r["cpu_mean_pct"] / 100)
+            for r in self.repeats
+            if r.get("rps_ok") is not None and r.get("cpu_mean_pct")
+        ]
 
     def error_classes(self) -> tuple[dict[str, int], int]:
         """Errors per class summed over the repeats, and the replies + errors they are a share of."""
@@ -140,8 +147,13 @@ class LoadData:
 
     def describe(self) -> str:
         cfg = self.config
-        bits = [f"model {self.model}", f"HTTP/{cfg.get('http', '1.1')}",
-                "keep-alive" if cfg.get("keep_alive", cfg.get("http", "1.1") == "1.1") else "no keep-alive"]
+        bits = [
+            f"model {self.model}",
+            f"HTTP/{cfg.get('http', '1.1')}",
+            "keep-alive"
+            if cfg.get("keep_alive", cfg.get("http", "1.1") == "1.1")
+            else "no keep-alive",
+        ]
         for key in ("duration_s", "calls", "arrival", "requests", "think_s", "pipeline"):
             if key in cfg:
                 bits.append(f"{key} {cfg[key]}")
@@ -156,18 +168,30 @@ class ReportData:
 
     def labels(self) -> list[str]:
         """Every server label of the study, baseline first, in a stable order (colours follow it)."""
-        labels = sorted({c.label for load in self.loads for c in load.cells},
-                        key=lambda l: (not l.startswith(BASELINE), l))
+        labels = sorted(
+            {c.label for load in self.loads for c in load.cells},
+            key=lambda label: (not label.startswith(BASELINE), label),
+        )
         return labels
 
 
 def load_report_data(store: Store, study_id: int | None = None) -> ReportData:
     row = store.study(study_id)
     config = json.loads(row["config_json"])
-    meta = StudyMeta(row["id"], row["name"], row["status"], row["started_unix_s"],
-                     json.loads(row["environment_json"]), config)
+    meta = StudyMeta(
+        row["id"],
+        row["name"],
+        row["status"],
+        row["started_unix_s"],
+        json.loads(row["environment_json"]),
+        config,
+    )
     trim = int(config.get("trim", 0))
-    load_cfg = {l.get("name", l.get("model")): l for l in config.get("load", []) if isinstance(l, dict)}
+    load_cfg = {
+        load.get("name", load.get("model")): load
+        for load in config.get("load", [])
+        if isinstance(load, dict)
+    }
     loads: dict[str, LoadData] = {}
     samples: dict[int, list[dict[str, Any]]] = {}
     for summary in summarise_study(store, meta.id, trim):
@@ -177,13 +201,17 @@ def load_report_data(store: Store, study_id: int | None = None) -> ReportData:
             d = dict(rep)
             d["engine"] = EngineResult.from_dict(json.loads(d.pop("engine_json")))
             repeats.append(d)
-        load = loads.setdefault(cell.load, LoadData(cell.load, cell.model, load_cfg.get(cell.load, {})))
+        load = loads.setdefault(
+            cell.load, LoadData(cell.load, cell.model, load_cfg.get(cell.load, {}))
+        )
         data = CellData(cell, summary, repeats)
         load.cells.append(data)
         if cell.model == "sessions":
-            rep = data.representative()
-            if rep is not None:
-                samples[rep["id"]] = [dict(s) for s in store.samples(rep["id"])]
+            middle = data.representative()
+            if middle is not None:
+                samples[middle["id"]] = [dict(s) for s in store.samples(middle["id"])]
     order = list(load_cfg)
-    ordered = sorted(loads.values(), key=lambda l: order.index(l.name) if l.name in order else 99)
+    ordered = sorted(
+        loads.values(), key=lambda load: order.index(load.name) if load.name in order else 99
+    )
     return ReportData(meta, ordered, samples)

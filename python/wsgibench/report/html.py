@@ -30,25 +30,41 @@ def _e(text: object) -> str:
 
 
 def _caption(data: ReportData, what: str) -> str:
-    return f"<caption><b>{_e(what)}</b><br>" + "<br>".join(_e(l) for l in data.meta.caption()) + "</caption>"
+    return (
+        f"<caption><b>{_e(what)}</b><br>"
+        + "<br>".join(_e(line) for line in data.meta.caption())
+        + "</caption>"
+    )
 
 
 def _environment(data: ReportData) -> str:
     env = data.meta.environment
     rows = [
-        ("study", f"#{data.meta.id} {data.meta.name} ({data.meta.status}), started {data.meta.date}"),
-        ("CPU", f"{env.get('cpu_model')} × {env.get('cpu_count')} (usable {env.get('cpus_usable', '?')})"),
+        (
+            "study",
+            f"#{data.meta.id} {data.meta.name} ({data.meta.status}), started {data.meta.date}",
+        ),
+        (
+            "CPU",
+            f"{env.get('cpu_model')} × {env.get('cpu_count')} (usable {env.get('cpus_usable', '?')})",
+        ),
         ("memory", fmt.mib(env.get("memory_bytes")) + " MiB" if env.get("memory_bytes") else "?"),
         ("kernel / OS", f"{env.get('kernel')} / {env.get('os')}"),
-        ("CPU split", f"server {env.get('server_cpus', '?')}, engine {env.get('engine_cpus', '?')}"),
+        (
+            "CPU split",
+            f"server {env.get('server_cpus', '?')}, engine {env.get('engine_cpus', '?')}",
+        ),
         ("engine", json.dumps(env.get("engine", {}))),
         ("wsgibench", f"{env.get('wsgibench_version')} (git {env.get('git_commit') or '?'})"),
-        ("python", env.get("python")), ("nginx", env.get("nginx_version")),
+        ("python", env.get("python")),
+        ("nginx", env.get("nginx_version")),
         ("sysctls", ", ".join(f"{k}={v}" for k, v in (env.get("sysctls") or {}).items())),
         ("charts", ", ".join(f"{k} {v}" for k, v in versions().items())),
     ]
-    body = "".join(f"<tr><th class=l>{_e(k)}</th><td class=l>{_e(v if v is not None else '?')}</td></tr>"
-                   for k, v in rows)
+    body = "".join(
+        f"<tr><th class=l>{_e(k)}</th><td class=l>{_e(v if v is not None else '?')}</td></tr>"
+        for k, v in rows
+    )
     return f"<table>{_caption(data, 'Environment')}{body}</table>"
 
 
@@ -57,24 +73,34 @@ def _entry_cell(table: LoadTable, row, key: str) -> str:
     metric = next(m for m in METRICS if m.key == key)
     if e is None:
         return "<td>-</td>"
-    won = any(w.metric.key == key and row.label in w.labels for w in table.winners) \
+    won = (
+        any(w.metric.key == key and row.label in w.labels for w in table.winners)
         and row.server != BASELINE
+    )
     spread = f"{metric.text(e.low)}–{metric.text(e.high)}"
     where = f"@{fmt.level(e.level)}" if key == "throughput" else ""
-    title = (f"median of {len(e.samples)} repeats, min-max {spread}; cell {e.cell_id}, "
-             f"repeats {fmt.ids(e.repeat_ids)}" + (f"; not ranked: {e.disputed}" if e.disputed else ""))
+    title = (
+        f"median of {len(e.samples)} repeats, min-max {spread}; cell {e.cell_id}, "
+        f"repeats {fmt.ids(e.repeat_ids)}" + (f"; not ranked: {e.disputed}" if e.disputed else "")
+    )
     mark = " <span class=bad>⚠</span>" if e.disputed else ""
-    return (f"<td class=\"{'win' if won else ''}\" title=\"{_e(title)}\">{_e(metric.text(e.median))}"
-            f"{_e(where)}{mark}<br><span class=ids>{_e(spread)}</span></td>")
+    return (
+        f'<td class="{"win" if won else ""}" title="{_e(title)}">{_e(metric.text(e.median))}'
+        f"{_e(where)}{mark}<br><span class=ids>{_e(spread)}</span></td>"
+    )
 
 
 def summary_table(data: ReportData, table: LoadTable) -> str:
     load = table.load
     ref = fmt.level(table.reference_level) if table.reference_level is not None else "-"
-    head = ("<tr><th class=l>server</th><th class=l>flavour</th><th class=l>version</th>"
-            + "".join(f"<th>{_e(m.title.replace('reference load', f'{load.level_field} {ref}'))}</th>"
-                      for m in METRICS)
-            + "<th class=l>behaviour</th><th class=l>status</th><th class=l>cell ids</th></tr>")
+    head = (
+        "<tr><th class=l>server</th><th class=l>flavour</th><th class=l>version</th>"
+        + "".join(
+            f"<th>{_e(m.title.replace('reference load', f'{load.level_field} {ref}'))}</th>"
+            for m in METRICS
+        )
+        + "<th class=l>behaviour</th><th class=l>status</th><th class=l>cell ids</th></tr>"
+    )
     body = []
     for row in table.rows:
         status = "ok" if row.status == "ok" else f"<span class=bad>{_e(row.status)}</span>"
@@ -83,17 +109,25 @@ def summary_table(data: ReportData, table: LoadTable) -> str:
             f"<td class=l>{_e(row.version or '-')}</td>"
             + "".join(_entry_cell(table, row, m.key) for m in METRICS)
             + f"<td class=l>{_e(fmt.caps(row.capabilities))}</td><td class=l>{status}</td>"
-            f"<td class=l><span class=ids>{_e(fmt.ids(row.cell_ids))}</span></td></tr>")
-    what = (f"Summary — load {load.name} ({load.describe()}); reference load: "
-            f"{load.level_field} {ref}; value = median of repeats, below it min–max; "
-            "hover a number for its cell and repeat ids")
+            f"<td class=l><span class=ids>{_e(fmt.ids(row.cell_ids))}</span></td></tr>"
+        )
+    what = (
+        f"Summary — load {load.name} ({load.describe()}); reference load: "
+        f"{load.level_field} {ref}; value = median of repeats, below it min–max; "
+        "hover a number for its cell and repeat ids"
+    )
     winners = "".join(
-        f"<li><b>{_e(w.metric.title.replace('reference load', f'{load.level_field} {ref}'))}</b>: {_e(', '.join(w.labels))} ({_e(w.value)})"
+        f"<li><b>{_e(w.metric.title.replace('reference load', f'{load.level_field} {ref}'))}</b>: "
+        f"{_e(', '.join(w.labels))} ({_e(w.value)})"
         + (f" — {_e(w.tie_text())}" if w.tied else "")
-        + _e(w.unranked_text()) + "</li>"
-        for w in table.winners)
-    return (f"<table>{_caption(data, what)}<thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
-            f"<p>Winners per metric (the nginx baseline competes with none):</p><ul>{winners}</ul>")
+        + _e(w.unranked_text())
+        + "</li>"
+        for w in table.winners
+    )
+    return (
+        f"<table>{_caption(data, what)}<thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
+        f"<p>Winners per metric (the nginx baseline competes with none):</p><ul>{winners}</ul>"
+    )
 
 
 def _cell_details(data: ReportData) -> str:
@@ -106,12 +140,17 @@ def _cell_details(data: ReportData) -> str:
                 f"<td>{_e(fmt.level(cell.level))}</td><td class=l>{_e(cell.status)}</td>"
                 f"<td class=l>{_e(fmt.ids(c.repeat_ids))}</td>"
                 f"<td>{_e(fmt.rps(c.median('rps_ok')))}</td>"
-                f"<td class=l>{_e('; '.join(filter(None, [cell.reason or '', *c.remarks])))}</td></tr>")
-    head = ("<tr><th>cell id</th><th class=l>server</th><th class=l>load</th><th>level</th>"
-            "<th class=l>status</th><th class=l>repeat ids</th><th>req/s (median)</th>"
-            "<th class=l>reason / notes</th></tr>")
-    return (f"<details><summary>Every cell with its raw record ids</summary><table>"
-            f"{_caption(data, 'Cells')}{head}{''.join(rows)}</table></details>")
+                f"<td class=l>{_e('; '.join(filter(None, [cell.reason or '', *c.remarks])))}</td></tr>"
+            )
+    head = (
+        "<tr><th>cell id</th><th class=l>server</th><th class=l>load</th><th>level</th>"
+        "<th class=l>status</th><th class=l>repeat ids</th><th>req/s (median)</th>"
+        "<th class=l>reason / notes</th></tr>"
+    )
+    return (
+        f"<details><summary>Every cell with its raw record ids</summary><table>"
+        f"{_caption(data, 'Cells')}{head}{''.join(rows)}</table></details>"
+    )
 
 
 def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> str:
@@ -124,8 +163,10 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> st
         sections.append(f"<h2>Load “{_e(load.name)}”</h2>{summary_table(data, table)}")
         for c in charts:
             if c.load == load.name:
-                sections.append(f"<div class=chart-box><div class=chart id=\"chart-{_e(c.slug)}\" "
-                                f"data-chart=\"{_e(c.slug)}\" aria-label=\"{_e(c.title)}\"></div></div>")
+                sections.append(
+                    f'<div class=chart-box><div class=chart id="chart-{_e(c.slug)}" '
+                    f'data-chart="{_e(c.slug)}" aria-label="{_e(c.title)}"></div></div>'
+                )
     script = """
 (function () {
   var specs = JSON.parse(document.getElementById('wsgibench-specs').textContent);
@@ -150,10 +191,10 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> st
 <style>{_CSS}</style>
 </head><body>
 <h1>{_e(title)}</h1>
-<p class=meta>{'<br>'.join(_e(l) for l in data.meta.caption())}</p>
-<p class=meta>{_e(data.meta.config.get('description', ''))}</p>
+<p class=meta>{"<br>".join(_e(line) for line in data.meta.caption())}</p>
+<p class=meta>{_e(data.meta.config.get("description", ""))}</p>
 {_environment(data)}
-{''.join(sections)}
+{"".join(sections)}
 {_cell_details(data)}
 <p class=meta>Generated by wsgibench from the results store; this file works offline.</p>
 <script type="application/json" id="wsgibench-specs">{specs_json}</script>

@@ -27,20 +27,35 @@ def table(data: ReportData, t: LoadTable) -> list[str]:
     ref = fmt.level(t.reference_level) if t.reference_level is not None else "-"
     titles = [m.title.replace("reference load", f"{load.level_field} {ref}") for m in METRICS]
     lines = [
-        f"### Load `{load.name}` — {load.describe()}", "",
-        f"*{' · '.join(data.meta.caption())}*", "",
-        "| server | flavour | version | " + " | ".join(titles) + " | behaviour | status | cell ids |",
+        f"### Load `{load.name}` — {load.describe()}",
+        "",
+        f"*{' · '.join(data.meta.caption())}*",
+        "",
+        "| server | flavour | version | "
+        + " | ".join(titles)
+        + " | behaviour | status | cell ids |",
         "|---|---|---|" + "---:|" * len(METRICS) + "---|---|---|",
     ]
     for row in t.rows:
-        cells = [row.server, row.flavour or "-", row.version or "-",
-                 *(_entry(row, m.key) for m in METRICS), fmt.caps(row.capabilities), row.status,
-                 fmt.ids(row.cell_ids)]
+        cells = [
+            row.server,
+            row.flavour or "-",
+            row.version or "-",
+            *(_entry(row, m.key) for m in METRICS),
+            fmt.caps(row.capabilities),
+            row.status,
+            fmt.ids(row.cell_ids),
+        ]
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-    lines += ["", "Values are the median of the repeats with their min–max range; "
-              "record ids let you find every number in the results store; ⚠ marks a number a "
-              "diagnosis disputes, which is never ranked.", "",
-              "**Winners** (the nginx baseline is the machine's ceiling and competes with none):", ""]
+    lines += [
+        "",
+        "Values are the median of the repeats with their min–max range; "
+        "record ids let you find every number in the results store; ⚠ marks a number a "
+        "diagnosis disputes, which is never ranked.",
+        "",
+        "**Winners** (the nginx baseline is the machine's ceiling and competes with none):",
+        "",
+    ]
     for w in t.winners:
         tie = f" — {w.tie_text()}" if w.tied else ""
         title = w.metric.title.replace("reference load", f"{load.level_field} {ref}")
@@ -54,8 +69,13 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart
     lines = [f"## wsgibench: {meta.name} (study #{meta.id})", ""]
     if meta.config.get("description"):
         lines += [meta.config["description"], ""]
-    lines += [f"- date: {meta.date}", f"- machine: {meta.machine}", f"- versions: {meta.versions}",
-              f"- repeats per cell: {meta.config.get('repeats', '?')}", ""]
+    lines += [
+        f"- date: {meta.date}",
+        f"- machine: {meta.machine}",
+        f"- versions: {meta.versions}",
+        f"- repeats per cell: {meta.config.get('repeats', '?')}",
+        "",
+    ]
     for t in tables:
         lines += table(data, t)
         for c in charts:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from wsgibench.report import format as fmt
 from wsgibench.report.data import BASELINE, CellData, LoadData
@@ -15,16 +15,21 @@ COUNTED = ("measured", "invalid")  # invalid: the engine saturated, the value is
 # touch: such a number is shown, marked, and never crowned (seed 003's 0.16 ms at 10,000
 # connections would otherwise win the latency ranking).
 DISPUTES = {
-    "littles-law": (("latency_p50", "latency_p99"),
-                    "its latency fails Little's law: requests are missing from it"),
-    "engine-saturated": (("throughput", "latency_p50", "latency_p99", "errors", "efficiency"),
-                         "the load generator was the bottleneck"),
+    "littles-law": (
+        ("latency_p50", "latency_p99"),
+        "its latency fails Little's law: requests are missing from it",
+    ),
+    "engine-saturated": (
+        ("throughput", "latency_p50", "latency_p99", "errors", "efficiency"),
+        "the load generator was the bottleneck",
+    ),
 }
 
 
 @dataclass
 class Entry:
     """One headline number of one server: its repeats, where they come from, and how they spread."""
+
     samples: list[float]
     cell_id: int
     repeat_ids: list[int]
@@ -109,12 +114,18 @@ class LoadTable:
 def _entry(cell: CellData | None, values: list[float], key: str) -> Entry | None:
     if cell is None or not values:
         return None
-    return Entry(values, cell.cell.id, cell.repeat_ids, cell.cell.level, cell.cell.status,
-                 _disputed(cell, key))
+    return Entry(
+        values,
+        cell.cell.id,
+        cell.repeat_ids,
+        cell.cell.level,
+        cell.cell.status,
+        _disputed(cell, key),
+    )
 
 
 def _disputed(cell: CellData, key: str) -> str | None:
-    codes = {d.get("code") for d in cell.cell.diagnoses or []}
+    codes = {str(d.get("code")) for d in cell.cell.diagnoses or []}
     if cell.cell.status == "invalid":
         codes.add("engine-saturated")
     for code in sorted(codes & set(DISPUTES)):
@@ -142,26 +153,39 @@ def _status(cells: list[CellData]) -> str:
         return "ok"
     first = sorted(bad, key=lambda c: c.cell.level)[0]
     reason = first.cell.reason or ""
-    return f"{first.cell.status} at {fmt.level(first.cell.level)}" + (f": {reason}" if reason else "")
+    return f"{first.cell.status} at {fmt.level(first.cell.level)}" + (
+        f": {reason}" if reason else ""
+    )
 
 
 def server_row(server: str, cells: list[CellData], ref: float | None) -> ServerRow:
     counted = [c for c in cells if c.cell.status in COUNTED and c.repeats]
     any_cell = cells[0]
     caps = next((c.cell.capabilities for c in cells if c.cell.capabilities), None)
-    row = ServerRow(server, any_cell.label, any_cell.summary.flavour, any_cell.summary.version, caps,
-                    _status(cells), [c.cell.id for c in cells])
+    row = ServerRow(
+        server,
+        any_cell.label,
+        any_cell.summary.flavour,
+        any_cell.summary.version,
+        caps,
+        _status(cells),
+        [c.cell.id for c in cells],
+    )
     best = max(counted, key=lambda c: c.median("rps_ok") or 0, default=None)
     row.entries["throughput"] = _entry(best, best.values("rps_ok") if best else [], "throughput")
     at_ref = next((c for c in counted if c.cell.level == ref), None)
-    for key, column in (("latency_p50", "latency_p50_us"), ("latency_p99", "latency_p99_us"),
-                        ("errors", "error_rate")):
+    for key, column in (
+        ("latency_p50", "latency_p50_us"),
+        ("latency_p99", "latency_p99_us"),
+        ("errors", "error_rate"),
+    ):
         row.entries[key] = _entry(at_ref, at_ref.values(column) if at_ref else [], key)
     row.entries["efficiency"] = _entry(at_ref, at_ref.efficiency() if at_ref else [], "efficiency")
     with_rss = [c for c in cells if c.values("rss_peak_bytes")]
     fattest = max(with_rss, key=lambda c: max(c.values("rss_peak_bytes")), default=None)
-    row.entries["memory"] = _entry(fattest, fattest.values("rss_peak_bytes") if fattest else [],
-                                   "memory")
+    row.entries["memory"] = _entry(
+        fattest, fattest.values("rss_peak_bytes") if fattest else [], "memory"
+    )
     return row
 
 
@@ -169,9 +193,9 @@ def winner(metric: Metric, rows: list[ServerRow]) -> Winner | None:
     """The best median among the WSGI servers (the nginx ceiling competes with none); servers whose
     repeats are not significantly different from the best's are declared tied with it. A disputed
     number (see DISPUTES) competes with none either, and the winner says which were left out."""
-    candidates = [(r, r.entries.get(metric.key)) for r in rows if r.server != BASELINE]
-    unranked = [(r.label, e.disputed) for r, e in candidates if e is not None and e.disputed]
-    candidates = [(r, e) for r, e in candidates if e is not None and not e.disputed]
+    entries = [(r, r.entries.get(metric.key)) for r in rows if r.server != BASELINE]
+    unranked = [(r.label, e.disputed) for r, e in entries if e is not None and e.disputed]
+    candidates = [(r, e) for r, e in entries if e is not None and not e.disputed]
     if not candidates:
         return None
     sign = -1 if metric.higher_is_better else 1
@@ -191,9 +215,15 @@ def load_table(load: LoadData) -> LoadTable:
     by_server: dict[str, list[CellData]] = {}
     for c in load.cells:
         by_server.setdefault(c.cell.server, []).append(c)
-    rows = [server_row(s, sorted(cells, key=lambda c: c.cell.level), ref)
-            for s, cells in by_server.items()]
-    rows.sort(key=lambda r: (r.server != BASELINE,
-                             -(r.entries["throughput"].median if r.entries["throughput"] else -1)))
+    rows = [
+        server_row(s, sorted(cells, key=lambda c: c.cell.level), ref)
+        for s, cells in by_server.items()
+    ]
+    rows.sort(
+        key=lambda r: (
+            r.server != BASELINE,
+            -(r.entries["throughput"].median if r.entries["throughput"] else -1),
+        )
+    )
     winners = [w for m in METRICS if (w := winner(m, rows)) is not None]
     return LoadTable(load, ref, rows, winners)

@@ -26,11 +26,15 @@ def svg(spec: dict) -> str:
 @cache
 def javascript() -> str:
     """Vega, Vega-Lite and vega-embed in one script defining window.vegaEmbed; no imports, no CDN."""
-    js = vlc.javascript_bundle(vl_version=vl_version())
+    js = vlc.javascript_bundle(vl_version=vl_version())  # type: ignore[call-arg]  # optional at run time
     # Nothing in a script may end the <script> element early.
     return js.replace("</script", "<\\/script").replace("<!--", "<\\!--")
 
 
 def versions() -> dict[str, str]:
-    return {"vega": vlc.get_vega_version(), "vega-lite": vl_version() or "latest",
-            "vega-embed": vlc.get_vega_embed_version(), "altair": alt.__version__}
+    return {
+        "vega": vlc.get_vega_version(),
+        "vega-lite": vl_version() or "latest",
+        "vega-embed": vlc.get_vega_embed_version(),
+        "altair": alt.__version__,
+    }

@@ -25,7 +25,9 @@ class ReportFiles:
     headline: Path | None
 
 
-def write_report(store: Store, out: Path, study_id: int | None = None, png: bool = True) -> ReportFiles:
+def write_report(
+    store: Store, out: Path, study_id: int | None = None, png: bool = True
+) -> ReportFiles:
     data = load_report_data(store, study_id)
     tables = [load_table(load) for load in data.loads]
     charts = make_charts(data)

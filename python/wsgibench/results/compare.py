@@ -5,18 +5,23 @@ from __future__ import annotations
 import json
 import statistics
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from wsgibench.errors import UsageError
 from wsgibench.results.significance import ALPHA, Verdict, compare_samples
 from wsgibench.results.store import Store
 
-METRICS = (("rps_ok", "throughput", True), ("latency_p50_us", "p50", False),
-           ("latency_p99_us", "p99", False))
-METHOD_NOTE = (f"Mann-Whitney U (exact, two-sided, alpha {ALPHA:g}) over the repeats; when there are "
-               "too few repeats for that test to reach alpha (3 vs 3: smallest p is 0.1) a change "
-               "counts only if the min-max ranges of the repeats do not overlap.")
+METRICS = (
+    ("rps_ok", "throughput", True),
+    ("latency_p50_us", "p50", False),
+    ("latency_p99_us", "p99", False),
+)
+METHOD_NOTE = (
+    f"Mann-Whitney U (exact, two-sided, alpha {ALPHA:g}) over the repeats; when there are "
+    "too few repeats for that test to reach alpha (3 vs 3: smallest p is 0.1) a change "
+    "counts only if the min-max ranges of the repeats do not overlap."
+)
 
 
 @dataclass
@@ -28,7 +33,7 @@ class Side:
     environment: dict[str, Any]
 
     def describe(self) -> str:
-        return f"{self.path} study #{self.study_id} \"{self.name}\" ({self.date})"
+        return f'{self.path} study #{self.study_id} "{self.name}" ({self.date})'
 
 
 @dataclass
@@ -49,8 +54,11 @@ class CellChange:
     @property
     def outcome(self) -> str:
         text = self._outcome()
-        odd = [f"{side} {status}" for side, status in (("A", self.status_a), ("B", self.status_b))
-               if status not in (None, "measured")]
+        odd = [
+            f"{side} {status}"
+            for side, status in (("A", self.status_a), ("B", self.status_b))
+            if status not in (None, "measured")
+        ]
         return text + (f" [{', '.join(odd)}]" if odd and "rps_ok" in self.verdicts else "")
 
     def _outcome(self) -> str:
@@ -58,7 +66,8 @@ class CellChange:
             return "only in A" if self.status_b is None else "only in B"
         if "rps_ok" not in self.verdicts:
             return f"not comparable (A {self.status_a}, B {self.status_b})"
-        better, worse = [], []
+        better: list[str] = []
+        worse: list[str] = []
         for metric, label, higher in METRICS:
             v = self.verdicts.get(metric)
             if v and v.significant and v.change is not None and v.change != 0:
@@ -98,7 +107,7 @@ def metadata_differences(env_a: dict[str, Any], env_b: dict[str, Any]) -> list[s
 
 def _side(store: Store, study_id: int | None) -> Side:
     row = store.study(study_id)
-    date = datetime.fromtimestamp(row["started_unix_s"], timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    date = datetime.fromtimestamp(row["started_unix_s"], UTC).strftime("%Y-%m-%d %H:%M UTC")
     return Side(str(store.path), row["id"], row["name"], date, json.loads(row["environment_json"]))
 
 
@@ -106,23 +115,39 @@ def _cells(store: Store, study_id: int) -> dict[tuple[str, str, float], tuple[An
     return {(c.server, c.load, c.level): (c, store.repeats(c.id)) for c in store.cells(study_id)}
 
 
-def compare_stores(store_a: Store, store_b: Store, study_a: int | None = None,
-                   study_b: int | None = None, force: bool = False) -> Comparison:
+def compare_stores(
+    store_a: Store,
+    store_b: Store,
+    study_a: int | None = None,
+    study_b: int | None = None,
+    force: bool = False,
+) -> Comparison:
     a, b = _side(store_a, study_a), _side(store_b, study_b)
     differences = metadata_differences(a.environment, b.environment)
     if differences and not force:
-        raise UsageError("refusing to compare results from different machines or engine versions: "
-                         + "; ".join(differences) + " (use --force to compare anyway)")
+        raise UsageError(
+            "refusing to compare results from different machines or engine versions: "
+            + "; ".join(differences)
+            + " (use --force to compare anyway)"
+        )
     cells_a, cells_b = _cells(store_a, a.study_id), _cells(store_b, b.study_id)
     changes = []
     for key in sorted(set(cells_a) | set(cells_b), key=lambda k: (k[1], k[0], k[2])):
         ca, reps_a = cells_a.get(key, (None, []))
         cb, reps_b = cells_b.get(key, (None, []))
         change = CellChange(
-            key[0], key[1], key[2], ca.status if ca else None, cb.status if cb else None,
-            ca.id if ca else None, cb.id if cb else None, [r["id"] for r in reps_a],
-            [r["id"] for r in reps_b], ((ca and ca.server_info) or {}).get("version"),
-            ((cb and cb.server_info) or {}).get("version"))
+            key[0],
+            key[1],
+            key[2],
+            ca.status if ca else None,
+            cb.status if cb else None,
+            ca.id if ca else None,
+            cb.id if cb else None,
+            [r["id"] for r in reps_a],
+            [r["id"] for r in reps_b],
+            ((ca and ca.server_info) or {}).get("version"),
+            ((cb and cb.server_info) or {}).get("version"),
+        )
         for metric, _, _ in METRICS:
             va = [r[metric] for r in reps_a if r[metric] is not None]
             vb = [r[metric] for r in reps_b if r[metric] is not None]
@@ -142,6 +167,9 @@ def summary_counts(result: Comparison) -> dict[str, int]:
 
 def median_ratio(result: Comparison, metric: str = "rps_ok") -> float | None:
     """Median over cells of B/A for a metric: a one-number summary (e.g. 0.5 = half the throughput)."""
-    ratios = [v.median_b / v.median_a for c in result.cells
-              if (v := c.verdicts.get(metric)) and v.median_a]
+    ratios = [
+        v.median_b / v.median_a
+        for c in result.cells
+        if (v := c.verdicts.get(metric)) and v.median_a
+    ]
     return statistics.median(ratios) if ratios else None

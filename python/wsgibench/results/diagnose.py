@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from wsgibench.results.engine_result import EngineResult
@@ -54,26 +54,41 @@ class Diagnosis:
         return asdict(self)
 
 
-def facts_from(engine: EngineResult, record: dict[str, Any], model: str, level: float,
-               wants_keep_alive: bool, cpu_share_pct: float) -> Facts:
+def facts_from(
+    engine: EngineResult,
+    record: dict[str, Any],
+    model: str,
+    level: float,
+    wants_keep_alive: bool,
+    cpu_share_pct: float,
+) -> Facts:
     totals, kind = engine.totals, engine.first_kind
     lat = kind.latency if kind else None
     conn = kind.connect if kind else None
     extra = record.get("extra", {})
     netstat = extra.get("netstat", {})
     return Facts(
-        model=model, level=level, wants_keep_alive=wants_keep_alive,
-        responses=totals.responses, ok=totals.ok, errors=totals.error_count,
+        model=model,
+        level=level,
+        wants_keep_alive=wants_keep_alive,
+        responses=totals.responses,
+        ok=totals.ok,
+        errors=totals.error_count,
         rps_ok=float(record.get("rps_ok") or 0),
         closing_replies=totals.connection_close_replies + totals.idle_close,
-        latency_min_ms=_ms(lat and lat.min), latency_mean_ms=_ms(lat and lat.mean),
-        latency_p50_ms=_ms(lat and lat.p50), latency_p90_ms=_ms(lat and lat.p90),
-        latency_p99_ms=_ms(lat and lat.p99), connect_mean_ms=_ms(conn and conn.mean),
+        latency_min_ms=_ms(lat.min if lat else None),
+        latency_mean_ms=_ms(lat.mean if lat else None),
+        latency_p50_ms=_ms(lat.p50 if lat else None),
+        latency_p90_ms=_ms(lat.p90 if lat else None),
+        latency_p99_ms=_ms(lat.p99 if lat else None),
+        connect_mean_ms=_ms(conn.mean if conn else None),
         connections_opened=totals.connections_opened,
-        cpu_mean_pct=record.get("cpu_mean_pct"), cpu_share_pct=cpu_share_pct,
+        cpu_mean_pct=record.get("cpu_mean_pct"),
+        cpu_share_pct=cpu_share_pct,
         listen_drops=int(netstat.get("ListenOverflows", 0)) + int(netstat.get("ListenDrops", 0)),
         log_bytes=int(extra.get("log_bytes", 0)),
-        saturated=engine.saturated, saturation_reasons=engine.saturation_reasons,
+        saturated=engine.saturated,
+        saturation_reasons=engine.saturation_reasons,
     )
 
 
@@ -83,15 +98,21 @@ def _ms(us: float | None) -> float:
 
 def _keep_alive(f: Facts) -> Diagnosis | None:
     if f.wants_keep_alive and f.responses and f.closing_replies > 0.5 * f.responses:
-        return Diagnosis("no-keep-alive", f"server closed the connection after {f.closing_replies} of "
-                         f"{f.responses} replies: this is connection-per-request, not keep-alive")
+        return Diagnosis(
+            "no-keep-alive",
+            f"server closed the connection after {f.closing_replies} of "
+            f"{f.responses} replies: this is connection-per-request, not keep-alive",
+        )
     return None
 
 
 def _backlog(f: Facts) -> Diagnosis | None:
     if f.listen_drops > 0:
-        return Diagnosis("listen-overflow", f"the kernel dropped {f.listen_drops} connection attempts "
-                         "on a full listen queue: backlog too small (server setting or somaxconn)")
+        return Diagnosis(
+            "listen-overflow",
+            f"the kernel dropped {f.listen_drops} connection attempts "
+            "on a full listen queue: backlog too small (server setting or somaxconn)",
+        )
     return None
 
 
@@ -100,15 +121,21 @@ def _nagle(f: Facts) -> Diagnosis | None:
     low, high = NAGLE_MS
     idle = f.cpu_mean_pct is not None and f.cpu_mean_pct < 0.5 * f.cpu_share_pct
     if f.ok and idle and low <= f.latency_p50_ms <= high and f.latency_p90_ms < high + 10:
-        return Diagnosis("nagle", f"replies take ~40 ms (p50 {f.latency_p50_ms:.1f} ms) while the "
-                         "server idles: Nagle's algorithm meets delayed ACK; it needs TCP_NODELAY")
+        return Diagnosis(
+            "nagle",
+            f"replies take ~40 ms (p50 {f.latency_p50_ms:.1f} ms) while the "
+            "server idles: Nagle's algorithm meets delayed ACK; it needs TCP_NODELAY",
+        )
     return None
 
 
 def _logging(f: Facts) -> Diagnosis | None:
     if f.responses and f.log_bytes >= 10 * f.responses:
-        return Diagnosis("logging", f"server wrote {f.log_bytes / f.responses:.0f} bytes of log per "
-                         "request: access logging is on, and it is part of this number")
+        return Diagnosis(
+            "logging",
+            f"server wrote {f.log_bytes / f.responses:.0f} bytes of log per "
+            "request: access logging is on, and it is part of this number",
+        )
     return None
 
 
@@ -117,18 +144,25 @@ def _waiting(f: Facts) -> Diagnosis | None:
         return None
     struggling = f.latency_p99_ms > 100 or f.error_rate > 0.01
     if struggling and f.cpu_mean_pct < 0.5 * f.cpu_share_pct:
-        return Diagnosis("waiting", f"server used {f.cpu_mean_pct:.0f} % CPU of its "
-                         f"{f.cpu_share_pct:.0f} % while p99 was {f.latency_p99_ms:.0f} ms and errors "
-                         f"{f.error_rate:.1%}: it waits (sleeping app, too few workers, a lock) or "
-                         "the client is the bottleneck")
+        return Diagnosis(
+            "waiting",
+            f"server used {f.cpu_mean_pct:.0f} % CPU of its "
+            f"{f.cpu_share_pct:.0f} % while p99 was {f.latency_p99_ms:.0f} ms and errors "
+            f"{f.error_rate:.1%}: it waits (sleeping app, too few workers, a lock) or "
+            "the client is the bottleneck",
+        )
     return None
 
 
 def _saturated(f: Facts) -> Diagnosis | None:
     if f.saturated:
         why = ", ".join(f.saturation_reasons) or "saturated"
-        return Diagnosis("engine-saturated", f"the load generator was the bottleneck ({why}): "
-                         "the number is the engine's, not the server's", invalid=True)
+        return Diagnosis(
+            "engine-saturated",
+            f"the load generator was the bottleneck ({why}): "
+            "the number is the engine's, not the server's",
+            invalid=True,
+        )
     return None
 
 
@@ -141,13 +175,22 @@ def _little(f: Facts) -> Diagnosis | None:
     wait_s = (f.latency_mean_ms + new_conn_share * f.connect_mean_ms) / 1000
     implied = f.rps_ok * wait_s
     if abs(implied - f.level) > LITTLE_TOLERANCE * f.level:
-        return Diagnosis("littles-law", f"{f.level:g} connections, but throughput × mean latency = "
-                         f"{implied:.0f} in flight: the numbers disagree by more than 20 %")
+        return Diagnosis(
+            "littles-law",
+            f"{f.level:g} connections, but throughput × mean latency = "
+            f"{implied:.0f} in flight: the numbers disagree by more than 20 %",
+        )
     return None
 
 
 RULES: tuple[Callable[[Facts], Diagnosis | None], ...] = (
-    _saturated, _keep_alive, _backlog, _nagle, _logging, _waiting, _little,
+    _saturated,
+    _keep_alive,
+    _backlog,
+    _nagle,
+    _logging,
+    _waiting,
+    _little,
 )
 
 

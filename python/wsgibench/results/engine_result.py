@@ -54,9 +54,18 @@ class Histogram:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Histogram:
-        return cls(_int(d, "count"), _int(d, "min"), _float(d, "mean"), _int(d, "p50"),
-                   _int(d, "p90"), _int(d, "p99"), _int(d, "p999", 0), _int(d, "max"),
-                   _float(d, "stdev", 0.0), str(d.get("hdr", "")))
+        return cls(
+            _int(d, "count"),
+            _int(d, "min"),
+            _float(d, "mean"),
+            _int(d, "p50"),
+            _int(d, "p90"),
+            _int(d, "p99"),
+            _int(d, "p999", 0),
+            _int(d, "max"),
+            _float(d, "stdev", 0.0),
+            str(d.get("hdr", "")),
+        )
 
 
 def _histogram(value: Any) -> Histogram | None:
@@ -79,10 +88,17 @@ class KindResult:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> KindResult:
-        return cls(str(d.get("name", "")), _int(d, "requests_sent", 0), _int(d, "responses", 0),
-                   _int(d, "ok", 0), _counts(d.get("errors")), _counts(d.get("bad_status_codes")),
-                   _histogram(d.get("latency_us")), _histogram(d.get("service_us")),
-                   _histogram(d.get("connect_us")))
+        return cls(
+            str(d.get("name", "")),
+            _int(d, "requests_sent", 0),
+            _int(d, "responses", 0),
+            _int(d, "ok", 0),
+            _counts(d.get("errors")),
+            _counts(d.get("bad_status_codes")),
+            _histogram(d.get("latency_us")),
+            _histogram(d.get("service_us")),
+            _histogram(d.get("connect_us")),
+        )
 
 
 @dataclass(frozen=True)
@@ -113,12 +129,20 @@ class Totals:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Totals:
         return cls(
-            _int(d, "requests_sent"), _int(d, "responses", 0), _int(d, "ok"),
-            _counts(d.get("errors")), _counts(d.get("bad_status_codes")),
-            _int(d, "idle_close", 0), _int(d, "connections_opened", 0),
-            _int(d, "connection_close_replies", 0), _int(d, "bytes_received", 0),
-            _float(d, "rps_ok", 0.0), _int(d, "unsolicited_bytes", 0), _int(d, "abandoned", 0),
-            _int(d, "peak_open_connections", 0))
+            _int(d, "requests_sent"),
+            _int(d, "responses", 0),
+            _int(d, "ok"),
+            _counts(d.get("errors")),
+            _counts(d.get("bad_status_codes")),
+            _int(d, "idle_close", 0),
+            _int(d, "connections_opened", 0),
+            _int(d, "connection_close_replies", 0),
+            _int(d, "bytes_received", 0),
+            _float(d, "rps_ok", 0.0),
+            _int(d, "unsolicited_bytes", 0),
+            _int(d, "abandoned", 0),
+            _int(d, "peak_open_connections", 0),
+        )
 
 
 @dataclass(frozen=True)
@@ -135,9 +159,15 @@ class Second:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Second:
-        return cls(_int(d, "t_s"), _int(d, "completed", 0), _int(d, "ok", 0),
-                   _counts(d.get("errors")), _int(d, "open_connections", 0), _int(d, "p50_us", 0),
-                   _int(d, "p99_us", 0))
+        return cls(
+            _int(d, "t_s"),
+            _int(d, "completed", 0),
+            _int(d, "ok", 0),
+            _counts(d.get("errors")),
+            _int(d, "open_connections", 0),
+            _int(d, "p50_us", 0),
+            _int(d, "p99_us", 0),
+        )
 
 
 @dataclass(frozen=True)
@@ -160,11 +190,16 @@ class Cost:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Cost:
         rss, nofile = d.get("max_rss_kib"), d.get("nofile_limit")
-        return cls(_float(d, "user_s"), _float(d, "sys_s"), _float(d, "cpu_fraction", 0.0),
-                   _int(d, "threads", 1), None if rss is None else int(rss),
-                   None if nofile is None else int(nofile),
-                   tuple(int(c) for c in d.get("pinned_cpus") or ()),
-                   None if d.get("pin_error") is None else str(d["pin_error"]))
+        return cls(
+            _float(d, "user_s"),
+            _float(d, "sys_s"),
+            _float(d, "cpu_fraction", 0.0),
+            _int(d, "threads", 1),
+            None if rss is None else int(rss),
+            None if nofile is None else int(nofile),
+            tuple(int(c) for c in d.get("pinned_cpus") or ()),
+            None if d.get("pin_error") is None else str(d["pin_error"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -206,19 +241,22 @@ class EngineResult:
         if not isinstance(d, Mapping):
             raise MalformedResult("the result is not a JSON object")
         if d.get("format_version") != RESULT_FORMAT_VERSION:
-            raise MalformedResult(f"engine result format {d.get('format_version')} is not "
-                                  f"{RESULT_FORMAT_VERSION}")
+            raise MalformedResult(
+                f"engine result format {d.get('format_version')} is not {RESULT_FORMAT_VERSION}"
+            )
         try:
             schedule = d.get("schedule") or {}
             return cls(
                 engine_version=str((d.get("engine") or {}).get("version", "")),
                 plan=dict(d.get("plan") or {}),
-                started_unix_s=_float(d, "started_unix_s", 0.0), elapsed_s=_float(d, "elapsed_s"),
+                started_unix_s=_float(d, "started_unix_s", 0.0),
+                elapsed_s=_float(d, "elapsed_s"),
                 totals=Totals.from_dict(d["totals"]),
                 kinds=tuple(KindResult.from_dict(k) for k in d.get("kinds") or ()),
                 timeline=tuple(Second.from_dict(s) for s in d.get("timeline") or ()),
                 cost=Cost.from_dict(d["cost"]),
-                lag_p99_us=_int(schedule, "lag_p99_us", 0), lag_max_us=_int(schedule, "lag_max_us", 0),
+                lag_p99_us=_int(schedule, "lag_p99_us", 0),
+                lag_max_us=_int(schedule, "lag_max_us", 0),
                 saturated=bool(d.get("saturated")),
                 saturation_reasons=tuple(str(r) for r in d.get("saturation_reasons") or ()),
                 raw=dict(d),

@@ -14,8 +14,7 @@ from wsgibench.results.summary import summarise_study
 def export_csv(store: Store, study_id: int | None = None) -> str:
     study = store.study(study_id)
     trim = int(json.loads(study["config_json"]).get("trim", 0))
-    rows = [{"study": study["name"], **s.flat()}
-            for s in summarise_study(store, study["id"], trim)]
+    rows = [{"study": study["name"], **s.flat()} for s in summarise_study(store, study["id"], trim)]
     buf = io.StringIO()
     if rows:
         writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
@@ -35,8 +34,11 @@ def export_json(store: Store, study_id: int | None = None) -> str:
             repeats.append(record)
         cells.append({**cell.__dict__, "repeats": repeats})
     doc = {
-        "format": "wsgibench-study", "schema_version": 1,
-        "study": {k: study[k] for k in ("id", "name", "started_unix_s", "finished_unix_s", "status")},
+        "format": "wsgibench-study",
+        "schema_version": 1,
+        "study": {
+            k: study[k] for k in ("id", "name", "started_unix_s", "finished_unix_s", "status")
+        },
         "config": json.loads(study["config_json"]),
         "environment": json.loads(study["environment_json"]),
         "cells": cells,

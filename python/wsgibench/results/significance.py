@@ -89,5 +89,13 @@ def compare_samples(a: list[float], b: list[float], alpha: float = ALPHA) -> Ver
     if min_p(len(a), len(b)) <= alpha:
         return Verdict(len(a), len(b), ma, mb, change, p, "Mann-Whitney U, exact", p < alpha)
     disjoint = max(a) < min(b) or max(b) < min(a)
-    return Verdict(len(a), len(b), ma, mb, change, p,
-                   f"min-max ranges: too few repeats for Mann-Whitney at {alpha:g}", disjoint)
+    return Verdict(
+        len(a),
+        len(b),
+        ma,
+        mb,
+        change,
+        p,
+        f"min-max ranges: too few repeats for Mann-Whitney at {alpha:g}",
+        disjoint,
+    )

@@ -30,7 +30,7 @@ def trimmed(values: list[float], trim: int) -> list[float]:
     """Drop `trim` values at each end (seed 004 dropped the highest and the lowest of 4)."""
     ordered = sorted(values)
     if trim and len(ordered) > 2 * trim:
-        return ordered[trim:len(ordered) - trim]
+        return ordered[trim : len(ordered) - trim]
     return ordered
 
 
@@ -41,7 +41,13 @@ def summarise(values: list[float], trim: int = 0) -> Summary | None:
     mean = statistics.fmean(clean)
     stdev = statistics.stdev(clean) if len(clean) > 1 else 0.0
     return Summary(
-        n=len(clean), median=statistics.median(clean),
-        trimmed_mean=statistics.fmean(trimmed(clean, trim)), mean=mean,
-        min=min(clean), max=max(clean), stdev=stdev, cv=stdev / mean if mean else 0.0, trim=trim,
+        n=len(clean),
+        median=statistics.median(clean),
+        trimmed_mean=statistics.fmean(trimmed(clean, trim)),
+        mean=mean,
+        min=min(clean),
+        max=max(clean),
+        stdev=stdev,
+        cv=stdev / mean if mean else 0.0,
+        trim=trim,
     )

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from wsgibench.errors import EnvironmentProblem, UsageError
 from wsgibench.results.engine_result import EngineResult
@@ -103,24 +104,31 @@ class Store:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self._check_version(create)
         except sqlite3.DatabaseError as exc:
-            raise EnvironmentProblem(f"{self.path} is not a wsgibench results store ({exc})") from None
+            raise EnvironmentProblem(
+                f"{self.path} is not a wsgibench results store ({exc})"
+            ) from None
         self.db.row_factory = sqlite3.Row
 
     def _check_version(self, create: bool) -> None:
-        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        tables = {
+            r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
         if "meta" not in tables:
             if tables:
                 raise EnvironmentProblem(f"{self.path} is an SQLite file but not a wsgibench store")
             with self.db:
                 self.db.executescript(_SCHEMA)
-                self.db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                self.db.execute(
+                    "INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+                )
             return
         row = self.db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         version = row[0] if row else "missing"
         if version != str(SCHEMA_VERSION):
             raise EnvironmentProblem(
                 f"{self.path} has results schema version {version}; this wsgibench reads "
-                f"version {SCHEMA_VERSION} only")
+                f"version {SCHEMA_VERSION} only"
+            )
 
     def close(self) -> None:
         self.db.close()
@@ -131,18 +139,23 @@ class Store:
             cur = self.db.execute(
                 "INSERT INTO studies (name, started_unix_s, status, config_json, environment_json)"
                 " VALUES (?, ?, 'running', ?, ?)",
-                (name, time.time(), json.dumps(config, default=str), json.dumps(environment)))
-        return int(cur.lastrowid)
+                (name, time.time(), json.dumps(config, default=str), json.dumps(environment)),
+            )
+        return _rowid(cur)
 
     def unfinished_study(self, name: str, config: dict) -> int | None:
         """The latest run of this study that did not finish, if it was run with the same config."""
-        row = self.db.execute("SELECT id, status, config_json FROM studies WHERE name=? "
-                              "ORDER BY id DESC LIMIT 1", (name,)).fetchone()
+        row = self.db.execute(
+            "SELECT id, status, config_json FROM studies WHERE name=? ORDER BY id DESC LIMIT 1",
+            (name,),
+        ).fetchone()
         if row is None or row["status"] == "finished":
             return None
         if json.loads(row["config_json"]) != config:
-            raise UsageError(f"cannot resume study {name!r} (id {row['id']}): it was started with "
-                             "other settings; run it without --resume, or into another store")
+            raise UsageError(
+                f"cannot resume study {name!r} (id {row['id']}): it was started with "
+                "other settings; run it without --resume, or into another store"
+            )
         return int(row["id"])
 
     def mark_study(self, study_id: int, status: str) -> None:
@@ -151,8 +164,10 @@ class Store:
 
     def finish_study(self, study_id: int, status: str = "finished") -> None:
         with self.db:
-            self.db.execute("UPDATE studies SET status=?, finished_unix_s=? WHERE id=?",
-                            (status, time.time(), study_id))
+            self.db.execute(
+                "UPDATE studies SET status=?, finished_unix_s=? WHERE id=?",
+                (status, time.time(), study_id),
+            )
 
     def save_cell(self, study_id: int, cell: dict[str, Any], repeats: list[dict[str, Any]]) -> int:
         """One transaction per finished cell: a killed run leaves whole cells or none."""
@@ -161,13 +176,25 @@ class Store:
                 "INSERT INTO cells (study_id, server, load, model, level, position, status, reason,"
                 " notes_json, diagnoses_json, capabilities_json, server_json, isolation_json,"
                 " started_unix_s, finished_unix_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (study_id, cell["server"], cell["load"], cell["model"], cell["level"],
-                 cell["position"], cell["status"], cell.get("reason"),
-                 json.dumps(cell.get("notes", [])), json.dumps(cell.get("diagnoses", [])),
-                 _dumps(cell.get("capabilities")),
-                 _dumps(cell.get("server_info")), _dumps(cell.get("isolation")),
-                 cell.get("started_unix_s"), time.time()))
-            cell_id = int(cur.lastrowid)
+                (
+                    study_id,
+                    cell["server"],
+                    cell["load"],
+                    cell["model"],
+                    cell["level"],
+                    cell["position"],
+                    cell["status"],
+                    cell.get("reason"),
+                    json.dumps(cell.get("notes", [])),
+                    json.dumps(cell.get("diagnoses", [])),
+                    _dumps(cell.get("capabilities")),
+                    _dumps(cell.get("server_info")),
+                    _dumps(cell.get("isolation")),
+                    cell.get("started_unix_s"),
+                    time.time(),
+                ),
+            )
+            cell_id = _rowid(cur)
             for rep in repeats:
                 self._save_repeat(cell_id, rep)
         return cell_id
@@ -177,12 +204,18 @@ class Store:
         cur = self.db.execute(
             f"INSERT INTO repeats (cell_id, engine_json, extra_json, {', '.join(cols)}) "
             f"VALUES (?, ?, ?, {', '.join('?' for _ in cols)})",
-            (cell_id, json.dumps(_document(rep["engine"])), json.dumps(rep.get("extra", {})),
-             *[rep[c] for c in cols]))
+            (
+                cell_id,
+                json.dumps(_document(rep["engine"])),
+                json.dumps(rep.get("extra", {})),
+                *[rep[c] for c in cols],
+            ),
+        )
         self.db.executemany(
             "INSERT INTO samples (repeat_id, t_s, cpu_pct, rss_bytes, processes, conns, load1)"
             " VALUES (?,?,?,?,?,?,?)",
-            [(cur.lastrowid, *s) for s in rep.get("samples", [])])
+            [(cur.lastrowid, *s) for s in rep.get("samples", [])],
+        )
 
     # -- reading -------------------------------------------------------------------------------
     def studies(self) -> list[sqlite3.Row]:
@@ -194,28 +227,54 @@ class Store:
         else:
             row = self.db.execute("SELECT * FROM studies WHERE id=?", (study_id,)).fetchone()
         if row is None:
-            raise EnvironmentProblem(f"{self.path} holds no study" +
-                                     (f" with id {study_id}" if study_id else ""))
+            raise EnvironmentProblem(
+                f"{self.path} holds no study" + (f" with id {study_id}" if study_id else "")
+            )
         return row
 
     def cells(self, study_id: int) -> list[Cell]:
-        rows = self.db.execute("SELECT * FROM cells WHERE study_id=? ORDER BY position", (study_id,))
-        return [Cell(r["id"], r["study_id"], r["server"], r["load"], r["model"], r["level"],
-                     r["position"], r["status"], r["reason"], json.loads(r["notes_json"]),
-                     _loads(r["capabilities_json"]), _loads(r["server_json"]),
-                     _loads(r["isolation_json"]), json.loads(r["diagnoses_json"])) for r in rows]
+        rows = self.db.execute(
+            "SELECT * FROM cells WHERE study_id=? ORDER BY position", (study_id,)
+        )
+        return [
+            Cell(
+                r["id"],
+                r["study_id"],
+                r["server"],
+                r["load"],
+                r["model"],
+                r["level"],
+                r["position"],
+                r["status"],
+                r["reason"],
+                json.loads(r["notes_json"]),
+                _loads(r["capabilities_json"]),
+                _loads(r["server_json"]),
+                _loads(r["isolation_json"]),
+                json.loads(r["diagnoses_json"]),
+            )
+            for r in rows
+        ]
 
     def repeats(self, cell_id: int) -> list[sqlite3.Row]:
-        return self.db.execute("SELECT * FROM repeats WHERE cell_id=? ORDER BY idx", (cell_id,)).fetchall()
+        return self.db.execute(
+            "SELECT * FROM repeats WHERE cell_id=? ORDER BY idx", (cell_id,)
+        ).fetchall()
 
     def samples(self, repeat_id: int) -> list[sqlite3.Row]:
-        return self.db.execute("SELECT * FROM samples WHERE repeat_id=? ORDER BY t_s",
-                               (repeat_id,)).fetchall()
+        return self.db.execute(
+            "SELECT * FROM samples WHERE repeat_id=? ORDER BY t_s", (repeat_id,)
+        ).fetchall()
 
     def iter_repeats(self, study_id: int) -> Iterator[tuple[Cell, sqlite3.Row]]:
         for cell in self.cells(study_id):
             for rep in self.repeats(cell.id):
                 yield cell, rep
+
+
+def _rowid(cur: sqlite3.Cursor) -> int:
+    assert cur.lastrowid is not None  # set by every INSERT
+    return cur.lastrowid
 
 
 def _document(engine: EngineResult | dict[str, Any]) -> dict[str, Any]:

@@ -9,10 +9,21 @@ from wsgibench.results.stats import Summary, summarise
 from wsgibench.results.store import Cell, Store
 
 # What a stored cell's `level` counts, by load model (the engine plan field the level sets).
-LEVEL_FIELDS = {"closed": "connections", "rate": "rate", "conn_rate": "rate",
-                "sessions": "users_per_s", "count": "concurrency"}
-METRICS = ("rps_ok", "latency_p50_us", "latency_p99_us", "error_rate", "cpu_mean_pct",
-           "rss_peak_bytes")
+LEVEL_FIELDS = {
+    "closed": "connections",
+    "rate": "rate",
+    "conn_rate": "rate",
+    "sessions": "users_per_s",
+    "count": "concurrency",
+}
+METRICS = (
+    "rps_ok",
+    "latency_p50_us",
+    "latency_p99_us",
+    "error_rate",
+    "cpu_mean_pct",
+    "rss_peak_bytes",
+)
 
 
 @dataclass
@@ -37,10 +48,18 @@ class CellSummary:
         """One row for CSV/JSON export."""
         c = self.cell
         row: dict[str, Any] = {
-            "cell_id": c.id, "study_id": c.study_id, "server": c.server,
-            "flavour": self.flavour, "version": self.version, "load": c.load, "model": c.model,
-            "level": c.level, "status": c.status, "reason": c.reason or "",
-            "notes": " | ".join(c.notes), "repeats": len(self.repeat_ids),
+            "cell_id": c.id,
+            "study_id": c.study_id,
+            "server": c.server,
+            "flavour": self.flavour,
+            "version": self.version,
+            "load": c.load,
+            "model": c.model,
+            "level": c.level,
+            "status": c.status,
+            "reason": c.reason or "",
+            "notes": " | ".join(c.notes),
+            "repeats": len(self.repeat_ids),
             "repeat_ids": " ".join(map(str, self.repeat_ids)),
             "saturated": self.saturated,
         }
@@ -58,7 +77,14 @@ def summarise_study(store: Store, study_id: int, trim: int = 0) -> list[CellSumm
         reps = store.repeats(cell.id)
         stats = {m: summarise([r[m] for r in reps if r[m] is not None], trim) for m in METRICS}
         info = cell.server_info or {}
-        out.append(CellSummary(cell, [r["id"] for r in reps], stats,
-                               any(r["saturated"] for r in reps), info.get("flavour", ""),
-                               info.get("version")))
+        out.append(
+            CellSummary(
+                cell,
+                [r["id"] for r in reps],
+                stats,
+                any(r["saturated"] for r in reps),
+                info.get("flavour", ""),
+                info.get("version"),
+            )
+        )
     return out

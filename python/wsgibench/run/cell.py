@@ -22,6 +22,7 @@ from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Store
 from wsgibench.run import checks
 from wsgibench.run.engine import Engine
+from wsgibench.run.records import dropped, repeat_record
 from wsgibench.run.serve import ServeOptions, availability, server_info, server_python, start
 from wsgibench.servers import Flavour, ServerRecipe, get
 from wsgibench.study.apps import get_app
@@ -80,9 +81,14 @@ def place(load: Load, study_cpus: tuple[list[int], list[int]], workers: int) -> 
     if load.cpus is None:
         return Placement(study_cpus[0], study_cpus[1], workers)
     cpus = available_cpus()
-    server, rest = cpus[:load.cpus], cpus[load.cpus:]
-    shared = None if rest else (f"engine shares the server's {load.cpus} CPU(s) "
-                                f"{server}: req/s understates the server")
+    server, rest = cpus[: load.cpus], cpus[load.cpus :]
+    shared = (
+        None
+        if rest
+        else (
+            f"engine shares the server's {load.cpus} CPU(s) {server}: req/s understates the server"
+        )
+    )
     return Placement(server, rest or cpus, load.cpus, shared)
 
 
@@ -102,11 +108,13 @@ class CellContext:
 
 # -- 1. prepare ------------------------------------------------------------------------------------
 
+
 def refusal(recipe: ServerRecipe, study: Study, workers: int) -> CellOutcome | None:
     """Why this server cannot take this cell at all (recorded as unavailable), or None."""
     if recipe.apps and study.app not in recipe.apps:
-        return CellOutcome("unavailable", f"serves only the app(s) {', '.join(recipe.apps)}, "
-                                          f"not {study.app!r}")
+        return CellOutcome(
+            "unavailable", f"serves only the app(s) {', '.join(recipe.apps)}, not {study.app!r}"
+        )
     ok, why = availability(recipe)
     if not ok:
         return CellOutcome("unavailable", why)
@@ -118,11 +126,17 @@ def refusal(recipe: ServerRecipe, study: Study, workers: int) -> CellOutcome | N
 def serve_options(study: Study, placement: Placement, env: dict[str, str]) -> ServeOptions:
     mb = study.memory_limit_mb
     switches = {} if study.tcp_nodelay else {"WSGIBENCH_TCP_NODELAY": "0"}
-    return ServeOptions(workers=placement.workers, threads=study.threads,
-                        app=get_app(study.app).module_name, app_dir=APPS_DIR,
-                        cpus=placement.server_cpus, memory_limit_bytes=mb * 2**20 if mb else None,
-                        backlog=study.backlog, access_log=study.access_log,
-                        env=tuple(sorted({**study.app_env, **switches, **env}.items())))
+    return ServeOptions(
+        workers=placement.workers,
+        threads=study.threads,
+        app=get_app(study.app).module_name,
+        app_dir=APPS_DIR,
+        cpus=placement.server_cpus,
+        memory_limit_bytes=mb * 2**20 if mb else None,
+        backlog=study.backlog,
+        access_log=study.access_log,
+        env=tuple(sorted({**study.app_env, **switches, **env}.items())),
+    )
 
 
 def database_kind(study: Study, load: Load) -> str | None:
@@ -130,6 +144,7 @@ def database_kind(study: Study, load: Load) -> str | None:
 
 
 # -- the whole life ----------------------------------------------------------------------------------
+
 
 def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     """Prepare, start, check, measure and judge one cell; the server is stopped whatever happens."""
@@ -146,9 +161,12 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     except StartupError as exc:
         return CellOutcome("disqualified", str(exc))
     ctx.on_server(server)
-    isolation: dict[str, Any] = {"server_cpus": placement.server_cpus,
-                                 "engine_cpus": placement.engine_cpus,
-                                 "memory": server.cgroup.applied, "workers": placement.workers}
+    isolation: dict[str, Any] = {
+        "server_cpus": placement.server_cpus,
+        "engine_cpus": placement.engine_cpus,
+        "memory": server.cgroup.applied,
+        "workers": placement.workers,
+    }
     if db is not None:
         isolation["database"] = db.info()
     if placement.shared:
@@ -175,8 +193,10 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
 
 # -- 2. check ----------------------------------------------------------------------------------------
 
-def check_and_measure(cell: CellPlan, server: ServerHandle, ctx: CellContext,
-                      placement: Placement) -> CellOutcome:
+
+def check_and_measure(
+    cell: CellPlan, server: ServerHandle, ctx: CellContext, placement: Placement
+) -> CellOutcome:
     caps = checks.check(server.host, server.port)
     return measure(cell, server, caps, ctx, placement)
 
@@ -188,22 +208,38 @@ def as_supported(load: Load, caps: checks.Capabilities) -> tuple[Load, list[Diag
     found = []
     if load.wants_keep_alive and not caps.keep_alive:
         load = replace(load, keep_alive=False)
-        found.append(Diagnosis(
-            "no-keep-alive", "no keep-alive: the server does not answer a second request on a "
-            "connection, so this was measured with a new connection per request"))
+        found.append(
+            Diagnosis(
+                "no-keep-alive",
+                "no keep-alive: the server does not answer a second request on a "
+                "connection, so this was measured with a new connection per request",
+            )
+        )
     pipeline = load.params.get("pipeline", 1)
     if pipeline not in (1, False) and not caps.pipelining:
-        load = replace(load, params={**load.params, "pipeline": 1 if pipeline is not True else False})
-        found.append(Diagnosis(
-            "no-pipelining", "no pipelining: pipelined requests were not all answered, so this "
-            "was measured without pipelining"))
+        load = replace(
+            load, params={**load.params, "pipeline": 1 if pipeline is not True else False}
+        )
+        found.append(
+            Diagnosis(
+                "no-pipelining",
+                "no pipelining: pipelined requests were not all answered, so this "
+                "was measured without pipelining",
+            )
+        )
     return load, found
 
 
 # -- 3. measure --------------------------------------------------------------------------------------
 
-def measure(cell: CellPlan, server: ServerHandle, caps: checks.Capabilities, ctx: CellContext,
-            placement: Placement) -> CellOutcome:
+
+def measure(
+    cell: CellPlan,
+    server: ServerHandle,
+    caps: checks.Capabilities,
+    ctx: CellContext,
+    placement: Placement,
+) -> CellOutcome:
     """Warm up, run the repeats, judge each, diagnose the cell. Needs no real server: the handle
     and the engine may be fakes (tests/unit/run)."""
     outcome, study = CellOutcome(), ctx.study
@@ -226,8 +262,10 @@ def measure(cell: CellPlan, server: ServerHandle, caps: checks.Capabilities, ctx
         if judge_repeat(outcome, rep, server, study.error_threshold):
             break
     share = 100.0 * len(placement.server_cpus)
-    facts = [diagnose.facts_from(r["engine"], r, load.model, cell.level, load.wants_keep_alive,
-                                 share) for r in outcome.repeats]
+    facts = [
+        diagnose.facts_from(r["engine"], r, load.model, cell.level, load.wants_keep_alive, share)
+        for r in outcome.repeats
+    ]
     codes = {a.code for a in adapted}
     outcome.diagnoses += [d.as_dict() for d in diagnose.diagnose(facts) if d.code not in codes]
     oom = server.cgroup.oom_kills()
@@ -236,8 +274,9 @@ def measure(cell: CellPlan, server: ServerHandle, caps: checks.Capabilities, ctx
     return outcome
 
 
-def measure_repeat(idx: int, plan: dict[str, Any], server: ServerHandle,
-                   engine: Engine) -> dict[str, Any]:
+def measure_repeat(
+    idx: int, plan: dict[str, Any], server: ServerHandle, engine: Engine
+) -> dict[str, Any]:
     sampler = Sampler(server.processes, server.port)
     counters, log_bytes = netstat.tcp_ext(), server.logged_bytes()
     sampler.start()
@@ -246,63 +285,20 @@ def measure_repeat(idx: int, plan: dict[str, Any], server: ServerHandle,
     finally:
         sampler.stop()
     rep = repeat_record(idx, result, sampler)
-    rep["extra"] = {"netstat": netstat.delta(counters, netstat.tcp_ext()),
-                    "log_bytes": server.logged_bytes() - log_bytes, **dropped(result)}
-    return rep
-
-
-def repeat_record(idx: int, result: EngineResult, sampler: Sampler) -> dict[str, Any]:
-    """One stored repeat: headline numbers from the engine and the sampler, plus both in full."""
-    totals = result.totals
-    ok, errors = totals.ok, totals.error_count
-    kind = result.first_kind
-    lat = kind.latency if kind else None
-    samples = sampler.samples
-    inner = samples[1:-1] or samples  # start/end samples carry no CPU interval of the load
-    rss = [s.rss_bytes for s in samples]
-    conns = [s.conns for s in samples if s.conns is not None]
-    cpu = [s.cpu_pct for s in inner]
-    return {
-        "idx": idx,
-        "rps_ok": ok / result.elapsed_s if result.elapsed_s else 0.0,
-        "requests": totals.requests_sent, "ok": ok, "errors": errors,
-        "error_rate": errors / (ok + errors) if ok + errors else 0.0,
-        "latency_p50_us": lat.p50 if lat else None, "latency_p90_us": lat.p90 if lat else None,
-        "latency_p99_us": lat.p99 if lat else None, "latency_max_us": lat.max if lat else None,
-        "cpu_mean_pct": sum(cpu) / len(cpu) if cpu else None,
-        "cpu_peak_pct": max(cpu) if cpu else None,
-        "rss_start_bytes": rss[0] if rss else None, "rss_end_bytes": rss[-1] if rss else None,
-        "rss_peak_bytes": max(rss) if rss else None,
-        "rss_mean_bytes": int(sum(rss) / len(rss)) if rss else None,
-        "conns_peak": max(conns) if conns else None,
-        "engine_cpu_s": result.cost.cpu_s,
-        "sampler_cpu_s": sampler.own_cpu_s,
-        "saturated": int(result.saturated),
-        "engine": result,
-        "samples": [(s.t_s, s.cpu_pct, s.rss_bytes, s.processes, s.conns, s.load1)
-                    for s in samples],
+    rep["extra"] = {
+        "netstat": netstat.delta(counters, netstat.tcp_ext()),
+        "log_bytes": server.logged_bytes() - log_bytes,
+        **dropped(result),
     }
-
-
-def dropped(result: EngineResult) -> dict[str, Any]:
-    """Seed 000's check: every request the plan called for was sent and got a valid reply."""
-    model, totals = result.model, result.totals
-    expected = None
-    if model.get("kind") == "sessions":
-        expected = round(model["users_per_s"] * model["duration_s"]) * model["requests"]
-    elif model.get("kind") == "count":
-        expected = model["requests"]
-    elif "connections_total" in model:
-        expected = model["connections_total"] * model.get("calls", 1)
-    sent, ok = totals.requests_sent, totals.ok
-    lost = totals.error_count > 0 or ok != sent or (expected is not None and ok != expected)
-    return {"expected_requests": expected, "nothing_dropped": not lost}
+    return rep
 
 
 # -- 4. judge ----------------------------------------------------------------------------------------
 
-def judge_repeat(outcome: CellOutcome, rep: dict[str, Any], server: ServerHandle,
-                 error_threshold: float) -> bool:
+
+def judge_repeat(
+    outcome: CellOutcome, rep: dict[str, Any], server: ServerHandle, error_threshold: float
+) -> bool:
     """Record what this repeat says about the cell; True ends the cell."""
     result: EngineResult = rep["engine"]
     gone = server.dead()
@@ -315,8 +311,10 @@ def judge_repeat(outcome: CellOutcome, rep: dict[str, Any], server: ServerHandle
         outcome.disqualify(f"stopped answering: 0 valid replies in repeat {rep['idx'] + 1}")
         return True
     if rep["error_rate"] > error_threshold:
-        outcome.disqualify(f"error rate {rep['error_rate']:.1%} > "
-                           f"{error_threshold:.0%} ({result.totals.top_errors()})")
+        outcome.disqualify(
+            f"error rate {rep['error_rate']:.1%} > "
+            f"{error_threshold:.0%} ({result.totals.top_errors()})"
+        )
         return True
     if result.saturated and outcome.status == "measured":
         reasons = ", ".join(result.saturation_reasons) or "saturated"
@@ -326,14 +324,27 @@ def judge_repeat(outcome: CellOutcome, rep: dict[str, Any], server: ServerHandle
 
 # -- 5. store ----------------------------------------------------------------------------------------
 
-def save_cell(store: Store, study_id: int, cell: CellPlan, outcome: CellOutcome,
-              started: float) -> None:
+
+def save_cell(
+    store: Store, study_id: int, cell: CellPlan, outcome: CellOutcome, started: float
+) -> None:
     recipe = get(cell.server)
-    store.save_cell(study_id, {
-        "server": cell.server, "load": cell.load.name, "model": cell.load.model,
-        "level": cell.level, "position": cell.position, "status": outcome.status,
-        "reason": outcome.reason, "notes": outcome.notes, "diagnoses": outcome.diagnoses,
-        "capabilities": outcome.capabilities,
-        "server_info": server_info(recipe), "isolation": outcome.isolation,
-        "started_unix_s": started,
-    }, outcome.repeats)
+    store.save_cell(
+        study_id,
+        {
+            "server": cell.server,
+            "load": cell.load.name,
+            "model": cell.load.model,
+            "level": cell.level,
+            "position": cell.position,
+            "status": outcome.status,
+            "reason": outcome.reason,
+            "notes": outcome.notes,
+            "diagnoses": outcome.diagnoses,
+            "capabilities": outcome.capabilities,
+            "server_info": server_info(recipe),
+            "isolation": outcome.isolation,
+            "started_unix_s": started,
+        },
+        outcome.repeats,
+    )

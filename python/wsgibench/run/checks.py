@@ -56,8 +56,9 @@ class _Conn:
         self.sock.close()
 
 
-def fetch(host: str, port: int, raw: bytes, count: int = 1, timeout_s: float = 2.0,
-          one_write: bool = True) -> list[_http.Response]:
+def fetch(
+    host: str, port: int, raw: bytes, count: int = 1, timeout_s: float = 2.0, one_write: bool = True
+) -> list[_http.Response]:
     """Send `raw` (count times, in one write or one after each reply) and read count responses."""
     conn = _Conn(host, port, timeout_s)
     try:
@@ -86,8 +87,9 @@ def probe(host: str, port: int, body: bytes = PROBE_BODY, timeout_s: float = 1.0
         return False
 
 
-def check(host: str, port: int, body: bytes = PROBE_BODY, timeout_s: float = 2.0,
-          path: str = PROBE_PATH) -> Capabilities:
+def check(
+    host: str, port: int, body: bytes = PROBE_BODY, timeout_s: float = 2.0, path: str = PROBE_PATH
+) -> Capabilities:
     problems: list[str] = []
 
     def attempt(label: str, raw: bytes, count: int, one_write: bool) -> bool:

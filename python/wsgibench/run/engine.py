@@ -44,15 +44,18 @@ def find_engine() -> Path:
         path = Path(chosen)
         if path.is_file() and os.access(path, os.X_OK):
             return path
-        raise EngineError(f"WSGIBENCH_ENGINE={chosen} is not an executable file; unset it to use "
-                          f"the {BINARY} installed with wsgibench")
+        raise EngineError(
+            f"WSGIBENCH_ENGINE={chosen} is not an executable file; unset it to use "
+            f"the {BINARY} installed with wsgibench"
+        )
     tried = _candidates()
     for path in tried:
         if path.is_file() and os.access(path, os.X_OK):
             return path
     raise EngineError(
         f"{BINARY} not found (tried {', '.join(map(str, tried))}); "
-        "reinstall wsgibench with `pip install .` (it builds the engine) or set WSGIBENCH_ENGINE")
+        "reinstall wsgibench with `pip install .` (it builds the engine) or set WSGIBENCH_ENGINE"
+    )
 
 
 @cache
@@ -66,7 +69,8 @@ def engine_version() -> dict[str, Any]:
     if info.get("protocol_version") != PROTOCOL_VERSION:
         raise EngineError(
             f"{path} speaks engine protocol {info.get('protocol_version')}, this wsgibench speaks "
-            f"{PROTOCOL_VERSION}: reinstall wsgibench so both come from one build")
+            f"{PROTOCOL_VERSION}: reinstall wsgibench so both come from one build"
+        )
     return info
 
 
@@ -96,8 +100,14 @@ def run_plan(plan: dict[str, Any]) -> EngineResult:
     engine_version()
     path = find_engine()
     try:
-        proc = subprocess.run([str(path), "run", "-"], input=json.dumps(plan), capture_output=True,
-                              text=True, timeout=bound_seconds(plan), preexec_fn=_engine_child)
+        proc = subprocess.run(
+            [str(path), "run", "-"],
+            input=json.dumps(plan),
+            capture_output=True,
+            text=True,
+            timeout=bound_seconds(plan),
+            preexec_fn=_engine_child,
+        )
     except subprocess.TimeoutExpired:
         raise EngineError(f"engine did not finish within {bound_seconds(plan):.0f} s") from None
     if proc.returncode != 0:

@@ -58,7 +58,7 @@ def parse(buf: bytes, eof: bool = False) -> tuple[Response, int]:
         length = int(headers["content-length"])
         if len(buf) - start < length:
             raise IncompleteResponse
-        return Response(parts[0], status, headers, buf[start:start + length]), start + length
+        return Response(parts[0], status, headers, buf[start : start + length]), start + length
     if not eof:
         raise IncompleteResponse
     return Response(parts[0], status, headers, buf[start:]), len(buf)
@@ -82,11 +82,13 @@ def _dechunk(buf: bytes, pos: int) -> tuple[bytes, int]:
             return bytes(body), trailer_end + 2
         if len(buf) < pos + size + 2:
             raise IncompleteResponse
-        body += buf[pos:pos + size]
+        body += buf[pos : pos + size]
         pos += size + 2
 
 
-def request(path: str = "/", version: str = "1.1", host: str = "127.0.0.1", close: bool = False) -> bytes:
+def request(
+    path: str = "/", version: str = "1.1", host: str = "127.0.0.1", close: bool = False
+) -> bytes:
     lines = [f"GET {path} HTTP/{version}", f"Host: {host}"]
     if close:
         lines.append("Connection: close")

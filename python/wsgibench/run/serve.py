@@ -74,10 +74,14 @@ def server_info(recipe: ServerRecipe) -> dict[str, Any]:
     """What the store records of the server of a cell: its recipe, version and every package."""
     env = venvs.installed(recipe.env) if recipe.env else None
     return {
-        "name": recipe.name, "project": recipe.project, "flavour": str(recipe.flavour),
-        "summary": recipe.summary, "version": installed_version(recipe),
+        "name": recipe.name,
+        "project": recipe.project,
+        "flavour": str(recipe.flavour),
+        "summary": recipe.summary,
+        "version": installed_version(recipe),
         "requirements": list(recipe.env.requirements + recipe.env.no_deps) if recipe.env else [],
-        "packages": env.packages if env else {}, "handles": list(recipe.handles),
+        "packages": env.packages if env else {},
+        "handles": list(recipe.handles),
     }
 
 
@@ -103,23 +107,43 @@ def start(recipe: ServerRecipe, options: ServeOptions) -> tuple[RunningServer, P
 def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> RunningServer:
     workdir.chmod(0o755)  # servers that drop privileges (Apache children) must read it
     # A private copy of the apps: readable by those users wherever wsgibench is installed.
-    app_dir = Path(shutil.copytree(options.app_dir, workdir / "apps",
-                                   ignore=shutil.ignore_patterns("__pycache__")))
+    app_dir = Path(
+        shutil.copytree(
+            options.app_dir, workdir / "apps", ignore=shutil.ignore_patterns("__pycache__")
+        )
+    )
     host = options.host
     ctx = LaunchContext(
-        host=host, port=free_port(host), internal_port=free_port(host),
-        workers=options.workers, threads=options.threads, backlog=options.backlog,
-        app=options.app, app_dir=app_dir, workdir=workdir, python=server_python(recipe),
+        host=host,
+        port=free_port(host),
+        internal_port=free_port(host),
+        workers=options.workers,
+        threads=options.threads,
+        backlog=options.backlog,
+        app=options.app,
+        app_dir=app_dir,
+        workdir=workdir,
+        python=server_python(recipe),
         access_log=options.access_log,
     )
-    ready = Readiness(lambda: checks.probe(host, ctx.port),
-                      f"exact {PROBE_BODY!r} reply on {PROBE_PATH} of port {ctx.port}",
-                      recipe.start_timeout_s)
+    ready = Readiness(
+        lambda: checks.probe(host, ctx.port),
+        f"exact {PROBE_BODY!r} reply on {PROBE_PATH} of port {ctx.port}",
+        recipe.start_timeout_s,
+    )
     cgroup = MemoryCgroup.create(options.memory_limit_bytes)
     assert recipe.launch is not None
     try:
-        return launch(recipe.launch(ctx), host, ctx.port, workdir, options.cpus, cgroup, ready,
-                      dict(options.env))
+        return launch(
+            recipe.launch(ctx),
+            host,
+            ctx.port,
+            workdir,
+            options.cpus,
+            cgroup,
+            ready,
+            dict(options.env),
+        )
     except StartupError:
         cgroup.remove()
         raise

@@ -25,8 +25,13 @@ CellDone = Callable[[CellPlan, CellOutcome], None]
 
 
 class StudyRunner:
-    def __init__(self, study: Study, store: Store, progress: Progress | None = None,
-                 engine: Engine | None = None):
+    def __init__(
+        self,
+        study: Study,
+        store: Store,
+        progress: Progress | None = None,
+        engine: Engine | None = None,
+    ):
         self.study = study
         self.store = store
         self.progress: Progress = progress or (lambda _msg: None)
@@ -39,8 +44,9 @@ class StudyRunner:
 
     def run(self, on_cell_done: CellDone | None = None, resume: bool = False) -> int:
         """Run every cell not stored yet; with resume, continue the store's unfinished run."""
-        databases.preflight({k for load in self.study.loads
-                             if (k := database_kind(self.study, load))})
+        databases.preflight(
+            {k for load in self.study.loads if (k := database_kind(self.study, load))}
+        )
         study_id = self._begin(resume)
         done = {(c.server, c.load, c.level): c for c in self.store.cells(study_id)}
         out_of = _left_the_sweep(done.values())
@@ -70,7 +76,9 @@ class StudyRunner:
         self.store.mark_study(study_id, "running")
         return study_id
 
-    def _outcome(self, cell: CellPlan, out_of: dict[tuple[str, str], tuple[str, str]]) -> CellOutcome:
+    def _outcome(
+        self, cell: CellPlan, out_of: dict[tuple[str, str], tuple[str, str]]
+    ) -> CellOutcome:
         """Run the cell, unless its server already left this load's sweep."""
         key = (cell.server, cell.load.name)
         if key in out_of:
@@ -84,9 +92,14 @@ class StudyRunner:
         def on_server(server: RunningServer | None) -> None:
             self.current_server = server
 
-        return CellContext(self.study, self.engine, self.databases,
-                           (self.server_cpus, self.engine_cpus),
-                           progress=lambda msg: self.progress(msg), on_server=on_server)
+        return CellContext(
+            self.study,
+            self.engine,
+            self.databases,
+            (self.server_cpus, self.engine_cpus),
+            progress=lambda msg: self.progress(msg),
+            on_server=on_server,
+        )
 
     def _environment(self) -> dict[str, Any]:
         found = environment.collect(nginx_version=NGINX.version(), apache_version=APACHE.version())

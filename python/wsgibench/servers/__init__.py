@@ -9,16 +9,34 @@ from dataclasses import replace
 from functools import cache
 
 from wsgibench.errors import UsageError
-from wsgibench.servers.recipe import Binary, Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+from wsgibench.servers.recipe import (
+    Binary,
+    Command,
+    Flavour,
+    LaunchContext,
+    PythonEnv,
+    ServerRecipe,
+)
 
-__all__ = ["Binary", "Command", "Flavour", "LaunchContext", "PythonEnv", "ServerRecipe", "catalog",
-           "fault_catalog", "folders", "get"]
+__all__ = [
+    "Binary",
+    "Command",
+    "Flavour",
+    "LaunchContext",
+    "PythonEnv",
+    "ServerRecipe",
+    "catalog",
+    "fault_catalog",
+    "folders",
+    "get",
+]
 
 
 def folders() -> list[str]:
     """The server folders (sub-packages) of this package, sorted: each holds one server project."""
-    return sorted(m.name for m in pkgutil.iter_modules(__path__)
-                  if m.ispkg and not m.name.startswith("_"))
+    return sorted(
+        m.name for m in pkgutil.iter_modules(__path__) if m.ispkg and not m.name.startswith("_")
+    )
 
 
 @cache

@@ -13,8 +13,15 @@ from wsgibench.machine.binaries import banner_version
 from wsgibench.machine.process import Command
 from wsgibench.machine.venvs import PythonEnv
 
-__all__ = ["Binary", "Command", "Flavour", "LaunchContext", "PythonEnv", "ServerRecipe",
-           "launch_script"]
+__all__ = [
+    "Binary",
+    "Command",
+    "Flavour",
+    "LaunchContext",
+    "PythonEnv",
+    "ServerRecipe",
+    "launch_script",
+]
 
 # The launchers' shared module (launchkit.py): put on the launcher processes' PYTHONPATH.
 LAUNCHKIT_DIR = Path(__file__).resolve().parent / "_launchkit"
@@ -68,11 +75,23 @@ class LaunchContext:
         """Run a launcher script in the env with the common options (see _launchkit)."""
         assert self.python is not None
         argv = [
-            str(self.python), str(script),
-            "--host", self.host, "--port", str(self.port),
-            "--app-dir", str(self.app_dir), "--app", self.app,
-            "--backlog", str(self.backlog), "--workers", str(self.workers),
-            "--threads", str(self.threads), *extra,
+            str(self.python),
+            str(script),
+            "--host",
+            self.host,
+            "--port",
+            str(self.port),
+            "--app-dir",
+            str(self.app_dir),
+            "--app",
+            self.app,
+            "--backlog",
+            str(self.backlog),
+            "--workers",
+            str(self.workers),
+            "--threads",
+            str(self.threads),
+            *extra,
         ]
         return Command(argv, pythonpath=(str(LAUNCHKIT_DIR),))
 
@@ -99,7 +118,9 @@ class ServerRecipe:
     launch: Launch | None = None
     unavailable: str | None = None  # a reason that no install can fix
     multi_worker: bool = True  # whether `workers > 1` is meaningful
-    handles: tuple[str, ...] = ()  # pitfalls this recipe takes care of, shown by `servers --verbose`
+    handles: tuple[
+        str, ...
+    ] = ()  # pitfalls this recipe takes care of, shown by `servers --verbose`
     default_workers: int = 1
     # Seconds the server may take to start answering (mod_wsgi-express configures Apache first).
     start_timeout_s: float = 20.0

@@ -36,19 +36,36 @@ _SLEEP = RequestKind(name="sleep", path="/", expect={"status": 200, "body": "Sle
 _DB = RequestKind(name="db", path="/", expect={"status": 200, "body_float": {"min": 30, "max": 70}})
 
 APPS: dict[str, AppSpec] = {
-    spec.name: spec for spec in (
+    spec.name: spec
+    for spec in (
         AppSpec("pong", "seed 000: `Pong!`, text/plain, Content-Length", (_PONG,)),
-        AppSpec("pong_slow", "pong after 3 ms of CPU: a known slowdown, for compare's tests",
-                (_PONG,)),
-        AppSpec("sleep", "seed 001: time.sleep(WSGIBENCH_SLEEP_S, default 1 s), then `Slept`",
-                (_SLEEP,), {"WSGIBENCH_SLEEP_S": "1"}),
-        AppSpec("mixed", "seed 001's head-of-line study: /slow sleeps, /fast is pong",
-                (RequestKind(name="slow", path="/slow", expect={"status": 200, "body": "Slept"}),
-                 RequestKind(name="fast", path="/fast")),
-                {"WSGIBENCH_SLEEP_S": "1"}, module="sleep"),
-        AppSpec("db", "seed 002: 10 x SELECT ... LIMIT 10 on 1M rows, the sum as '%6f' "
-                "(SQLite, PostgreSQL or MariaDB: a [[load]]'s `database`)", (_DB,),
-                {"WSGIBENCH_DB_KIND": "sqlite"}, database="sqlite"),
+        AppSpec(
+            "pong_slow", "pong after 3 ms of CPU: a known slowdown, for compare's tests", (_PONG,)
+        ),
+        AppSpec(
+            "sleep",
+            "seed 001: time.sleep(WSGIBENCH_SLEEP_S, default 1 s), then `Slept`",
+            (_SLEEP,),
+            {"WSGIBENCH_SLEEP_S": "1"},
+        ),
+        AppSpec(
+            "mixed",
+            "seed 001's head-of-line study: /slow sleeps, /fast is pong",
+            (
+                RequestKind(name="slow", path="/slow", expect={"status": 200, "body": "Slept"}),
+                RequestKind(name="fast", path="/fast"),
+            ),
+            {"WSGIBENCH_SLEEP_S": "1"},
+            module="sleep",
+        ),
+        AppSpec(
+            "db",
+            "seed 002: 10 x SELECT ... LIMIT 10 on 1M rows, the sum as '%6f' "
+            "(SQLite, PostgreSQL or MariaDB: a [[load]]'s `database`)",
+            (_DB,),
+            {"WSGIBENCH_DB_KIND": "sqlite"},
+            database="sqlite",
+        ),
     )
 }
 

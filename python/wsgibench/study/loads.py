@@ -12,11 +12,21 @@ PROTOCOL_VERSION = 1
 
 # model -> (the plan field a level sets, the fields a load may set, required ones)
 MODELS: dict[str, tuple[str, frozenset[str], frozenset[str]]] = {
-    "closed": (LEVEL_FIELDS["closed"], frozenset({"duration_s", "pipeline"}), frozenset({"duration_s"})),
-    "rate": (LEVEL_FIELDS["rate"], frozenset({"duration_s", "connections_total", "arrival", "calls", "pipeline"}),
-             frozenset()),
-    "sessions": (LEVEL_FIELDS["sessions"], frozenset({"duration_s", "requests", "think_s", "arrival"}),
-                 frozenset({"duration_s", "requests", "think_s"})),
+    "closed": (
+        LEVEL_FIELDS["closed"],
+        frozenset({"duration_s", "pipeline"}),
+        frozenset({"duration_s"}),
+    ),
+    "rate": (
+        LEVEL_FIELDS["rate"],
+        frozenset({"duration_s", "connections_total", "arrival", "calls", "pipeline"}),
+        frozenset(),
+    ),
+    "sessions": (
+        LEVEL_FIELDS["sessions"],
+        frozenset({"duration_s", "requests", "think_s", "arrival"}),
+        frozenset({"duration_s", "requests", "think_s"}),
+    ),
     "count": (LEVEL_FIELDS["count"], frozenset({"requests"}), frozenset({"requests"})),
 }
 MODELS["conn_rate"] = MODELS["rate"]
@@ -34,8 +44,15 @@ class RequestKind:
     expect: dict[str, Any] = field(default_factory=lambda: {"status": 200, "body": "Pong!"})
 
     def plan(self) -> dict[str, Any]:
-        return {"name": self.name, "method": self.method, "path": self.path, "headers": self.headers,
-                "body": self.body, "weight": self.weight, "expect": self.expect}
+        return {
+            "name": self.name,
+            "method": self.method,
+            "path": self.path,
+            "headers": self.headers,
+            "body": self.body,
+            "weight": self.weight,
+            "expect": self.expect,
+        }
 
 
 @dataclass(frozen=True)
@@ -63,8 +80,15 @@ class Load:
             return self.keep_alive and int(self.params.get("calls", 1)) > 1
         return self.keep_alive
 
-    def plan(self, level: float, port: int, requests: list[RequestKind], cpus: list[int] | None,
-             seed: int, warmup: bool = False) -> dict[str, Any]:
+    def plan(
+        self,
+        level: float,
+        port: int,
+        requests: list[RequestKind],
+        cpus: list[int] | None,
+        seed: int,
+        warmup: bool = False,
+    ) -> dict[str, Any]:
         model = {"kind": self.model, **self.params, self.level_field: _num(level)}
         if warmup:
             model = _shortened(model, self.warmup_s)
@@ -107,21 +131,31 @@ def parse_load(raw: dict[str, Any], where: str) -> Load:
     name = raw.pop("name", None) or raw.get("model", "load")
     model = raw.pop("model", None)
     if model not in MODELS:
-        raise UsageError(f"{where}: model must be one of {', '.join(sorted(MODELS))}, not {model!r}")
+        raise UsageError(
+            f"{where}: model must be one of {', '.join(sorted(MODELS))}, not {model!r}"
+        )
     levels = raw.pop("levels", None)
-    if not isinstance(levels, list) or not levels or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in levels):
-        raise UsageError(f"{where}: levels must be a non-empty list of positive numbers, "
-                         f"not {levels!r}")
+    if (
+        not isinstance(levels, list)
+        or not levels
+        or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in levels
+        )
+    ):
+        raise UsageError(
+            f"{where}: levels must be a non-empty list of positive numbers, not {levels!r}"
+        )
     http = str(raw.pop("http", "1.1"))
     if http not in ("1.0", "1.1"):
-        raise UsageError(f"{where}: http must be \"1.0\" or \"1.1\"")
+        raise UsageError(f'{where}: http must be "1.0" or "1.1"')
     keep_alive = raw.pop("keep_alive", http == "1.1")
     timeout_s = float(raw.pop("timeout_s", 5.0))
     warmup_s = float(raw.pop("warmup_s", 1.0))
     database = raw.pop("database", None)
     if database is not None and database not in DATABASES:
-        raise UsageError(f"{where}: database must be one of {', '.join(DATABASES)}, not {database!r}")
+        raise UsageError(
+            f"{where}: database must be one of {', '.join(DATABASES)}, not {database!r}"
+        )
     cpus = raw.pop("cpus", None)
     if cpus is not None and (not isinstance(cpus, int) or isinstance(cpus, bool) or cpus < 1):
         raise UsageError(f"{where}: cpus must be a positive integer")
@@ -139,5 +173,6 @@ def parse_load(raw: dict[str, Any], where: str) -> Load:
             raise UsageError(f"{where}: {key} must not be negative")
     if timeout_s <= 0 or warmup_s < 0:
         raise UsageError(f"{where}: timeout_s must be positive and warmup_s not negative")
-    return Load(name, model, tuple(levels), raw, http, bool(keep_alive), timeout_s, warmup_s,
-                database, cpus)
+    return Load(
+        name, model, tuple(levels), raw, http, bool(keep_alive), timeout_s, warmup_s, database, cpus
+    )

@@ -12,13 +12,32 @@ from typing import Any
 from wsgibench.errors import UsageError
 from wsgibench.paths import STUDIES_DIR
 from wsgibench.servers import catalog, get
-from wsgibench.study.apps import get_app
+from wsgibench.study.apps import AppSpec, get_app
 from wsgibench.study.loads import Load, RequestKind, parse_load
 
 _TOP_KEYS = {
-    "name", "description", "seed", "servers", "app", "repeats", "trim", "random_order",
-    "workers", "threads", "memory_limit_mb", "error_threshold", "server_cpus", "engine_cpus",
-    "load", "requests", "source", "app_env", "scale_cpus", "backlog", "tcp_nodelay", "access_log",
+    "name",
+    "description",
+    "seed",
+    "servers",
+    "app",
+    "repeats",
+    "trim",
+    "random_order",
+    "workers",
+    "threads",
+    "memory_limit_mb",
+    "error_threshold",
+    "server_cpus",
+    "engine_cpus",
+    "load",
+    "requests",
+    "source",
+    "app_env",
+    "scale_cpus",
+    "backlog",
+    "tcp_nodelay",
+    "access_log",
 }
 
 
@@ -71,7 +90,9 @@ def study_path(name_or_path: str) -> Path:
         return builtin
     near = difflib.get_close_matches(name_or_path, builtin_names(), n=1)
     hint = f" (did you mean {near[0]!r}?)" if near else ""
-    raise UsageError(f"unknown study {name_or_path!r}{hint}; built-ins: {', '.join(builtin_names())}")
+    raise UsageError(
+        f"unknown study {name_or_path!r}{hint}; built-ins: {', '.join(builtin_names())}"
+    )
 
 
 def load_study(name_or_path: str, overrides: dict[str, Any] | None = None) -> Study:
@@ -116,31 +137,10 @@ def _parse_study(raw: dict[str, Any], where: str) -> Study:
     unknown = set(raw) - _TOP_KEYS
     if unknown:
         raise UsageError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
-    servers = raw.get("servers")
-    if servers == ["*"]:  # every catalog entry; unavailable ones are recorded as such
-        servers = list(catalog())
-    if not isinstance(servers, list) or not servers or not all(isinstance(s, str) for s in servers):
-        raise UsageError(f"{where}: servers must be a non-empty list of catalog names")
-    for s in servers:
-        get(s)  # unknown names fail here, with a suggestion
-    loads_raw = raw.get("load")
-    if not isinstance(loads_raw, list) or not loads_raw:
-        raise UsageError(f"{where}: needs at least one [[load]] table")
-    loads = tuple(parse_load(l, f"{where} [[load]] #{i + 1}") for i, l in enumerate(loads_raw))
-    loads = _scaled(loads, raw.get("scale_cpus"), where)
-    if len({l.name for l in loads}) != len(loads):
-        raise UsageError(f"{where}: [[load]] names must be unique")
+    servers = _servers(raw.get("servers"), where)
     app = get_app(str(raw.get("app", "pong")))
-    if app.database is None and any(l.database for l in loads):
-        raise UsageError(f"{where}: a [[load]] names a database, but app {app.name!r} uses none")
-    try:
-        requests = tuple(RequestKind(**r) for r in raw.get("requests", [])) or app.requests
-    except TypeError as exc:
-        raise UsageError(f"{where}: bad [[requests]] entry: {exc}") from None
-    app_env = raw.get("app_env", {})
-    if not isinstance(app_env, dict):
-        raise UsageError(f"{where}: app_env must be a table of strings")
-    app_env = {**app.env, **{str(k): str(v) for k, v in app_env.items()}}
+    loads = _loads(raw, where, app)
+    requests, app_env = _app_settings(raw, where, app)
     repeats, trim = int(raw.get("repeats", 3)), int(raw.get("trim", 0))
     if repeats < 1 or trim < 0 or repeats - 2 * trim < 1:
         raise UsageError(f"{where}: need repeats >= 1 and repeats - 2*trim >= 1")
@@ -154,32 +154,89 @@ def _parse_study(raw: dict[str, Any], where: str) -> Study:
     if memory is not None and (not isinstance(memory, int) or memory <= 0):
         raise UsageError(f"{where}: memory_limit_mb must be a positive integer (or absent)")
     return Study(
-        name=str(raw.get("name") or Path(where).stem), description=str(raw.get("description", "")),
-        servers=tuple(servers), loads=loads, app=app.name, requests=requests, app_env=app_env,
-        repeats=repeats, trim=trim, random_order=bool(raw.get("random_order", True)),
-        seed=int(raw.get("seed", 1)), workers=workers, threads=threads,
-        memory_limit_mb=memory or None, error_threshold=threshold,
+        name=str(raw.get("name") or Path(where).stem),
+        description=str(raw.get("description", "")),
+        servers=tuple(servers),
+        loads=loads,
+        app=app.name,
+        requests=requests,
+        app_env=app_env,
+        repeats=repeats,
+        trim=trim,
+        random_order=bool(raw.get("random_order", True)),
+        seed=int(raw.get("seed", 1)),
+        workers=workers,
+        threads=threads,
+        memory_limit_mb=memory or None,
+        error_threshold=threshold,
         server_cpus=_cpu_list(raw.get("server_cpus"), "server_cpus", where),
         engine_cpus=_cpu_list(raw.get("engine_cpus"), "engine_cpus", where),
-        source=str(raw.get("source", "")), raw=raw,
+        source=str(raw.get("source", "")),
+        raw=raw,
         backlog=_positive_int(raw.get("backlog", 2048), "backlog", where),
-        tcp_nodelay=bool(raw.get("tcp_nodelay", True)), access_log=bool(raw.get("access_log", False)),
+        tcp_nodelay=bool(raw.get("tcp_nodelay", True)),
+        access_log=bool(raw.get("access_log", False)),
     )
+
+
+def _servers(servers: Any, where: str) -> list[str]:
+    if servers == ["*"]:  # every catalog entry; unavailable ones are recorded as such
+        servers = list(catalog())
+    if not isinstance(servers, list) or not servers or not all(isinstance(s, str) for s in servers):
+        raise UsageError(f"{where}: servers must be a non-empty list of catalog names")
+    for s in servers:
+        get(s)  # unknown names fail here, with a suggestion
+    return servers
+
+
+def _loads(raw: dict[str, Any], where: str, app: AppSpec) -> tuple[Load, ...]:
+    loads_raw = raw.get("load")
+    if not isinstance(loads_raw, list) or not loads_raw:
+        raise UsageError(f"{where}: needs at least one [[load]] table")
+    loads = tuple(
+        parse_load(load, f"{where} [[load]] #{i + 1}") for i, load in enumerate(loads_raw)
+    )
+    loads = _scaled(loads, raw.get("scale_cpus"), where)
+    if len({load.name for load in loads}) != len(loads):
+        raise UsageError(f"{where}: [[load]] names must be unique")
+    if app.database is None and any(load.database for load in loads):
+        raise UsageError(f"{where}: a [[load]] names a database, but app {app.name!r} uses none")
+    return loads
+
+
+def _app_settings(
+    raw: dict[str, Any], where: str, app: AppSpec
+) -> tuple[tuple[RequestKind, ...], dict[str, str]]:
+    """The request mix (the study's, else the app's) and the app's WSGIBENCH_* settings."""
+    try:
+        requests = tuple(RequestKind(**r) for r in raw.get("requests", [])) or app.requests
+    except TypeError as exc:
+        raise UsageError(f"{where}: bad [[requests]] entry: {exc}") from None
+    app_env = raw.get("app_env", {})
+    if not isinstance(app_env, dict):
+        raise UsageError(f"{where}: app_env must be a table of strings")
+    return requests, {**app.env, **{str(k): str(v) for k, v in app_env.items()}}
 
 
 def _scaled(loads: tuple[Load, ...], counts: Any, where: str) -> tuple[Load, ...]:
     """scale_cpus = [1, 2]: each load once per CPU count N, named LOAD-Ncpu, with N workers on
-    the first N CPUs (the runner places them; see StudyRunner._placement)."""
+    the first N CPUs (the runner places them; see run.cell.place)."""
     usable = len(os.sched_getaffinity(0))
     for load in loads:
         if load.cpus is not None and load.cpus > usable:
             raise UsageError(f"{where}: load {load.name!r} wants {load.cpus} CPUs; {usable} usable")
     if counts is None:
         return loads
-    if not isinstance(counts, list) or not counts or not all(
-            isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in counts):
+    if (
+        not isinstance(counts, list)
+        or not counts
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in counts)
+    ):
         raise UsageError(f"{where}: scale_cpus must be a non-empty list of CPU counts")
     if max(counts) > usable:
-        raise UsageError(f"{where}: scale_cpus asks for {max(counts)} CPUs; this machine has {usable}")
-    return tuple(replace(load, name=f"{load.name}-{n}cpu", cpus=n)
-                 for load in loads for n in counts)
+        raise UsageError(
+            f"{where}: scale_cpus asks for {max(counts)} CPUs; this machine has {usable}"
+        )
+    return tuple(
+        replace(load, name=f"{load.name}-{n}cpu", cpus=n) for load in loads for n in counts
+    )

@@ -7,7 +7,11 @@ ENV = PythonEnv("bjoern", ("bjoern==3.2.2",))
 
 RECIPES = [
     ServerRecipe(
-        name="bjoern", project="bjoern", flavour=Flavour.NATIVE, env=ENV, version_of="bjoern",
+        name="bjoern",
+        project="bjoern",
+        flavour=Flavour.NATIVE,
+        env=ENV,
+        version_of="bjoern",
         system_packages=("build-essential", "python3-dev", "libev-dev"),
         launch=launch_script(here(__file__)),
         handles=("listen socket made by the launcher: study backlog and TCP_NODELAY",),

@@ -2,8 +2,8 @@
 
 import os
 
-import launchkit
 import bjoern
+import launchkit
 
 args = launchkit.parse()
 app = launchkit.load_app(args)

@@ -8,8 +8,13 @@ ENV = PythonEnv("cherrypy", ("cherrypy==18.10.0", "cheroot==11.1.2"))
 
 RECIPES = [
     ServerRecipe(
-        name="cheroot", project="cheroot", flavour=Flavour.PROCESS, env=ENV,
-        version_of="cheroot", launch=launch_script(here(__file__)), multi_worker=False,
+        name="cheroot",
+        project="cheroot",
+        flavour=Flavour.PROCESS,
+        env=ENV,
+        version_of="cheroot",
+        launch=launch_script(here(__file__)),
+        multi_worker=False,
         handles=("request_queue_size = backlog (default 5)",),
         summary="thread pool (10 threads, or --threads), one process",
     ),

@@ -1,7 +1,7 @@
 """FastWSGI: libuv + llhttp C server; it forks its own workers, each binding the port."""
 
-import launchkit
 import fastwsgi
+import launchkit
 
 args = launchkit.parse()
 app = launchkit.load_app(args)

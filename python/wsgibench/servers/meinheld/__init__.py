@@ -9,13 +9,20 @@ ENV = PythonEnv("meinheld", ("greenlet==3.2.4",), no_deps=("meinheld==1.0.2",))
 
 RECIPES = [
     ServerRecipe(
-        name="meinheld", project="meinheld", flavour=Flavour.NATIVE, env=ENV,
-        version_of="meinheld", system_packages=("build-essential", "python3-dev"),
-        launch=launch_script(here(__file__)), multi_worker=False,
-        handles=("greenlet<0.5 pin bypassed: --no-deps with a current greenlet",
-                 "access log off (on by default)",
-                 "keep-alive on (off by default): set_keepalive(75)",
-                 "set_backlog(backlog) before listen()"),
+        name="meinheld",
+        project="meinheld",
+        flavour=Flavour.NATIVE,
+        env=ENV,
+        version_of="meinheld",
+        system_packages=("build-essential", "python3-dev"),
+        launch=launch_script(here(__file__)),
+        multi_worker=False,
+        handles=(
+            "greenlet<0.5 pin bypassed: --no-deps with a current greenlet",
+            "access log off (on by default)",
+            "keep-alive on (off by default): set_keepalive(75)",
+            "set_backlog(backlog) before listen()",
+        ),
         summary="picoev C server, keep-alive, one process; not monkey-patched",
     ),
 ]

@@ -11,9 +11,14 @@ def _launch(ctx: LaunchContext) -> list[Command]:
 
 RECIPES = [
     ServerRecipe(
-        name="nginx-baseline", project="nginx", flavour=Flavour.NATIVE,
-        binaries=(NGINX,), system_packages=("nginx-light",), launch=_launch,
-        multi_worker=False, version=NGINX.version,
+        name="nginx-baseline",
+        project="nginx",
+        flavour=Flavour.NATIVE,
+        binaries=(NGINX,),
+        system_packages=("nginx-light",),
+        launch=_launch,
+        multi_worker=False,
+        version=NGINX.version,
         summary="nginx returns Pong! itself (no Python): the ceiling of this machine",
     ),
 ]

@@ -55,11 +55,21 @@ http {{
 """
 
 
-def nginx_command(ctx: LaunchContext, location: str, upstream: str = "", role: str = "front") -> Command:
+def nginx_command(
+    ctx: LaunchContext, location: str, upstream: str = "", role: str = "front"
+) -> Command:
     binary = nginx_binary() or "nginx"
     (ctx.workdir / "nginx-tmp").mkdir(parents=True, exist_ok=True)
     return Command(
-        argv=[binary, "-e", "stderr", "-p", str(ctx.workdir), "-c", str(ctx.workdir / "nginx.conf")],
+        argv=[
+            binary,
+            "-e",
+            "stderr",
+            "-p",
+            str(ctx.workdir),
+            "-c",
+            str(ctx.workdir / "nginx.conf"),
+        ],
         files={"nginx.conf": _config(ctx, location, upstream)},
         role=role,
         listens_on=ctx.port,

@@ -51,29 +51,49 @@ catch_workers_output = yes
 
 def _launch(ctx: LaunchContext) -> list[Command]:
     script = ctx.app_dir / "php" / f"{ctx.app}.php"
-    fpm = Command([php_fpm_binary() or "php-fpm", "-F", "-y", str(ctx.workdir / "php-fpm.conf")],
-                  files={"php-fpm.conf": _fpm_config(ctx)}, listens_on=ctx.internal_port)
-    params = "\n".join(f"            fastcgi_param {k} {v};" for k, v in (
-        ("SCRIPT_FILENAME", script), ("REQUEST_METHOD", "$request_method"),
-        ("QUERY_STRING", "$query_string"), ("REQUEST_URI", "$request_uri"),
-        ("DOCUMENT_URI", "$document_uri"), ("SERVER_PROTOCOL", "$server_protocol"),
-        ("CONTENT_TYPE", "$content_type"), ("CONTENT_LENGTH", "$content_length"),
-        ("GATEWAY_INTERFACE", "CGI/1.1"), ("REMOTE_ADDR", "$remote_addr"),
-        ("SERVER_NAME", "$server_name"), ("SERVER_PORT", "$server_port")))
+    fpm = Command(
+        [php_fpm_binary() or "php-fpm", "-F", "-y", str(ctx.workdir / "php-fpm.conf")],
+        files={"php-fpm.conf": _fpm_config(ctx)},
+        listens_on=ctx.internal_port,
+    )
+    params = "\n".join(
+        f"            fastcgi_param {k} {v};"
+        for k, v in (
+            ("SCRIPT_FILENAME", script),
+            ("REQUEST_METHOD", "$request_method"),
+            ("QUERY_STRING", "$query_string"),
+            ("REQUEST_URI", "$request_uri"),
+            ("DOCUMENT_URI", "$document_uri"),
+            ("SERVER_PROTOCOL", "$server_protocol"),
+            ("CONTENT_TYPE", "$content_type"),
+            ("CONTENT_LENGTH", "$content_length"),
+            ("GATEWAY_INTERFACE", "CGI/1.1"),
+            ("REMOTE_ADDR", "$remote_addr"),
+            ("SERVER_NAME", "$server_name"),
+            ("SERVER_PORT", "$server_port"),
+        )
+    )
     # No fastcgi_keep_conn: a php-fpm child serves one FastCGI connection until it closes, so a
     # connection nginx keeps idle would hold a child while requests on other connections wait.
     location = f"fastcgi_pass 127.0.0.1:{ctx.internal_port};\n{params}"
     return [fpm, nginx_command(ctx, location)]
 
+
 RECIPES = [
     ServerRecipe(
-        name="php-fpm-nginx", project="php-fpm", flavour=Flavour.REFERENCE,
-        binaries=(PHP_FPM, NGINX), version=PHP_FPM.version,
+        name="php-fpm-nginx",
+        project="php-fpm",
+        flavour=Flavour.REFERENCE,
+        binaries=(PHP_FPM, NGINX),
+        version=PHP_FPM.version,
         system_packages=("php-fpm", "php-sqlite3", "php-pgsql", "php-mysql", "nginx-light"),
-        launch=_launch, apps=("pong", "db"),
-        handles=("php-fpm -F (foreground) with its config in the workdir, children as www-data",
-                 "no FastCGI keep-alive: an idle kept connection would pin a php-fpm child",
-                 "PDO persistent connections: one database connection per php-fpm child"),
+        launch=_launch,
+        apps=("pong", "db"),
+        handles=(
+            "php-fpm -F (foreground) with its config in the workdir, children as www-data",
+            "no FastCGI keep-alive: an idle kept connection would pin a php-fpm child",
+            "PDO persistent connections: one database connection per php-fpm child",
+        ),
         summary="non-Python reference (seed 002): PHP-FPM static pool behind nginx FastCGI",
     ),
 ]

@@ -8,8 +8,12 @@ ENV = PythonEnv("socketify", ("socketify==0.0.31",))
 
 RECIPES = [
     ServerRecipe(
-        name="socketify", project="socketify.py", flavour=Flavour.NATIVE, env=ENV,
-        version_of="socketify", system_packages=("libuv1",),
+        name="socketify",
+        project="socketify.py",
+        flavour=Flavour.NATIVE,
+        env=ENV,
+        version_of="socketify",
+        system_packages=("libuv1",),
         launch=launch_script(here(__file__)),
         handles=("needs Debian's libuv1 at run time",),
         summary="uWebSockets C++ core, WSGI adapter via cffi; listen backlog fixed by uSockets",

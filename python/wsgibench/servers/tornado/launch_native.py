@@ -17,8 +17,9 @@ from tornado.web import Application, RequestHandler
 
 SLEEP_S = float(os.environ.get("WSGIBENCH_SLEEP_S", "1"))
 
-args = launchkit.parse(extra=lambda p: p.add_argument("--mode", choices=("sync", "async"),
-                                                    required=True))
+args = launchkit.parse(
+    extra=lambda p: p.add_argument("--mode", choices=("sync", "async"), required=True)
+)
 sock = launchkit.listen_socket(args)
 sock.setblocking(False)
 if args.workers > 1:

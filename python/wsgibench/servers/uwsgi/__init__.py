@@ -1,6 +1,7 @@
 """uWSGI: its HTTP router, the router with keep-alive, the HTTP/1.1 socket, and behind nginx."""
 
 from pathlib import Path
+from typing import Any
 
 from wsgibench.servers.nginx.config import NGINX, nginx_proxy
 from wsgibench.servers.recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
@@ -36,15 +37,20 @@ def _somaxconn() -> int:
 
 def _argv(ctx: LaunchContext, *socket: str) -> list[str]:
     argv = [
-        ctx.env_bin("uwsgi"), *socket,
+        ctx.env_bin("uwsgi"),
+        *socket,
         "--master",
         # Without it SIGTERM makes the master reload its workers instead of exiting.
         "--die-on-term",
-        "--processes", str(ctx.workers),
+        "--processes",
+        str(ctx.workers),
         # uWSGI refuses to start when --listen exceeds net.core.somaxconn.
-        "--listen", str(min(ctx.backlog, _somaxconn())),
-        "--chdir", str(ctx.app_dir),
-        "--module", f"{ctx.app}:app",
+        "--listen",
+        str(min(ctx.backlog, _somaxconn())),
+        "--chdir",
+        str(ctx.app_dir),
+        "--module",
+        f"{ctx.app}:app",
         # Exit instead of answering 500 to everything when the app fails to import.
         "--need-app",
         "--disable-logging",
@@ -67,13 +73,17 @@ def _http11(ctx: LaunchContext) -> list[Command]:
 
 
 def _behind_nginx(ctx: LaunchContext) -> list[Command]:
-    backend = Command(_argv(ctx, "--socket", f"{ctx.host}:{ctx.internal_port}"),
-                      listens_on=ctx.internal_port)
+    backend = Command(
+        _argv(ctx, "--socket", f"{ctx.host}:{ctx.internal_port}"), listens_on=ctx.internal_port
+    )
     return [backend, nginx_proxy(ctx, f"uwsgi_pass {ctx.host}:{ctx.internal_port};{UWSGI_PARAMS}")]
 
 
-_COMMON = dict(
-    project="uWSGI", flavour=Flavour.PROCESS, env=ENV, version_of="uwsgi",
+_COMMON: dict[str, Any] = dict(
+    project="uWSGI",
+    flavour=Flavour.PROCESS,
+    env=ENV,
+    version_of="uwsgi",
     system_packages=("build-essential", "python3-dev"),
 )
 _HANDLES = (
@@ -84,21 +94,36 @@ _HANDLES = (
 
 RECIPES = [
     ServerRecipe(
-        name="uwsgi-http", launch=_http(), handles=_HANDLES, **_COMMON,
+        name="uwsgi-http",
+        launch=_http(),
+        handles=_HANDLES,
+        **_COMMON,
         summary="seed 003's trap: HTTP router process in front of the workers, no keep-alive",
     ),
     ServerRecipe(
-        name="uwsgi-http-keepalive", launch=_http("--http-keepalive"), handles=_HANDLES, **_COMMON,
+        name="uwsgi-http-keepalive",
+        launch=_http("--http-keepalive"),
+        handles=_HANDLES,
+        **_COMMON,
         summary="HTTP router with --http-keepalive (enough on its own); no pipelining",
     ),
     ServerRecipe(
-        name="uwsgi-http11", launch=_http11, handles=_HANDLES, **_COMMON,
+        name="uwsgi-http11",
+        launch=_http11,
+        handles=_HANDLES,
+        **_COMMON,
         summary="workers speak HTTP/1.1 themselves (--http11-socket), keep-alive, no pipelining",
     ),
     ServerRecipe(
-        name="uwsgi-nginx", project="uWSGI", flavour=Flavour.PROCESS, env=ENV, version_of="uwsgi",
-        system_packages=("build-essential", "python3-dev", "nginx-light"), binaries=(NGINX,),
-        launch=_behind_nginx, handles=(*_HANDLES, "uwsgi_params written inline into nginx.conf"),
+        name="uwsgi-nginx",
+        project="uWSGI",
+        flavour=Flavour.PROCESS,
+        env=ENV,
+        version_of="uwsgi",
+        system_packages=("build-essential", "python3-dev", "nginx-light"),
+        binaries=(NGINX,),
+        launch=_behind_nginx,
+        handles=(*_HANDLES, "uwsgi_params written inline into nginx.conf"),
         summary="nginx uwsgi_pass to uWSGI's binary uwsgi protocol socket",
     ),
 ]

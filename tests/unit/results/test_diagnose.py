@@ -3,10 +3,26 @@ from dataclasses import replace
 from wsgibench.results.diagnose import Facts, diagnose
 
 CLEAN = Facts(
-    model="closed", level=100, wants_keep_alive=True, responses=100_000, ok=100_000, errors=0,
-    rps_ok=10_000.0, closing_replies=0, latency_min_ms=0.5, latency_mean_ms=10.0, latency_p50_ms=9.0,
-    latency_p90_ms=12.0, latency_p99_ms=20.0, connect_mean_ms=0.1, connections_opened=100,
-    cpu_mean_pct=99.0, cpu_share_pct=100.0, listen_drops=0, log_bytes=0, saturated=False,
+    model="closed",
+    level=100,
+    wants_keep_alive=True,
+    responses=100_000,
+    ok=100_000,
+    errors=0,
+    rps_ok=10_000.0,
+    closing_replies=0,
+    latency_min_ms=0.5,
+    latency_mean_ms=10.0,
+    latency_p50_ms=9.0,
+    latency_p90_ms=12.0,
+    latency_p99_ms=20.0,
+    connect_mean_ms=0.1,
+    connections_opened=100,
+    cpu_mean_pct=99.0,
+    cpu_share_pct=100.0,
+    listen_drops=0,
+    log_bytes=0,
+    saturated=False,
 )
 
 
@@ -19,11 +35,19 @@ def test_a_well_configured_server_gets_no_flag():
 
 
 def test_each_rule():
-    assert codes(replace(CLEAN, closing_replies=100_000, connections_opened=100_000,
-                         latency_mean_ms=9.9)) == ["no-keep-alive"]
+    assert codes(
+        replace(CLEAN, closing_replies=100_000, connections_opened=100_000, latency_mean_ms=9.9)
+    ) == ["no-keep-alive"]
     assert codes(replace(CLEAN, listen_drops=37)) == ["listen-overflow"]
-    nagle = replace(CLEAN, latency_min_ms=3.0, latency_p50_ms=40.0, latency_p90_ms=44.0,
-                    latency_mean_ms=40.0, rps_ok=2500.0, cpu_mean_pct=2.0)
+    nagle = replace(
+        CLEAN,
+        latency_min_ms=3.0,
+        latency_p50_ms=40.0,
+        latency_p90_ms=44.0,
+        latency_mean_ms=40.0,
+        rps_ok=2500.0,
+        cpu_mean_pct=2.0,
+    )
     assert "nagle" in codes(nagle)
     # the same latency from queueing keeps the server busy: not Nagle
     assert "nagle" not in codes(replace(nagle, cpu_mean_pct=99.0))
@@ -42,4 +66,5 @@ def test_littles_law_catches_impossible_figures():
 def test_one_noisy_repeat_is_not_a_trend():
     assert codes(CLEAN, CLEAN, replace(CLEAN, listen_drops=5)) == []
     assert codes(CLEAN, replace(CLEAN, listen_drops=5), replace(CLEAN, listen_drops=3)) == [
-        "listen-overflow"]
+        "listen-overflow"
+    ]

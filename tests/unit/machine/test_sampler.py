@@ -8,7 +8,9 @@ from wsgibench.machine import sockdiag as _sockdiag
 
 def _proc_count(port: int) -> int:
     pattern = re.compile(rb"[0-9A-F]+:%04X [0-9A-F]+:[0-9A-F]{4} 01 " % port)
-    return sum(len(pattern.findall(open(n, "rb").read())) for n in ("/proc/net/tcp", "/proc/net/tcp6"))
+    return sum(
+        len(pattern.findall(open(n, "rb").read())) for n in ("/proc/net/tcp", "/proc/net/tcp6")
+    )
 
 
 def test_counts_the_server_side_of_established_connections():

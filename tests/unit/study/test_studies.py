@@ -1,11 +1,13 @@
 import pytest
 
 from wsgibench.errors import UsageError
-from wsgibench.study.plan import plan_cells
 from wsgibench.study.model import builtin_names, load_study, parse_study
+from wsgibench.study.plan import plan_cells
 
-BASE = {"servers": ["nginx-baseline", "gunicorn-sync"],
-        "load": [{"name": "c", "model": "closed", "levels": [500, 50], "duration_s": 1}]}
+BASE = {
+    "servers": ["nginx-baseline", "gunicorn-sync"],
+    "load": [{"name": "c", "model": "closed", "levels": [500, 50], "duration_s": 1}],
+}
 
 
 def test_every_builtin_study_parses():
@@ -17,14 +19,19 @@ def test_every_builtin_study_parses():
 
 def test_quick_fits_its_budget():
     study = load_study("quick")
-    measured = sum(l.nominal_seconds() + l.warmup_s for l in study.loads) * study.repeats
+    measured = sum(load.nominal_seconds() + load.warmup_s for load in study.loads) * study.repeats
     assert "nginx-baseline" in study.servers and len(study.servers) >= 12
     assert study.cell_count() * measured < 600
 
 
 def test_cells_ascend_levels_and_shuffle_servers_reproducibly():
-    study = parse_study(dict(BASE, servers=[f"gunicorn-{w}" for w in ("sync", "gthread", "gevent")]
-                             + ["nginx-baseline"]), "t")
+    study = parse_study(
+        dict(
+            BASE,
+            servers=[f"gunicorn-{w}" for w in ("sync", "gthread", "gevent")] + ["nginx-baseline"],
+        ),
+        "t",
+    )
     cells = plan_cells(study)
     assert [c.level for c in cells] == [50] * 4 + [500] * 4
     assert [c.server for c in cells] == [c.server for c in plan_cells(study)]
@@ -32,16 +39,22 @@ def test_cells_ascend_levels_and_shuffle_servers_reproducibly():
     assert len(orders) == 2  # random order within each level (seed 004), fixed by the seed
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"servers": ["gunicorn-snyc"]}, "did you mean 'gunicorn-sync'"),
-    ({"load": [{"model": "closed", "levels": [-5], "duration_s": 1}]}, "positive"),
-    ({"load": [{"model": "teleport", "levels": [1]}]}, "model must be one of"),
-    ({"load": [{"model": "rate", "levels": [10]}]}, "duration_s or connections_total"),
-    ({"load": [{"model": "closed", "levels": [1], "duration_s": 1, "bogus": 1}]}, "unknown key"),
-    ({"server_cpus": [99]}, "this machine has CPUs"),
-    ({"repeats": 2, "trim": 1}, "repeats - 2*trim"),
-    ({"colour": "red"}, "unknown key(s) colour"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"servers": ["gunicorn-snyc"]}, "did you mean 'gunicorn-sync'"),
+        ({"load": [{"model": "closed", "levels": [-5], "duration_s": 1}]}, "positive"),
+        ({"load": [{"model": "teleport", "levels": [1]}]}, "model must be one of"),
+        ({"load": [{"model": "rate", "levels": [10]}]}, "duration_s or connections_total"),
+        (
+            {"load": [{"model": "closed", "levels": [1], "duration_s": 1, "bogus": 1}]},
+            "unknown key",
+        ),
+        ({"server_cpus": [99]}, "this machine has CPUs"),
+        ({"repeats": 2, "trim": 1}, "repeats - 2*trim"),
+        ({"colour": "red"}, "unknown key(s) colour"),
+    ],
+)
 def test_bad_study_gets_one_clear_line(change, message):
     with pytest.raises(UsageError) as exc:
         parse_study(dict(BASE, **change), "study.toml")

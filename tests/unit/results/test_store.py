@@ -8,19 +8,45 @@ from wsgibench.results.summary import summarise_study
 
 
 def _repeat(idx, rps):
-    return {"idx": idx, "rps_ok": rps, "requests": 10, "ok": 10, "errors": 0, "error_rate": 0.0,
-            "latency_p50_us": 100.0, "latency_p90_us": 150.0, "latency_p99_us": 200.0,
-            "latency_max_us": 300.0, "cpu_mean_pct": 90.0, "cpu_peak_pct": 99.0,
-            "rss_start_bytes": 1, "rss_end_bytes": 2, "rss_peak_bytes": 3, "rss_mean_bytes": 2,
-            "conns_peak": 5, "engine_cpu_s": 0.1, "sampler_cpu_s": 0.01, "saturated": 0,
-            "engine": {"format_version": 1, "totals": {"ok": 10}},
-            "samples": [(0.0, 0.0, 1, 1, 0, 0.5), (0.1, 95.0, 3, 1, 5, None)]}
+    return {
+        "idx": idx,
+        "rps_ok": rps,
+        "requests": 10,
+        "ok": 10,
+        "errors": 0,
+        "error_rate": 0.0,
+        "latency_p50_us": 100.0,
+        "latency_p90_us": 150.0,
+        "latency_p99_us": 200.0,
+        "latency_max_us": 300.0,
+        "cpu_mean_pct": 90.0,
+        "cpu_peak_pct": 99.0,
+        "rss_start_bytes": 1,
+        "rss_end_bytes": 2,
+        "rss_peak_bytes": 3,
+        "rss_mean_bytes": 2,
+        "conns_peak": 5,
+        "engine_cpu_s": 0.1,
+        "sampler_cpu_s": 0.01,
+        "saturated": 0,
+        "engine": {"format_version": 1, "totals": {"ok": 10}},
+        "samples": [(0.0, 0.0, 1, 1, 0, 0.5), (0.1, 95.0, 3, 1, 5, None)],
+    }
 
 
 def _cell(server, level, status="measured"):
-    return {"server": server, "load": "closed", "model": "closed", "level": level, "position": 0,
-            "status": status, "notes": ["a note"], "capabilities": {"keep_alive": True},
-            "server_info": {"flavour": "native", "version": "1.0"}, "isolation": {"memory": "x"}}
+    return {
+        "server": server,
+        "load": "closed",
+        "model": "closed",
+        "level": level,
+        "position": 0,
+        "status": status,
+        "notes": ["a note"],
+        "capabilities": {"keep_alive": True},
+        "server_info": {"flavour": "native", "version": "1.0"},
+        "isolation": {"memory": "x"},
+    }
 
 
 def test_round_trip_and_summaries(tmp_path):
@@ -56,7 +82,9 @@ def test_unknown_schema_version_is_refused(tmp_path):
     db.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
     db.commit()
     db.close()
-    with pytest.raises(EnvironmentProblem, match=f"version 99; this wsgibench reads version {SCHEMA_VERSION}"):
+    with pytest.raises(
+        EnvironmentProblem, match=f"version 99; this wsgibench reads version {SCHEMA_VERSION}"
+    ):
         Store(path)
 
 

@@ -8,13 +8,13 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
+from wsgibench.cli.report import compare_command
+from wsgibench.errors import UsageError
 from wsgibench.report.compare import markdown, print_table
 from wsgibench.results.compare import compare_stores, median_ratio
-from wsgibench.errors import UsageError
 from wsgibench.results.store import Store
-from wsgibench.cli.report import compare_command
 
-from .test_report_fixtures import ENV, build_store
+from ..synthetic import ENV, build_store
 
 
 def _open(path):
@@ -31,7 +31,9 @@ def test_identical_inputs_no_significant_change(tmp_path):
 def test_rerun_with_noise_only_is_no_change(tmp_path):
     a = build_store(tmp_path / "a.sqlite", repeats=5, seed=1)
     b = build_store(tmp_path / "b.sqlite", repeats=5, seed=1)  # same jitter draws: equal values
-    assert {c.outcome for c in compare_stores(_open(a), _open(b)).cells} == {"no significant change"}
+    assert {c.outcome for c in compare_stores(_open(a), _open(b)).cells} == {
+        "no significant change"
+    }
 
 
 def test_twofold_slowdown_is_significant(tmp_path):
@@ -74,8 +76,9 @@ def test_cells_present_on_one_side_or_unmeasured(tmp_path):
     b = build_store(tmp_path / "b.sqlite", levels=(4, 64), disqualify=("waitress", 4))
     outcomes = {(c.server, c.level): c.outcome for c in compare_stores(_open(a), _open(b)).cells}
     assert outcomes[("waitress", 16)] == "only in A" and outcomes[("waitress", 64)] == "only in B"
-    assert outcomes[("gunicorn-gthread", 4)] == "no significant change" or \
-        outcomes[("gunicorn-gthread", 4)].startswith(("slower", "faster", "mixed"))
+    assert outcomes[("gunicorn-gthread", 4)] == "no significant change" or outcomes[
+        ("gunicorn-gthread", 4)
+    ].startswith(("slower", "faster", "mixed"))
 
 
 def test_compare_command_exit_codes_and_markdown(tmp_path):

@@ -7,13 +7,13 @@ import os
 
 import pytest
 
-from wsgibench.study.apps import get_app
 from wsgibench.errors import UsageError
+from wsgibench.results.store import Store
 from wsgibench.run.cell import place
 from wsgibench.run.study import StudyRunner
-from wsgibench.results.store import Store
-from wsgibench.study.model import load_study, parse_study
 from wsgibench.servers import Flavour, get
+from wsgibench.study.apps import get_app
+from wsgibench.study.model import load_study, parse_study
 
 LOAD = {"name": "c", "model": "count", "requests": 10, "levels": [5]}
 
@@ -26,9 +26,15 @@ def test_db_app_validates_a_float_near_50():
 
 
 def test_load_database_key():
-    study = parse_study({"servers": ["waitress"], "app": "db",
-                         "load": [{**LOAD, "database": "mariadb"}, {**LOAD, "name": "d"}]}, "t")
-    assert [l.database for l in study.loads] == ["mariadb", None]
+    study = parse_study(
+        {
+            "servers": ["waitress"],
+            "app": "db",
+            "load": [{**LOAD, "database": "mariadb"}, {**LOAD, "name": "d"}],
+        },
+        "t",
+    )
+    assert [load.database for load in study.loads] == ["mariadb", None]
     with pytest.raises(UsageError, match="uses none"):
         parse_study({"servers": ["waitress"], "load": [{**LOAD, "database": "sqlite"}]}, "t")
 
@@ -37,7 +43,7 @@ def test_scale_cpus_makes_one_load_per_count(tmp_path):
     usable = len(os.sched_getaffinity(0))
     counts = list(range(1, usable + 1))
     study = parse_study({"servers": ["gunicorn-sync"], "scale_cpus": counts, "load": [LOAD]}, "t")
-    assert [(l.name, l.cpus) for l in study.loads] == [(f"c-{n}cpu", n) for n in counts]
+    assert [(load.name, load.cpus) for load in study.loads] == [(f"c-{n}cpu", n) for n in counts]
     with pytest.raises(UsageError, match="scale_cpus"):
         parse_study({"servers": ["gunicorn-sync"], "scale_cpus": [usable + 1], "load": [LOAD]}, "t")
     with pytest.raises(UsageError, match="scale_cpus"):
@@ -68,8 +74,10 @@ def test_builtin_scenario_studies_parse(name):
     study = load_study(name)
     assert study.cell_count() > 0
     if name == "db2011":
-        assert [l.database for l in study.loads] == ["sqlite", "postgresql", "mariadb"]
-        assert all(l.params["requests"] == 1000 and l.levels == (100,) for l in study.loads)
+        assert [load.database for load in study.loads] == ["sqlite", "postgresql", "mariadb"]
+        assert all(
+            load.params["requests"] == 1000 and load.levels == (100,) for load in study.loads
+        )
         assert "php-fpm-nginx" in study.servers and study.workers == 1
     if name == "tornado2015-mixed":
         assert {r.name for r in study.requests} == {"slow", "fast"}

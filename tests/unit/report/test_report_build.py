@@ -10,15 +10,15 @@ from html.parser import HTMLParser
 import pytest
 from click.testing import CliRunner
 
-from wsgibench.results.store import Store
+from wsgibench.cli.report import report_command
 from wsgibench.report import write_report
 from wsgibench.report.charts import charts
-from wsgibench.cli.report import report_command
 from wsgibench.report.data import load_report_data
 from wsgibench.report.markdown import table as table_markdown
 from wsgibench.report.table import load_table, reference_level
+from wsgibench.results.store import Store
 
-from .test_report_fixtures import build_store
+from ..synthetic import build_store
 
 
 @pytest.fixture
@@ -39,40 +39,58 @@ def test_table_best_throughput_reference_level_and_status(store):
     rows = {r.server: r for r in table.rows}
     assert table.rows[0].server == "nginx-baseline"
     gthread = rows["gunicorn-gthread"]
-    assert gthread.entries["throughput"].level == 16 and len(gthread.entries["throughput"].samples) == 3
+    assert (
+        gthread.entries["throughput"].level == 16
+        and len(gthread.entries["throughput"].samples) == 3
+    )
     assert gthread.entries["throughput"].repeat_ids and gthread.entries["throughput"].cell_id
     assert rows["waitress"].status.startswith("disqualified at 16: error rate")
     assert gthread.capabilities["keep_alive"] and gthread.flavour == "prefork+threads"
 
 
 def test_winners_exclude_the_baseline_and_declare_ties(tmp_path):
-    path = build_store(tmp_path / "t.sqlite", speeds={"nginx-baseline": 9e4, "a": 5000.0,
-                                                     "b": 5001.0, "c": 1000.0},
-                       random_jitter=False)
+    path = build_store(
+        tmp_path / "t.sqlite",
+        speeds={"nginx-baseline": 9e4, "a": 5000.0, "b": 5001.0, "c": 1000.0},
+        random_jitter=False,
+    )
     table = load_table(load_report_data(Store(path, create=False)).loads[0])
     win = {w.metric.key: w for w in table.winners}
     assert "nginx-baseline" not in " ".join(win["throughput"].labels)
-    assert {l.split()[0] for l in win["throughput"].labels} == {"a", "b"}  # within noise of each other
+    assert {label.split()[0] for label in win["throughput"].labels} == {
+        "a",
+        "b",
+    }  # within noise of each other
     assert win["throughput"].tied
-    assert all("c" != l.split()[0] for l in win["throughput"].labels)
+    assert all("c" != label.split()[0] for label in win["throughput"].labels)
     assert win["errors"].tied  # everyone at 0 errors
 
 
 def test_a_disputed_number_is_shown_but_never_crowned(tmp_path):
     # Seed 003's 2018 uWSGI: the lowest latency, with requests missing from it (Little's law).
-    path = build_store(tmp_path / "d.sqlite", speeds={"a": 5000.0, "b": 3000.0},
-                       random_jitter=False)
+    path = build_store(
+        tmp_path / "d.sqlite", speeds={"a": 5000.0, "b": 3000.0}, random_jitter=False
+    )
     with sqlite3.connect(path) as db:
-        db.execute("UPDATE cells SET diagnoses_json=? WHERE server='b'", (json.dumps(
-            [{"code": "littles-law", "message": "numbers disagree", "invalid": False}]),))
-        db.execute("UPDATE repeats SET latency_p50_us=1, latency_p99_us=2 WHERE cell_id IN "
-                   "(SELECT id FROM cells WHERE server='b')")
+        db.execute(
+            "UPDATE cells SET diagnoses_json=? WHERE server='b'",
+            (
+                json.dumps(
+                    [{"code": "littles-law", "message": "numbers disagree", "invalid": False}]
+                ),
+            ),
+        )
+        db.execute(
+            "UPDATE repeats SET latency_p50_us=1, latency_p99_us=2 WHERE cell_id IN "
+            "(SELECT id FROM cells WHERE server='b')"
+        )
     table = load_table(load_report_data(Store(path, create=False)).loads[0])
     win = {w.metric.key: w for w in table.winners}
     for key in ("latency_p50", "latency_p99"):
-        assert [l.split()[0] for l in win[key].labels] == ["a"]
-        assert [(l.split()[0], why) for l, why in win[key].unranked] == [
-            ("b", "its latency fails Little's law: requests are missing from it")]
+        assert [label.split()[0] for label in win[key].labels] == ["a"]
+        assert [(label.split()[0], why) for label, why in win[key].unranked] == [
+            ("b", "its latency fails Little's law: requests are missing from it")
+        ]
     assert win["throughput"].unranked == []  # its throughput is still its own
     md = "\n".join(table_markdown(load_report_data(Store(path, create=False)), table))
     assert "not ranked: b 1.0 (its latency fails Little's law" in md and " ⚠ (" in md
@@ -81,12 +99,21 @@ def test_a_disputed_number_is_shown_but_never_crowned(tmp_path):
 def test_charts_carry_caption_record_ids_and_mark_disqualified(store):
     data = load_report_data(store)
     made = charts(data)
-    assert [c.slug for c in made] == ["throughput-closed", "latency-closed", "errors-closed",
-                                      "memory-closed", "cpu-closed", "efficiency-closed"]
+    assert [c.slug for c in made] == [
+        "throughput-closed",
+        "latency-closed",
+        "errors-closed",
+        "memory-closed",
+        "cpu-closed",
+        "efficiency-closed",
+    ]
     for c in made:
         title = c.spec["title"]
-        assert "synthetic" in title["subtitle"][0] and "Test CPU 3000, 2 cores, kernel 6.1.0-test" \
-            in title["subtitle"][1] and "engine 0.1.0" in title["subtitle"][2], c.slug
+        assert (
+            "synthetic" in title["subtitle"][0]
+            and "Test CPU 3000, 2 cores, kernel 6.1.0-test" in title["subtitle"][1]
+            and "engine 0.1.0" in title["subtitle"][2]
+        ), c.slug
         assert "$schema" not in c.spec
     text = _specs_text(data)
     assert '"cell_id"' in text and '"repeat_ids"' in text
@@ -115,8 +142,11 @@ class _External(HTMLParser):
         self.found = []
 
     def handle_starttag(self, tag, attrs):
-        self.found += [f"{tag} {k}={v}" for k, v in attrs
-                       if k in ("src", "href") and v and re.match(r"(https?:)?//", v)]
+        self.found += [
+            f"{tag} {k}={v}"
+            for k, v in attrs
+            if k in ("src", "href") and v and re.match(r"(https?:)?//", v)
+        ]
 
 
 def test_write_report_files(store, tmp_path):
@@ -128,7 +158,9 @@ def test_write_report_files(store, tmp_path):
     assert "<script src" not in html and "window.vegaEmbed" in html
     assert html.count('class=chart id="chart-') == 6
     assert html.count("</script") == html.count("<script") == 3  # nothing closes a script early
-    assert files.headline.name == "throughput.png" and files.headline.read_bytes().startswith(b"\x89PNG")
+    assert files.headline.name == "throughput.png" and files.headline.read_bytes().startswith(
+        b"\x89PNG"
+    )
     assert len(files.pngs) == 6
     md = files.markdown.read_text()
     assert "| gunicorn-gthread | prefork+threads | 23.0.0 |" in md
@@ -143,5 +175,7 @@ def test_report_command(tmp_path, store):
     assert (out / "report.html").exists() and (out / "summary.md").exists()
     missing = CliRunner().invoke(report_command, [str(tmp_path / "nope.sqlite"), "--out", str(out)])
     assert missing.exit_code == 3
-    bad_study = CliRunner().invoke(report_command, [str(store.path), "--out", str(out), "--study", "9"])
+    bad_study = CliRunner().invoke(
+        report_command, [str(store.path), "--out", str(out), "--study", "9"]
+    )
     assert bad_study.exit_code == 3 and "no study with id 9" in bad_study.output

@@ -4,12 +4,12 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from wsgibench.study.model import load_study
 from wsgibench.cli import cli
 from wsgibench.faults import FAULTS
 from wsgibench.servers import catalog, fault_catalog, get
+from wsgibench.study.model import load_study
 
-DOC = Path(__file__).resolve().parents[2] / "README.md"
+DOC = Path(__file__).resolve().parents[3] / "README.md"
 
 
 def test_faults_resolve_but_are_hidden():

@@ -1,0 +1,224 @@
+"""Synthetic results stores for unit tests of reports and compare (built with the Store API; no tests here)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from wsgibench.results.store import Store
+
+ENV = {
+    "cpu_model": "Test CPU 3000",
+    "cpu_count": 2,
+    "kernel": "6.1.0-test",
+    "memory_bytes": 8 * 2**30,
+    "python": "3.11.2",
+    "wsgibench_version": "0.1.0",
+    "os": "Debian 12",
+    "engine": {"engine_version": "0.1.0", "protocol_version": 1, "format_version": 1},
+}
+ERROR_CLASSES = (
+    "connect_refused",
+    "connect_timeout",
+    "connect_error",
+    "reset",
+    "closed_before_response",
+    "timeout",
+    "bad_status",
+    "bad_body",
+    "protocol_error",
+)
+
+
+def engine_result(
+    rps: float,
+    p50: float,
+    p99: float,
+    errors: dict | None = None,
+    model: str = "closed",
+    level: float = 4,
+    seconds: float = 1.0,
+) -> dict:
+    errors = {k: 0 for k in ERROR_CLASSES} | (errors or {})
+    ok = int(rps * seconds)
+    hist = {
+        "count": ok,
+        "min": 1,
+        "mean": p50,
+        "p50": p50,
+        "p90": (p50 + p99) / 2,
+        "p99": p99,
+        "p999": p99 * 1.5,
+        "max": p99 * 2,
+        "stdev": 1.0,
+        "hdr": "",
+    }
+    field = {"closed": "connections", "rate": "rate", "sessions": "users_per_s"}[model]
+    return {
+        "format_version": 1,
+        "engine": {"name": "wsgibench-engine", "version": "0.1.0", "protocol_version": 1},
+        "plan": {"model": {"kind": model, field: level, "duration_s": seconds}},
+        "elapsed_s": seconds,
+        "totals": {
+            "requests_sent": ok + sum(errors.values()),
+            "responses": ok,
+            "ok": ok,
+            "errors": errors,
+            "rps_ok": rps,
+        },
+        "kinds": [{"name": "pong", "latency_us": hist, "service_us": None, "connect_us": hist}],
+        "timeline": [
+            {
+                "t_s": t / 10,
+                "completed": ok // 10,
+                "ok": ok // 10,
+                "open_connections": level,
+                "p50_us": p50,
+                "p99_us": p99,
+            }
+            for t in range(10)
+        ],
+        "cost": {"user_s": 0.1, "sys_s": 0.1, "cpu_fraction": 0.2, "threads": 1},
+        "saturated": False,
+        "saturation_reasons": [],
+    }
+
+
+def repeat(
+    idx: int,
+    rps: float,
+    p50: float = 500.0,
+    p99: float = 2000.0,
+    cpu: float = 90.0,
+    rss: int = 40 * 2**20,
+    errors: dict | None = None,
+    model: str = "closed",
+    level: float = 4,
+) -> dict:
+    result = engine_result(rps, p50, p99, errors, model, level)
+    ok = result["totals"]["ok"]
+    err = sum(result["totals"]["errors"].values())
+    return {
+        "idx": idx,
+        "rps_ok": rps,
+        "requests": ok + err,
+        "ok": ok,
+        "errors": err,
+        "error_rate": err / (ok + err) if ok + err else 0.0,
+        "latency_p50_us": p50,
+        "latency_p90_us": (p50 + p99) / 2,
+        "latency_p99_us": p99,
+        "latency_max_us": p99 * 2,
+        "cpu_mean_pct": cpu,
+        "cpu_peak_pct": cpu * 1.1,
+        "rss_start_bytes": rss // 2,
+        "rss_end_bytes": rss,
+        "rss_peak_bytes": rss,
+        "rss_mean_bytes": rss * 3 // 4,
+        "conns_peak": int(level),
+        "engine_cpu_s": 0.2,
+        "sampler_cpu_s": 0.01,
+        "saturated": 0,
+        "engine": result,
+        "samples": [(t / 10, cpu, rss, 2, int(level), 0.5) for t in range(10)],
+    }
+
+
+SERVER_INFO = {
+    "nginx-baseline": {"flavour": "baseline", "version": "1.22.1"},
+    "gunicorn-gthread": {"flavour": "prefork+threads", "version": "23.0.0"},
+    "waitress": {"flavour": "threaded", "version": "3.0.2"},
+}
+CAPS = {"pong": True, "http10": True, "keep_alive": True, "pipelining": False}
+
+
+def _cell(
+    server: str, load: str, model: str, level: float, position: int, status: str, reason: str | None
+) -> dict:
+    return {
+        "server": server,
+        "load": load,
+        "model": model,
+        "level": level,
+        "position": position,
+        "status": status,
+        "reason": reason,
+        "notes": ["no pipelining: pipelined requests were not all answered"],
+        "diagnoses": [
+            {
+                "code": "listen_overflow",
+                "message": "listen queue overflowed 3 times",
+                "invalid": False,
+            }
+        ]
+        if status == "disqualified"
+        else [],
+        "capabilities": CAPS,
+        "server_info": {
+            "name": server,
+            **SERVER_INFO.get(server, {"flavour": "threaded", "version": "1.0"}),
+        },
+        "isolation": {"server_cpus": [0], "engine_cpus": [1]},
+    }
+
+
+def build_store(
+    path: Path,
+    speeds: dict[str, float] | None = None,
+    levels=(4, 16),
+    repeats: int = 3,
+    env: dict | None = None,
+    model: str = "closed",
+    seed: int = 1,
+    slowdown: float = 1.0,
+    disqualify: tuple[str, float] | None = None,
+    name: str = "synthetic",
+    jitter: float = 0.01,
+    random_jitter: bool = True,
+) -> Path:
+    """A finished study: each server's rps is speed * level-factor, with ~1 % jitter between repeats
+    (random, or with random_jitter=False exactly -jitter, 0, +jitter, ... in turn)."""
+    speeds = speeds or {"nginx-baseline": 20000.0, "gunicorn-gthread": 5000.0, "waitress": 3000.0}
+    rng = random.Random(seed)
+    store = Store(path)
+    load = {
+        "name": "closed" if model == "closed" else model,
+        "model": model,
+        "levels": list(levels),
+        "duration_s": 1.0,
+    }
+    if model == "sessions":
+        load.update(requests=5, think_s=0.1)
+    study_id = store.begin_study(
+        name, {"name": name, "repeats": repeats, "load": [load]}, env or ENV
+    )
+    position = 0
+    for level in levels:
+        for server, speed in speeds.items():
+            status, reason, reps = "measured", None, []
+            if disqualify and disqualify == (server, level):
+                status, reason = "disqualified", "error rate 12.0% > 5% (reset 40)"
+                reps = [repeat(0, speed * 0.5, errors={"reset": 40}, model=model, level=level)]
+            else:
+                for i in range(repeats):
+                    shake = rng.uniform(-jitter, jitter) if random_jitter else jitter * (i % 3 - 1)
+                    rps = speed * (1 + level / 100) / slowdown * (1 + shake)
+                    p50 = 1e6 * level / rps
+                    reps.append(
+                        repeat(
+                            i,
+                            rps,
+                            p50=p50,
+                            p99=p50 * 3,
+                            cpu=95.0 + rng.uniform(-1, 1),
+                            rss=(30 + level) * 2**20,
+                            model=model,
+                            level=level,
+                        )
+                    )
+            cell = _cell(server, load["name"], model, level, position, status, reason)
+            store.save_cell(study_id, cell, reps)
+            position += 1
+    store.finish_study(study_id)
+    store.close()
+    return path
