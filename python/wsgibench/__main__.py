@@ -1,3 +1,5 @@
+"""`python -m wsgibench`: the command line."""
+
 from wsgibench.cli import main
 
 main()

@@ -1,0 +1,139 @@
+"""A fake engine that returns chosen results, and a fake server handle: the runner's judging and
+diagnosis driven exactly, with no server and no engine process (hyperfine's mock executor)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from wsgibench.results.engine_result import EngineResult
+
+ERROR_CLASSES = (
+    "connect_refused",
+    "connect_timeout",
+    "connect_error",
+    "reset",
+    "closed_before_response",
+    "timeout",
+    "bad_status",
+    "bad_body",
+    "protocol_error",
+)
+
+
+def _histogram(mean_us: float, p50_us: int, p99_us: int) -> dict[str, Any]:
+    return {
+        "count": 1,
+        "min": p50_us // 2,
+        "mean": mean_us,
+        "p50": p50_us,
+        "p90": p99_us,
+        "p99": p99_us,
+        "p999": p99_us,
+        "max": p99_us,
+        "stdev": 0.0,
+        "hdr": "HISTF",
+    }
+
+
+def result(
+    ok: int = 1000,
+    errors: dict[str, int] | None = None,
+    elapsed_s: float = 1.0,
+    mean_us: float | None = None,
+    p50_us: int = 1000,
+    p99_us: int = 2000,
+    saturated: bool = False,
+    reasons: tuple[str, ...] = (),
+    close_replies: int = 0,
+    connections: int = 1,
+    plan: dict[str, Any] | None = None,
+) -> EngineResult:
+    """An engine result document as the engine prints it, parsed like a real one."""
+    errs = {c: 0 for c in ERROR_CLASSES} | (errors or {})
+    sent = ok + sum(errs.values())
+    kind = {
+        "name": "pong",
+        "requests_sent": sent,
+        "responses": ok,
+        "ok": ok,
+        "errors": errs,
+        "bad_status_codes": {},
+        "service_us": None,
+        "latency_us": _histogram(mean_us if mean_us is not None else p50_us, p50_us, p99_us),
+        "connect_us": _histogram(50.0, 50, 100),
+    }
+    doc = {
+        "format_version": 1,
+        "engine": {"name": "wsgibench-engine", "version": "0.1.0", "protocol_version": 1},
+        "plan": plan or {"model": {"kind": "closed", "connections": 10, "duration_s": 1}},
+        "started_unix_s": 1.0,
+        "elapsed_s": elapsed_s,
+        "totals": {
+            "requests_sent": sent,
+            "responses": ok,
+            "ok": ok,
+            "errors": errs,
+            "bad_status_codes": {},
+            "idle_close": 0,
+            "connections_opened": connections,
+            "connection_close_replies": close_replies,
+            "bytes_received": ok * 100,
+            "rps_ok": ok / elapsed_s,
+        },
+        "kinds": [kind],
+        "timeline": [],
+        "cost": {"user_s": 0.1, "sys_s": 0.1, "cpu_fraction": 0.2, "threads": 1},
+        "schedule": {"lag_p99_us": 0, "lag_max_us": 0},
+        "saturated": saturated,
+        "saturation_reasons": list(reasons),
+    }
+    return EngineResult.from_dict(doc)
+
+
+@dataclass
+class FakeEngine:
+    """Returns the results it was given, in order (the last one again when they run out)."""
+
+    results: list[EngineResult]
+    plans: list[dict[str, Any]] = field(default_factory=list)
+
+    def run(self, plan: dict[str, Any]) -> EngineResult:
+        self.plans.append(plan)
+        index = min(len(self.plans) - 1, len(self.results) - 1)
+        return self.results[index]
+
+
+@dataclass
+class FakeCgroup:
+    applied: str = "cgroup v2 memory.max=536870912"
+    kills: int = 0
+
+    def oom_kills(self) -> int:
+        return self.kills
+
+
+@dataclass
+class FakeServer:
+    """A server handle whose death, log growth and OOM kills the test decides."""
+
+    host: str = "127.0.0.1"
+    port: int = 9  # nothing listens there: the sampler counts no connections
+    cgroup: FakeCgroup = field(default_factory=FakeCgroup)
+    dies_after: int | None = None  # repeats after which dead() reports an exit
+    log_bytes_per_call: int = 0
+    calls: int = 0
+    _log: int = 0
+
+    def processes(self) -> list[Any]:
+        return []
+
+    def dead(self) -> str | None:
+        self.calls += 1
+        if self.dies_after is not None and self.calls > self.dies_after:
+            return "server process exited with code 3: fault: crashing"
+        return None
+
+    def logged_bytes(self) -> int:
+        self._log += self.log_bytes_per_call
+        return self._log

@@ -1,0 +1,149 @@
+"""The runner's judging on a fake engine: measured, invalid, disqualified, and each diagnosis, with
+exact reasons and no server or engine process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wsgibench.databases import LoadDatabase
+from wsgibench.run.cell import CellContext, Placement, measure
+from wsgibench.run.checks import Capabilities
+from wsgibench.study.model import parse_study
+from wsgibench.study.plan import plan_cells
+
+from .fakes import FakeCgroup, FakeEngine, FakeServer, result
+
+GOOD = Capabilities(pong=True, http10=True, keep_alive=True, pipelining=True, detail="")
+PLACED = Placement(server_cpus=[0], engine_cpus=[1], workers=1)
+
+
+def _measure(tmp_path: Path, results, server=None, caps=GOOD, repeats=3, level=10, **load):
+    study = parse_study(
+        {
+            "servers": ["nginx-baseline"],
+            "repeats": repeats,
+            "load": [
+                {
+                    "name": "c",
+                    "model": "closed",
+                    "levels": [level],
+                    "duration_s": 1,
+                    "warmup_s": 0.5,
+                    **load,
+                }
+            ],
+        },
+        "judging",
+    )
+    engine = FakeEngine(list(results))
+    ctx = CellContext(study, engine, LoadDatabase(tmp_path), ([0], [1]))
+    outcome = measure(plan_cells(study)[0], server or FakeServer(), caps, ctx, PLACED)
+    return outcome, engine
+
+
+def _codes(outcome) -> set[str]:
+    return {d["code"] for d in outcome.diagnoses}
+
+
+def test_a_good_server_is_measured_over_every_repeat(tmp_path):
+    # 10 connections, 10,000 replies/s at 1 ms each: Little's law holds exactly.
+    outcome, engine = _measure(tmp_path, [result(ok=10_000, mean_us=1000)])
+    assert (outcome.status, outcome.reason) == ("measured", None)
+    assert len(outcome.repeats) == 3 and [r["idx"] for r in outcome.repeats] == [0, 1, 2]
+    assert outcome.repeats[0]["rps_ok"] == 10_000 and outcome.repeats[0]["error_rate"] == 0
+    assert _codes(outcome) == set()
+    # a warm-up, then one plan per repeat, each with its own seed
+    assert len(engine.plans) == 4
+    assert len({p["seed"] for p in engine.plans[1:]}) == 3
+    assert engine.plans[0]["model"]["duration_s"] == 0.5
+
+
+def test_errors_over_the_threshold_disqualify_and_end_the_cell(tmp_path):
+    outcome, engine = _measure(tmp_path, [result(ok=900, errors={"timeout": 80, "reset": 20})])
+    assert outcome.status == "disqualified"
+    assert outcome.reason == "error rate 10.0% > 5% (timeout 80, reset 20)"
+    assert len(outcome.repeats) == 1 and len(engine.plans) == 2
+
+
+def test_errors_under_the_threshold_are_measured(tmp_path):
+    outcome, _ = _measure(tmp_path, [result(ok=9_990, errors={"timeout": 10}, mean_us=1000)])
+    assert outcome.status == "measured" and outcome.repeats[0]["errors"] == 10
+
+
+def test_a_saturated_engine_makes_the_cell_invalid(tmp_path):
+    saturated = result(ok=10_000, mean_us=1000, saturated=True, reasons=("engine CPU 99 %",))
+    outcome, _ = _measure(tmp_path, [saturated])
+    assert outcome.status == "invalid"
+    assert outcome.reason == "load generator was the bottleneck: engine CPU 99 %"
+    diagnosis = next(d for d in outcome.diagnoses if d["code"] == "engine-saturated")
+    assert diagnosis["invalid"] is True and "engine CPU 99 %" in diagnosis["message"]
+    assert len(outcome.repeats) == 3  # invalid, but every repeat is kept
+
+
+def test_saturation_in_one_repeat_is_enough(tmp_path):
+    fine, saturated = (
+        result(ok=10_000, mean_us=1000),
+        result(ok=10_000, mean_us=1000, saturated=True),
+    )
+    outcome, _ = _measure(tmp_path, [fine, saturated, fine])
+    assert outcome.status == "invalid" and "engine-saturated" in _codes(outcome)
+
+
+def test_a_crash_disqualifies_with_the_exit_and_the_oom_kills(tmp_path):
+    server = FakeServer(dies_after=1, cgroup=FakeCgroup(kills=2))
+    outcome, _ = _measure(tmp_path, [result(ok=10_000, mean_us=1000)], server=server)
+    assert outcome.status == "disqualified"
+    assert outcome.reason == (
+        "crashed during repeat 2: server process exited with code 3: "
+        "fault: crashing (memory limit hit: 2 OOM kill(s))"
+    )
+    assert outcome.notes == ["memory limit hit: 2 OOM kill(s)"]
+
+
+def test_no_valid_reply_disqualifies(tmp_path):
+    outcome, _ = _measure(tmp_path, [result(ok=0, errors={"timeout": 10})])
+    assert outcome.status == "disqualified"
+    assert outcome.reason == "stopped answering: 0 valid replies in repeat 1"
+
+
+def test_a_wrong_answer_is_disqualified_before_any_load(tmp_path):
+    wrong = Capabilities(False, True, True, True, "pong: got [(200, b'Pang!')]")
+    outcome, engine = _measure(tmp_path, [result()], caps=wrong)
+    assert outcome.status == "disqualified" and engine.plans == []
+    assert outcome.reason == "wrong answer to a plain request: pong: got [(200, b'Pang!')]"
+
+
+def test_no_keep_alive_is_measured_per_request_and_said(tmp_path):
+    caps = Capabilities(True, True, keep_alive=False, pipelining=False, detail="")
+    outcome, engine = _measure(tmp_path, [result(ok=10_000, mean_us=1000)], caps=caps)
+    assert outcome.status == "measured"
+    assert all(p["http"]["keep_alive"] is False for p in engine.plans)
+    assert _codes(outcome) == {"no-keep-alive"}
+
+
+@pytest.mark.parametrize(
+    ("run", "code"),
+    [
+        # 100 connections but throughput x latency = 10 in flight
+        (dict(results=[result(ok=10_000, mean_us=1000)], level=100), "littles-law"),
+        # 20 bytes of log per reply
+        (
+            dict(
+                results=[result(ok=10_000, mean_us=1000)],
+                server=FakeServer(log_bytes_per_call=200_000),
+            ),
+            "logging",
+        ),
+        # every reply closed its connection on a keep-alive load
+        (dict(results=[result(ok=10_000, mean_us=1000, close_replies=10_000)]), "no-keep-alive"),
+        # ~40 ms replies from a server that does nothing: Nagle meets delayed ACK
+        (dict(results=[result(ok=250, mean_us=40_000, p50_us=40_000, p99_us=42_000)]), "nagle"),
+    ],
+    ids=["littles-law", "logging", "closes-keep-alive", "nagle"],
+)
+def test_each_diagnosis(tmp_path, run, code):
+    outcome, _ = _measure(tmp_path, **run)
+    assert code in _codes(outcome), outcome.diagnoses
+    assert outcome.status == "measured"
