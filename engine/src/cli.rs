@@ -178,101 +178,112 @@ pub fn apply_overrides(plan: &mut Value, overrides: &[(String, String)]) -> Resu
         m.insert("kind".into(), json!(kind));
     }
     for (flag, v) in overrides {
-        let model_key = match flag.as_str() {
-            "connections" => Some("connections"),
-            "duration" => Some("duration_s"),
-            "pipeline" => Some("pipeline"),
-            "rate" => Some("rate"),
-            "connections-total" => Some("connections_total"),
-            "calls" => Some("calls"),
-            "users-per-s" => Some("users_per_s"),
-            "requests" => Some("requests"),
-            "think" => Some("think_s"),
-            "concurrency" => Some("concurrency"),
-            _ => None,
-        };
-        if let Some(key) = model_key {
+        if let Some(key) = model_key(flag) {
             let val = number(flag, v)?;
             section(p, "model").insert(key.into(), val);
-            continue;
-        }
-        match flag.as_str() {
-            "model" => {}
-            "arrival" => {
-                section(p, "model").insert("arrival".into(), json!(v));
-            }
-            "url" => {
-                let (host, port, path) = parse_url(v)?;
-                let t = section(p, "target");
-                t.insert("host".into(), json!(host));
-                t.insert("port".into(), json!(port));
-                for r in requests_mut(p) {
-                    r.insert("path".into(), json!(path));
-                }
-            }
-            "http" => {
-                section(p, "http").insert("version".into(), json!(v));
-            }
-            "keep-alive" | "no-keep-alive" => {
-                section(p, "http").insert("keep_alive".into(), json!(flag == "keep-alive"));
-            }
-            "method" => {
-                for r in requests_mut(p) {
-                    r.insert("method".into(), json!(v));
-                }
-            }
-            "expect-status" | "expect-body" => {
-                let (key, val) = if flag == "expect-status" {
-                    ("status", number(flag, v)?)
-                } else {
-                    ("body", json!(v))
-                };
-                for r in requests_mut(p) {
-                    let e = r.entry("expect").or_insert_with(|| json!({"status": 200}));
-                    if let Some(e) = e.as_object_mut() {
-                        if key == "body" {
-                            for other in ["body_len", "body_sha256", "body_float"] {
-                                e.remove(other);
-                            }
-                        }
-                        e.insert(key.into(), val.clone());
-                    }
-                }
-            }
-            "timeout" => {
-                p.insert("timeout_s".into(), number(flag, v)?);
-            }
-            "connect-timeout" => {
-                p.insert("connect_timeout_s".into(), number(flag, v)?);
-            }
-            "threads" | "seed" => {
-                p.insert(flag.clone(), number(flag, v)?);
-            }
-            "cpus" => {
-                let cpus = v
-                    .split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(|s| {
-                        s.trim().parse::<u64>().map_err(|_| {
-                            format!("--cpus takes CPU numbers like 1 or 0,1, not {v:?}")
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                p.insert("cpus".into(), json!(cpus));
-            }
-            "allow-remote" => {
-                p.insert("allow_remote".into(), json!(true));
-            }
-            "no-spread-source" => {
-                p.insert("spread_source".into(), json!(false));
-            }
-            "linger-zero" => {
-                p.insert("linger_zero".into(), json!(true));
-            }
-            other => return Err(format!("unknown option --{other}")),
+        } else {
+            apply_flag(p, flag, v)?;
         }
     }
     Ok(())
+}
+
+/// The model field a numeric model flag sets.
+fn model_key(flag: &str) -> Option<&'static str> {
+    Some(match flag {
+        "connections" => "connections",
+        "duration" => "duration_s",
+        "pipeline" => "pipeline",
+        "rate" => "rate",
+        "connections-total" => "connections_total",
+        "calls" => "calls",
+        "users-per-s" => "users_per_s",
+        "requests" => "requests",
+        "think" => "think_s",
+        "concurrency" => "concurrency",
+        _ => return None,
+    })
+}
+
+/// Apply one flag that is not a numeric model field.
+fn apply_flag(p: &mut Map<String, Value>, flag: &str, v: &str) -> Result<(), String> {
+    match flag {
+        "model" => {}
+        "arrival" => {
+            section(p, "model").insert("arrival".into(), json!(v));
+        }
+        "url" => {
+            let (host, port, path) = parse_url(v)?;
+            let t = section(p, "target");
+            t.insert("host".into(), json!(host));
+            t.insert("port".into(), json!(port));
+            for r in requests_mut(p) {
+                r.insert("path".into(), json!(path));
+            }
+        }
+        "http" => {
+            section(p, "http").insert("version".into(), json!(v));
+        }
+        "keep-alive" | "no-keep-alive" => {
+            section(p, "http").insert("keep_alive".into(), json!(flag == "keep-alive"));
+        }
+        "method" => {
+            for r in requests_mut(p) {
+                r.insert("method".into(), json!(v));
+            }
+        }
+        "expect-status" => set_expect(p, "status", number(flag, v)?),
+        "expect-body" => set_expect(p, "body", json!(v)),
+        "timeout" => {
+            p.insert("timeout_s".into(), number(flag, v)?);
+        }
+        "connect-timeout" => {
+            p.insert("connect_timeout_s".into(), number(flag, v)?);
+        }
+        "threads" | "seed" => {
+            p.insert(flag.to_owned(), number(flag, v)?);
+        }
+        "cpus" => {
+            p.insert("cpus".into(), json!(parse_cpus(v)?));
+        }
+        "allow-remote" => {
+            p.insert("allow_remote".into(), json!(true));
+        }
+        "no-spread-source" => {
+            p.insert("spread_source".into(), json!(false));
+        }
+        "linger-zero" => {
+            p.insert("linger_zero".into(), json!(true));
+        }
+        other => return Err(format!("unknown option --{other}")),
+    }
+    Ok(())
+}
+
+/// Set `expect.key` of every request; an expected body replaces any other body check.
+fn set_expect(p: &mut Map<String, Value>, key: &str, val: Value) {
+    for r in requests_mut(p) {
+        let e = r.entry("expect").or_insert_with(|| json!({"status": 200}));
+        if let Some(e) = e.as_object_mut() {
+            if key == "body" {
+                for other in ["body_len", "body_sha256", "body_float"] {
+                    e.remove(other);
+                }
+            }
+            e.insert(key.into(), val.clone());
+        }
+    }
+}
+
+fn parse_cpus(v: &str) -> Result<Vec<u64>, String> {
+    v.split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("--cpus takes CPU numbers like 1 or 0,1, not {v:?}"))
+        })
+        .collect()
 }
 
 fn requests_mut(p: &mut Map<String, Value>) -> impl Iterator<Item = &mut Map<String, Value>> {

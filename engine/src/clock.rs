@@ -1,4 +1,5 @@
-//! Monotonic nanosecond clock and a timerfd for sub-millisecond wake-ups (epoll waits in ms).
+//! Monotonic nanosecond clock, the run's timeline seconds, and a timerfd for sub-millisecond
+//! wake-ups (epoll waits in ms).
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -18,6 +19,28 @@ pub fn now_ns() -> u64 {
 
 pub fn secs_to_ns(s: f64) -> u64 {
     (s * NS_PER_S as f64).round().max(0.0) as u64
+}
+
+/// Whole seconds since the run started: the index of the result's per-second timeline.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeline {
+    start_ns: u64,
+}
+
+impl Timeline {
+    pub fn new(start_ns: u64) -> Timeline {
+        Timeline { start_ns }
+    }
+
+    /// The timeline second `now_ns` falls in (0 before the start).
+    pub fn second_of(&self, now_ns: u64) -> usize {
+        (now_ns.saturating_sub(self.start_ns) / NS_PER_S) as usize
+    }
+
+    /// When timeline second `sec` begins.
+    pub fn second_start_ns(&self, sec: usize) -> u64 {
+        self.start_ns + sec as u64 * NS_PER_S
+    }
 }
 
 /// A one-shot absolute timer; `arm` only issues a syscall when the deadline changes.

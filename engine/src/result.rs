@@ -1,5 +1,7 @@
 //! The result document (format_version 1): totals, per-kind histograms, timeline, cost, saturation.
 
+use std::collections::BTreeMap;
+
 use base64::Engine as _;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
@@ -7,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use crate::plan::{Plan, PROTOCOL_VERSION};
 use crate::runner::RunOutcome;
-use crate::stats::{add_errors, Errors, ERROR_NAMES};
+use crate::stats::{add_errors, Errors, ThreadStats, ERROR_NAMES};
 
 pub const FORMAT_VERSION: u64 = 1;
 pub const ENGINE_NAME: &str = "wsgibench-engine";
@@ -58,22 +60,35 @@ fn codes_obj<'a>(codes: impl Iterator<Item = (&'a u16, &'a u64)>) -> Value {
     Value::Object(m)
 }
 
-pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
-    let st = &out.stats;
+/// Sums over all request kinds, and each kind's own entry.
+struct Kinds {
+    entries: Vec<Value>,
+    errors: Errors,
+    sent: u64,
+    responses: u64,
+    ok: u64,
+    codes: BTreeMap<u16, u64>,
+}
+
+fn kinds(plan: &Plan, st: &ThreadStats) -> Kinds {
     let open = plan.model.is_open();
-    let mut errors: Errors = [0; 9];
-    let (mut sent, mut responses, mut ok) = (0, 0, 0);
-    let mut codes = std::collections::BTreeMap::<u16, u64>::new();
-    let mut kinds = Vec::new();
+    let mut t = Kinds {
+        entries: Vec::new(),
+        errors: [0; 9],
+        sent: 0,
+        responses: 0,
+        ok: 0,
+        codes: BTreeMap::new(),
+    };
     for (spec, k) in plan.requests.iter().zip(&st.kinds) {
-        add_errors(&mut errors, &k.errors);
-        sent += k.requests_sent;
-        responses += k.responses;
-        ok += k.ok;
+        add_errors(&mut t.errors, &k.errors);
+        t.sent += k.requests_sent;
+        t.responses += k.responses;
+        t.ok += k.ok;
         for (c, n) in &k.bad_status_codes {
-            *codes.entry(*c).or_default() += n;
+            *t.codes.entry(*c).or_default() += n;
         }
-        kinds.push(json!({
+        t.entries.push(json!({
             "name": spec.name,
             "requests_sent": k.requests_sent,
             "responses": k.responses,
@@ -85,9 +100,11 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
             "connect_us": hist_summary(&k.connect_us),
         }));
     }
-    let elapsed = out.elapsed_s.max(1e-9);
-    let timeline: Vec<Value> = st
-        .timeline
+    t
+}
+
+fn timeline(st: &ThreadStats) -> Vec<Value> {
+    st.timeline
         .iter()
         .enumerate()
         .map(|(i, s)| {
@@ -95,14 +112,17 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
             json!({"t_s": i, "completed": s.completed, "ok": s.ok, "errors": errors_obj(&s.errors, true),
                    "open_connections": s.open_connections, "p50_us": p50, "p99_us": p99})
         })
-        .collect();
-    let cpu_fraction = (out.user_s + out.sys_s) / (elapsed * plan.threads as f64);
-    let lag = &st.lag_us;
-    let (lag_p99, lag_max) = if lag.is_empty() {
-        (0, 0)
-    } else {
-        (lag.value_at_quantile(0.99), lag.max())
-    };
+        .collect()
+}
+
+/// Why the engine itself may have limited the load (empty: it did not).
+fn saturation_reasons(
+    plan: &Plan,
+    out: &RunOutcome,
+    cpu_fraction: f64,
+    lag_p99: u64,
+) -> Vec<String> {
+    let st = &out.stats;
     let mut reasons = Vec::new();
     if cpu_fraction >= CPU_SATURATED_FRACTION {
         reasons.push(format!(
@@ -111,7 +131,7 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
             plan.threads
         ));
     }
-    if open && lag_p99 > LAG_P99_SATURATED_US {
+    if plan.model.is_open() && lag_p99 > LAG_P99_SATURATED_US {
         reasons.push(format!(
             "schedule lag p99 {} us > {} us",
             lag_p99, LAG_P99_SATURATED_US
@@ -135,6 +155,21 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
             st.abandoned
         ));
     }
+    reasons
+}
+
+pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
+    let st = &out.stats;
+    let k = kinds(plan, st);
+    let elapsed = out.elapsed_s.max(1e-9);
+    let cpu_fraction = (out.user_s + out.sys_s) / (elapsed * plan.threads as f64);
+    let lag = &st.lag_us;
+    let (lag_p99, lag_max) = if lag.is_empty() {
+        (0, 0)
+    } else {
+        (lag.value_at_quantile(0.99), lag.max())
+    };
+    let reasons = saturation_reasons(plan, out, cpu_fraction, lag_p99);
     json!({
         "format_version": FORMAT_VERSION,
         "engine": {"name": ENGINE_NAME, "version": ENGINE_VERSION, "protocol_version": PROTOCOL_VERSION},
@@ -142,20 +177,20 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
         "started_unix_s": out.started_unix_s,
         "elapsed_s": out.elapsed_s,
         "totals": {
-            "requests_sent": sent, "responses": responses, "ok": ok,
-            "errors": errors_obj(&errors, false),
-            "bad_status_codes": codes_obj(codes.iter()),
+            "requests_sent": k.sent, "responses": k.responses, "ok": k.ok,
+            "errors": errors_obj(&k.errors, false),
+            "bad_status_codes": codes_obj(k.codes.iter()),
             "idle_close": st.idle_close,
             "connections_opened": st.connections_opened,
             "connection_close_replies": st.connection_close_replies,
             "bytes_received": st.bytes_received,
-            "rps_ok": ok as f64 / elapsed,
+            "rps_ok": k.ok as f64 / elapsed,
             "unsolicited_bytes": st.unsolicited_bytes,
             "abandoned": st.abandoned,
             "peak_open_connections": st.peak_open,
         },
-        "kinds": kinds,
-        "timeline": timeline,
+        "kinds": k.entries,
+        "timeline": timeline(st),
         "cost": {
             "user_s": out.user_s, "sys_s": out.sys_s, "cpu_fraction": cpu_fraction, "threads": plan.threads,
             "max_rss_kib": out.max_rss_kib, "nofile_limit": out.nofile_limit,

@@ -6,9 +6,9 @@ use std::time::Duration;
 use mio::unix::SourceFd;
 use mio::{Events, Interest};
 
-use crate::clock::{now_ns, secs_to_ns, TimerFd, NS_PER_S};
+use crate::clock::{now_ns, secs_to_ns, Timeline, TimerFd, NS_PER_S};
 use crate::http::build_request;
-use crate::models;
+use crate::models::{self, Model};
 use crate::plan::Plan;
 use crate::reactor::{Config, KindConfig, Reactor, TIMER_TOKEN};
 use crate::stats::ThreadStats;
@@ -120,88 +120,122 @@ fn worker(
     thread: usize,
     start_ns: u64,
 ) -> std::io::Result<ThreadStats> {
+    let timeline = Timeline::new(start_ns);
     let seed = plan
         .seed
         .wrapping_mul(0x9e37_79b9)
         .wrapping_add(thread as u64);
-    let mut rt = Reactor::new(cfg, seed, start_ns, (thread as u32) * 61)?;
-    let mut timer = TimerFd::new()?;
+    let rt = Reactor::new(cfg, seed, timeline, (thread as u32) * 61)?;
+    let timer = TimerFd::new()?;
     rt.poll.registry().register(
         &mut SourceFd(&timer.raw_fd()),
         TIMER_TOKEN,
         Interest::READABLE,
     )?;
-    let mut model = models::make(plan, thread, start_ns);
-    let hard_stop = models::hard_stop_ns(plan, start_ns);
-    let mut events = Events::with_capacity(1024);
-    let mut ended = Vec::new();
-    model.start(now_ns(), &mut rt);
-    loop {
-        let now = now_ns();
-        rt.expire(now);
-        model.on_timer(now, &mut rt);
-        // Only the ends present now: a reconnect that fails at once is handled next round,
-        // so a refused port can not spin this loop without re-reading the clock.
-        std::mem::swap(&mut ended, &mut rt.ended);
-        for e in ended.drain(..) {
-            model.on_conn_end(e, now, &mut rt);
+    Worker {
+        rt,
+        model: models::make(plan, thread, start_ns),
+        timer,
+        events: Events::with_capacity(1024),
+        timeline,
+        hard_stop: models::hard_stop_ns(plan, start_ns),
+    }
+    .run()
+}
+
+/// One thread's event loop: the reactor, its model and the timerfd that wakes it on schedule.
+struct Worker {
+    rt: Reactor,
+    model: Box<dyn Model>,
+    timer: TimerFd,
+    events: Events,
+    timeline: Timeline,
+    hard_stop: u64,
+}
+
+impl Worker {
+    fn run(mut self) -> std::io::Result<ThreadStats> {
+        let mut ended = Vec::new();
+        self.model.start(now_ns(), &mut self.rt);
+        loop {
+            let now = now_ns();
+            self.rt.expire(now);
+            self.model.on_timer(now, &mut self.rt);
+            // Only the ends present now: a reconnect that fails at once is handled next round,
+            // so a refused port can not spin this loop without re-reading the clock.
+            std::mem::swap(&mut ended, &mut self.rt.ended);
+            for e in ended.drain(..) {
+                self.model.on_conn_end(e, now, &mut self.rt);
+            }
+            let sec = self.timeline.second_of(now);
+            let open = self.rt.open_conns();
+            let s = self.rt.stats.second(sec);
+            s.open_connections = s.open_connections.max(open);
+            if self.model.finished(now, &self.rt) && self.rt.idle() {
+                break;
+            }
+            if now >= self.hard_stop {
+                self.rt.abort_all(now);
+                self.rt.stats.abandoned += self.model.abandon();
+                break;
+            }
+            let timeout = self.poll_timeout(now, sec);
+            if let Err(e) = self.rt.poll.poll(&mut self.events, timeout) {
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+            self.dispatch();
         }
-        let sec = rt.second_of(now);
-        let open = rt.open_conns;
-        let s = rt.stats.second(sec);
-        s.open_connections = s.open_connections.max(open);
-        if model.finished(now, &rt) && rt.idle() {
-            break;
-        }
-        if now >= hard_stop {
-            rt.abort_all(now);
-            rt.stats.abandoned += model.abandon();
-            break;
-        }
-        // Wake for: schedule (precisely, via timerfd), timeouts, the next timeline second, hard stop.
-        let precise = [model.next_due_ns(), rt.next_precise_ns()]
+        Ok(self.rt.stats)
+    }
+
+    /// Wake for: schedule (precisely, via timerfd), timeouts, the next timeline second, hard stop.
+    fn poll_timeout(&mut self, now: u64, sec: usize) -> Option<Duration> {
+        let precise = [self.model.next_due_ns(), self.rt.next_precise_ns()]
             .into_iter()
             .flatten()
             .min();
-        let next_second = start_ns + (sec as u64 + 1) * NS_PER_S;
-        let coarse = [rt.next_coarse_ns(), Some(next_second), Some(hard_stop)]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or(hard_stop);
-        let timeout = if !rt.ended.is_empty() {
-            Some(Duration::ZERO)
-        } else {
-            match precise {
-                Some(p) if p <= now => Some(Duration::ZERO),
-                Some(p) if p < coarse => {
-                    timer.arm(p);
-                    // The timerfd wakes us precisely; the poll timeout is only a backstop.
-                    Some(Duration::from_nanos(coarse.saturating_sub(now)))
-                }
-                _ => Some(Duration::from_nanos(coarse.saturating_sub(now))),
-            }
-        };
-        if let Err(e) = rt.poll.poll(&mut events, timeout) {
-            if e.kind() != std::io::ErrorKind::Interrupted {
-                return Err(e);
-            }
+        let next_second = self.timeline.second_start_ns(sec + 1);
+        let coarse = [
+            self.rt.next_coarse_ns(),
+            Some(next_second),
+            Some(self.hard_stop),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(self.hard_stop);
+        if !self.rt.ended.is_empty() {
+            return Some(Duration::ZERO);
         }
+        match precise {
+            Some(p) if p <= now => Some(Duration::ZERO),
+            Some(p) if p < coarse => {
+                self.timer.arm(p);
+                // The timerfd wakes us precisely; the poll timeout is only a backstop.
+                Some(Duration::from_nanos(coarse.saturating_sub(now)))
+            }
+            _ => Some(Duration::from_nanos(coarse.saturating_sub(now))),
+        }
+    }
+
+    /// Handle the socket events of one poll.
+    fn dispatch(&mut self) {
         let mut now = now_ns();
-        for (i, ev) in events.iter().enumerate() {
+        for (i, ev) in self.events.iter().enumerate() {
             if i % EVENTS_PER_SCHEDULE_CHECK == EVENTS_PER_SCHEDULE_CHECK - 1 {
                 // A full batch of connects and closes takes milliseconds: keep the schedule
                 // (arrivals, think timers) going in between instead of after the whole batch.
                 now = now_ns();
-                rt.expire_schedule(now);
-                model.on_timer(now, &mut rt);
+                self.rt.expire_schedule(now);
+                self.model.on_timer(now, &mut self.rt);
             }
             if ev.token() == TIMER_TOKEN {
-                timer.drain();
+                self.timer.drain();
             } else {
-                rt.handle_event(ev, now);
+                self.rt.handle_event(ev, now);
             }
         }
     }
-    Ok(rt.stats)
 }

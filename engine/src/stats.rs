@@ -60,7 +60,7 @@ pub struct KindStats {
 }
 
 impl KindStats {
-    pub fn new() -> KindStats {
+    fn new() -> KindStats {
         KindStats {
             requests_sent: 0,
             responses: 0,
@@ -84,12 +84,6 @@ impl KindStats {
         self.latency_us.add(&o.latency_us).expect("same bounds");
         self.service_us.add(&o.service_us).expect("same bounds");
         self.connect_us.add(&o.connect_us).expect("same bounds");
-    }
-}
-
-impl Default for KindStats {
-    fn default() -> Self {
-        Self::new()
     }
 }
 

@@ -77,17 +77,3 @@ pub fn max_rss_kib() -> u64 {
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
     ru.ru_maxrss as u64
 }
-
-/// Current resident set size in KiB (from /proc/self/statm).
-pub fn rss_kib() -> u64 {
-    // SAFETY: sysconf has no memory-safety preconditions.
-    let page_kib = (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) / 1024) as u64;
-    std::fs::read_to_string("/proc/self/statm")
-        .ok()
-        .and_then(|s| {
-            s.split_whitespace()
-                .nth(1)
-                .and_then(|v| v.parse::<u64>().ok())
-        })
-        .map_or(0, |pages| pages * page_kib)
-}

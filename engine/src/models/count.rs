@@ -1,6 +1,6 @@
 //! Fixed count (ab -n -c): exactly N requests over C closed-loop workers.
 
-use super::Model;
+use super::{share, Model};
 use crate::reactor::{ConnEnd, Reactor, Script};
 
 pub struct Count {
@@ -9,7 +9,18 @@ pub struct Count {
 }
 
 impl Count {
-    pub fn new(requests: u64, concurrency: u64) -> Count {
+    /// Thread `thread`'s part of `requests` over `concurrency` workers. Only threads that get a
+    /// worker get requests, or a worker-less thread would wait forever.
+    pub fn for_thread(requests: u64, concurrency: u64, thread: usize, threads: usize) -> Count {
+        let busy = threads.min(concurrency as usize);
+        let (requests, concurrency) = if thread < busy {
+            (
+                share(requests, thread, busy),
+                share(concurrency, thread, busy),
+            )
+        } else {
+            (0, 0)
+        };
         Count {
             requests,
             concurrency,
@@ -30,7 +41,7 @@ impl Count {
 impl Model for Count {
     fn start(&mut self, now: u64, rt: &mut Reactor) {
         // The reactor's budget makes "exactly N" hold across reconnects and failures.
-        rt.budget = Some(self.requests);
+        rt.set_budget(self.requests);
         for w in 0..self.concurrency.min(self.requests) {
             rt.open(Self::script(w), None, now);
         }
@@ -43,12 +54,12 @@ impl Model for Count {
     }
 
     fn on_conn_end(&mut self, end: ConnEnd, now: u64, rt: &mut Reactor) {
-        if rt.budget.unwrap_or(0) > 0 {
+        if rt.budget_left() > 0 {
             rt.open(Self::script(end.script.tag), None, now);
         }
     }
 
     fn finished(&self, _now: u64, rt: &Reactor) -> bool {
-        rt.budget.unwrap_or(0) == 0
+        rt.budget_left() == 0
     }
 }

@@ -4,6 +4,8 @@ group that no process of a server escapes; sweeping groups a killed run left."""
 from __future__ import annotations
 
 import os
+import signal
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,50 +14,96 @@ _V2_ROOTS = (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified"))
 _V1_MEMORY = Path("/sys/fs/cgroup/memory")
 
 
-def _v2_memory_root() -> Path | None:
-    for root in _V2_ROOTS:
-        controllers = root / "cgroup.controllers"
-        if controllers.exists() and "memory" in controllers.read_text().split():
-            return root
-    return None
+def _controllers(group: Path) -> set[str]:
+    try:
+        return set((group / "cgroup.controllers").read_text().split())
+    except OSError:
+        return set()
+
+
+def _enable_memory(parent: Path) -> None:
+    """Let the children of a v2 group use the memory controller: enable it from the hierarchy's
+    root down to that group (each level must enable it for the next)."""
+    mount = _mount_root(parent)
+    parts = parent.relative_to(mount).parts
+    for depth in range(len(parts) + 1):
+        control = mount.joinpath(*parts[:depth]) / "cgroup.subtree_control"
+        if "memory" not in control.read_text().split():
+            control.write_text("+memory")
 
 
 @dataclass
 class MemoryCgroup:
-    """A cgroup holding one server start; `applied` says how (or why not) the limit was set."""
+    """The memory limit of one server start. On cgroup v2 with the memory controller (Debian 12,
+    Ubuntu 24.04) it is set on the server's kill group itself, so joining the kill group cannot
+    move a process out of its limit; on hybrid hosts it is a group of the v1 memory controller.
+    `applied` says how it was set, or why not; `verify` what the server's processes really are in."""
 
     path: Path | None
     applied: str
     limit_bytes: int | None
+    version: int | None = None
+    shared: bool = False  # the kill group's own directory: joined and removed with it
 
     @classmethod
-    def create(cls, limit_bytes: int | None) -> MemoryCgroup:
+    def create(cls, limit_bytes: int | None, kill: KillGroup) -> MemoryCgroup:
+        """The limit for the processes that will join `kill` (created first, empty)."""
         if not limit_bytes:
             return cls(None, "no limit requested", None)
-        name = f"wsgibench-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
-            root = _v2_memory_root()
-            if root is not None:
-                path = root / name
-                path.mkdir()
-                (path / "memory.max").write_text(str(limit_bytes))
-                (path / "memory.swap.max").write_text("0") if (
-                    path / "memory.swap.max"
-                ).exists() else None
-                return cls(path, f"cgroup v2 memory.max={limit_bytes}", limit_bytes)
+            if kill.path is not None and "memory" in _controllers(_mount_root(kill.path)):
+                _enable_memory(kill.path.parent)
+                return cls._on_v2(kill.path, limit_bytes)
             if (_V1_MEMORY / "cgroup.procs").exists():
-                path = _V1_MEMORY / name
+                path = _V1_MEMORY / f"wsgibench-{os.getpid()}-{uuid.uuid4().hex[:8]}"
                 path.mkdir()
                 (path / "memory.limit_in_bytes").write_text(str(limit_bytes))
-                return cls(path, f"cgroup v1 memory.limit_in_bytes={limit_bytes}", limit_bytes)
+                return cls(path, f"cgroup v1 memory.limit_in_bytes={limit_bytes}", limit_bytes, 1)
         except OSError as exc:
             return cls(None, f"not applied: {exc.strerror or exc}", None)
         return cls(None, "not applied: no writable memory cgroup", None)
 
+    @classmethod
+    def _on_v2(cls, path: Path, limit_bytes: int) -> MemoryCgroup:
+        (path / "memory.max").write_text(str(limit_bytes))
+        if (path / "memory.swap.max").exists():
+            (path / "memory.swap.max").write_text("0")
+        return cls(path, f"cgroup v2 memory.max={limit_bytes}", limit_bytes, 2, shared=True)
+
     def join_self(self) -> None:
-        """Called in the child between fork and exec."""
-        if self.path is not None:
+        """Called in the child between fork and exec (a shared group is joined as the kill group)."""
+        if self.path is not None and not self.shared:
             (self.path / "cgroup.procs").write_text("0")
+
+    def verify(self, pids: list[int]) -> str:
+        """What the store records: the limit as read back from the group, and whether every given
+        process is in it (read from /proc/PID/cgroup), or why the limit does not hold."""
+        if self.path is None:
+            return self.applied
+        setting = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+        try:
+            limit = int((self.path / setting).read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return f"not applied: cannot read {self.path / setting} back"
+        want = "/" + self.path.relative_to(_mount_root(self.path)).as_posix()
+        outside = [
+            f"{pid} in {where}"
+            for pid in pids
+            if (where := _group_of(pid, self.version)) not in (None, want)
+        ]
+        if outside:
+            return f"not applied: process {outside[0]}, not {want} ({setting}={limit})"
+        return f"cgroup v{self.version} {setting}={limit}, verified for {len(pids)} process(es)"
+
+    def peak_bytes(self) -> int | None:
+        """The group's own high-water mark of memory use (every process, shared pages once)."""
+        if self.path is None:
+            return None
+        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
+        try:
+            return int((self.path / name).read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
 
     def oom_kills(self) -> int:
         if self.path is None:
@@ -70,11 +118,34 @@ class MemoryCgroup:
         return 0
 
     def remove(self) -> None:
-        if self.path is not None:
+        if self.path is not None and not self.shared:
             try:
                 self.path.rmdir()
             except OSError:
                 pass
+
+
+def _mount_root(path: Path) -> Path:
+    """The mount point of the cgroup hierarchy that holds `path` (the deepest that contains it)."""
+    for root in (_V1_MEMORY, Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")):
+        if path == root or root in path.parents:
+            return root
+    return path
+
+
+def _group_of(pid: int, version: int | None) -> str | None:
+    """The cgroup of a process in the memory hierarchy of that version (None once it exited)."""
+    try:
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if (version == 2 and controllers == "") or (
+            version == 1 and "memory" in controllers.split(",")
+        ):
+            return path
+    return None
 
 
 def _v2_root() -> Path | None:
@@ -131,8 +202,6 @@ class KillGroup:
                 self.path.rmdir()
                 return
             except OSError:
-                import time
-
                 time.sleep(0.02)
 
 
@@ -151,6 +220,31 @@ def sweep_orphans() -> list[int]:
         killed += stale.pids()
         stale.kill()
         stale.remove()
+    return killed + _sweep_v1_memory()
+
+
+def _sweep_v1_memory() -> list[int]:
+    """The v1 memory groups of dead wsgibench runs (hybrid hosts): kill what is in them, remove them."""
+    killed: list[int] = []
+    for group in _V1_MEMORY.glob("wsgibench-*"):
+        if _alive(int(group.name.split("-")[1])):
+            continue
+        try:
+            pids = [int(p) for p in (group / "cgroup.procs").read_text().split()]
+        except OSError:
+            continue
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        killed += pids
+        for _ in range(50):
+            try:
+                group.rmdir()
+                break
+            except OSError:
+                time.sleep(0.02)
     return killed
 
 

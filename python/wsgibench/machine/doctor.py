@@ -11,7 +11,7 @@ from pathlib import Path
 
 import psutil
 
-from wsgibench.machine.cgroups import MemoryCgroup
+from wsgibench.machine.cgroups import KillGroup, MemoryCgroup
 from wsgibench.machine.cpus import split_cpus
 from wsgibench.machine.environment import sysctl
 
@@ -136,8 +136,10 @@ def check_swap() -> Finding:
 
 
 def check_cgroup() -> Finding:
-    probe = MemoryCgroup.create(512 * 2**20)
+    group = KillGroup.create()
+    probe = MemoryCgroup.create(512 * 2**20, group)
     probe.remove()
+    group.remove()
     ok = probe.path is not None
     return Finding(
         "memory limit (cgroup)",

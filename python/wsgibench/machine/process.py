@@ -73,6 +73,7 @@ class RunningServer:
     workdir: Path  # its scratch directory: configs and logs
     cgroup: MemoryCgroup
     group: KillGroup = field(default_factory=lambda: KillGroup(None))
+    memory: str = ""  # the memory limit as verified once the server answered (see MemoryCgroup)
     started: list[Started] = field(default_factory=list)
 
     @property
@@ -232,12 +233,15 @@ def launch(
     port: int,
     workdir: Path,
     cpus: list[int] | None,
-    cgroup: MemoryCgroup,
+    memory_limit_bytes: int | None,
     ready: Readiness,
     env: dict[str, str] | None = None,
 ) -> RunningServer:
-    """Start the commands in order and return once `ready` says the server answers."""
-    server = RunningServer(host, port, workdir, cgroup, KillGroup.create())
+    """Start the commands in order, each in the server's kill group and memory limit, and return
+    once `ready` says the server answers; `memory` then says what limit its processes are under."""
+    group = KillGroup.create()
+    cgroup = MemoryCgroup.create(memory_limit_bytes, group)
+    server = RunningServer(host, port, workdir, cgroup, group)
     base = {**os.environ, **(env or {})}
     try:
         for i, cmd in enumerate(commands):
@@ -265,6 +269,7 @@ def launch(
                     f"{cmd.role} on port {listens_on}",
                 )
         _wait(server, ready.probe, ready.timeout_s, ready.what)
+        server.memory = cgroup.verify([p.pid for p in server.processes()])
         return server
     except BaseException:
         server.stop(grace_s=1.0)

@@ -164,7 +164,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     isolation: dict[str, Any] = {
         "server_cpus": placement.server_cpus,
         "engine_cpus": placement.engine_cpus,
-        "memory": server.cgroup.applied,
+        "memory": server.memory,
         "workers": placement.workers,
     }
     if db is not None:
@@ -177,6 +177,9 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         outcome = CellOutcome("failed", f"engine: {exc}")
     finally:
         ctx.on_server(None)
+        # The memory group's own high-water mark (shared pages once), beside the sampler's summed
+        # RSS: the whole cell, warm-up included.
+        isolation["memory_peak_bytes"] = server.cgroup.peak_bytes()
         forced = server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
     outcome.isolation = isolation

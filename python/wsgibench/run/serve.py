@@ -12,7 +12,6 @@ from typing import Any
 
 from wsgibench.errors import EnvironmentProblem, StartupError
 from wsgibench.machine import venvs
-from wsgibench.machine.cgroups import MemoryCgroup
 from wsgibench.machine.process import Readiness, RunningServer, free_port, launch
 from wsgibench.paths import APPS_DIR
 from wsgibench.run import checks
@@ -131,19 +130,14 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
         f"exact {PROBE_BODY!r} reply on {PROBE_PATH} of port {ctx.port}",
         recipe.start_timeout_s,
     )
-    cgroup = MemoryCgroup.create(options.memory_limit_bytes)
     assert recipe.launch is not None
-    try:
-        return launch(
-            recipe.launch(ctx),
-            host,
-            ctx.port,
-            workdir,
-            options.cpus,
-            cgroup,
-            ready,
-            dict(options.env),
-        )
-    except StartupError:
-        cgroup.remove()
-        raise
+    return launch(
+        recipe.launch(ctx),
+        host,
+        ctx.port,
+        workdir,
+        options.cpus,
+        options.memory_limit_bytes,
+        ready,
+        dict(options.env),
+    )

@@ -1,0 +1,271 @@
+//! One connection's state machine: the handshake, writing requests, parsing the replies in order
+//! and accounting each one. It knows nothing of other connections, timers or the model.
+
+use std::collections::VecDeque;
+use std::io::{self, Write};
+
+use mio::net::TcpStream;
+
+use super::{Config, KindConfig, Script};
+use crate::http::{Event, Head, ResponseParser};
+use crate::stats::{ErrorClass, ThreadStats};
+use crate::validate::BodyCheck;
+
+/// A request sent and not yet answered.
+pub(super) struct InFlight {
+    pub kind: u16,
+    pub intended_ns: u64,
+    pub sent_ns: u64,
+}
+
+pub(super) struct Conn {
+    pub sock: TcpStream,
+    pub connecting: bool,
+    pub script: Script,
+    /// Kind of the request the connection was opened for (reserved before connecting).
+    pub ticket: Option<u16>,
+    pub ticket_kind: u16,
+    pub connect_start_ns: u64,
+    /// Intended send time of the next send batch (open models); None means "now".
+    pub intended_ns: Option<u64>,
+    pub inflight: VecDeque<InFlight>,
+    pub sent_seq: u64,
+    pub done_seq: u64,
+    parser: ResponseParser,
+    check: Option<BodyCheck>,
+    status: u16,
+    /// No further request may go on this connection (a reply or our request said close).
+    pub closing: bool,
+    pub thinking: bool,
+    pub think_due_ns: u64,
+    /// Unparsed bytes (a partial head or chunk line).
+    stash: Vec<u8>,
+    /// Request bytes the socket did not take yet.
+    pub wbuf: Vec<u8>,
+}
+
+/// A read or write error that means the peer reset the connection.
+pub(super) fn is_reset(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::ECONNRESET) | Some(libc::EPIPE) | Some(libc::ECONNABORTED)
+    )
+}
+
+impl Conn {
+    /// A connection being opened for `script`, its first request (`kind`) already reserved.
+    pub fn new(
+        sock: TcpStream,
+        script: Script,
+        kind: u16,
+        intended_ns: Option<u64>,
+        now: u64,
+    ) -> Conn {
+        Conn {
+            sock,
+            connecting: true,
+            script,
+            ticket: Some(kind),
+            ticket_kind: kind,
+            connect_start_ns: now,
+            intended_ns,
+            inflight: VecDeque::new(),
+            sent_seq: 0,
+            done_seq: 0,
+            parser: ResponseParser::default(),
+            check: None,
+            status: 0,
+            closing: false,
+            thinking: false,
+            think_due_ns: 0,
+            stash: Vec::new(),
+            wbuf: Vec::new(),
+        }
+    }
+
+    /// Whether the non-blocking connect is done: Ok(false) while it is still under way.
+    pub fn handshake_done(&self, ev: &mio::event::Event) -> io::Result<bool> {
+        // Writable without EPOLLERR: the handshake is done (saves getsockopt and getpeername).
+        if ev.is_writable() && !ev.is_error() {
+            return Ok(true);
+        }
+        match self.sock.take_error() {
+            Ok(None) => match self.sock.peer_addr() {
+                Ok(_) => Ok(true),
+                Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(false),
+                Err(e) => Err(e),
+            },
+            Ok(Some(e)) | Err(e) => Err(e),
+        }
+    }
+
+    /// Write the pending bytes; false when the connection failed.
+    pub fn flush(&mut self) -> bool {
+        while !self.wbuf.is_empty() {
+            match self.sock.write(&self.wbuf) {
+                Ok(n) => {
+                    self.wbuf.drain(..n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        self.wbuf = Vec::new();
+        true
+    }
+
+    /// Send `bytes` after whatever is pending, keeping what the socket does not take; false when
+    /// the connection failed.
+    pub fn send(&mut self, bytes: &[u8]) -> bool {
+        if !self.wbuf.is_empty() {
+            self.wbuf.extend_from_slice(bytes);
+            return true;
+        }
+        let mut written = 0;
+        loop {
+            match self.sock.write(&bytes[written..]) {
+                Ok(n) => {
+                    written += n;
+                    if written == bytes.len() {
+                        return true;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        self.wbuf.extend_from_slice(&bytes[written..]);
+        true
+    }
+
+    /// Wait `think_ns` after the last reply before sending again; returns the due time.
+    pub fn start_thinking(&mut self, now: u64) -> u64 {
+        let due = now + self.script.think_ns;
+        self.thinking = true;
+        self.think_due_ns = due;
+        self.intended_ns = Some(due);
+        due
+    }
+
+    /// Parse `fresh` bytes (after any stashed ones); returns how many replies completed.
+    /// Err(None): unsolicited bytes; Err(Some(_)): not HTTP.
+    pub fn consume(
+        &mut self,
+        fresh: &[u8],
+        cfg: &Config,
+        stats: &mut ThreadStats,
+        now: u64,
+        sec: usize,
+    ) -> Result<u32, Option<ErrorClass>> {
+        let mut stash = std::mem::take(&mut self.stash);
+        let data: &[u8] = if stash.is_empty() {
+            fresh
+        } else {
+            stash.extend_from_slice(fresh);
+            &stash
+        };
+        let (off, completed) = self.parse(data, cfg, stats, now, sec)?;
+        if off < data.len() && !(self.closing && self.inflight.is_empty()) {
+            if stash.is_empty() {
+                self.stash.extend_from_slice(&data[off..]);
+            } else {
+                stash.drain(..off);
+                self.stash = stash;
+            }
+        }
+        Ok(completed)
+    }
+
+    /// Feed `data` to the parser reply by reply; returns bytes used and replies completed.
+    fn parse(
+        &mut self,
+        data: &[u8],
+        cfg: &Config,
+        stats: &mut ThreadStats,
+        now: u64,
+        sec: usize,
+    ) -> Result<(usize, u32), Option<ErrorClass>> {
+        let mut off = 0;
+        let mut completed = 0;
+        loop {
+            let Some(front) = self.inflight.front() else {
+                if off < data.len() && !self.closing {
+                    return Err(None);
+                }
+                break;
+            };
+            let kc = &cfg.kinds[front.kind as usize];
+            let (used, ev) = self
+                .parser
+                .advance(&data[off..], kc.head_request)
+                .map_err(|_| Some(ErrorClass::ProtocolError))?;
+            off += used;
+            match ev {
+                Event::NeedMore => break,
+                Event::Head(h) => self.on_head(h, kc, stats),
+                Event::Body(b) => {
+                    if let Some(ch) = self.check.as_mut() {
+                        ch.update(&kc.expect, b);
+                    }
+                }
+                Event::Complete => {
+                    self.finish_reply(cfg, stats, now, sec);
+                    completed += 1;
+                    if self.closing {
+                        // Nothing after a closing reply belongs to us.
+                        break;
+                    }
+                }
+            }
+        }
+        Ok((off, completed))
+    }
+
+    fn on_head(&mut self, h: Head, kc: &KindConfig, stats: &mut ThreadStats) {
+        self.status = h.status;
+        if !h.keep_alive {
+            self.closing = true;
+            stats.connection_close_replies += 1;
+        }
+        self.check = Some(BodyCheck::new(&kc.expect));
+    }
+
+    /// The stream ended and that completed a read-until-close reply: account it.
+    pub fn finish_at_eof(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, sec: usize) {
+        // The advance that reports completion consumes nothing.
+        let _ = self.parser.advance(&[], false);
+        self.finish_reply(cfg, stats, now, sec);
+    }
+
+    /// The stream ended: what that means for the reply in progress.
+    pub fn eof_outcome(&mut self) -> crate::http::EofOutcome {
+        self.parser.on_eof()
+    }
+
+    /// Account one complete reply (the front request).
+    fn finish_reply(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, sec: usize) {
+        let f = self.inflight.pop_front().expect("a request is outstanding");
+        self.done_seq += 1;
+        let kc = &cfg.kinds[f.kind as usize];
+        let body_ok = self.check.take().is_some_and(|ch| ch.finish(&kc.expect));
+        let outcome = if self.status != kc.expect_status {
+            Err(ErrorClass::BadStatus)
+        } else if !body_ok {
+            Err(ErrorClass::BadBody)
+        } else {
+            Ok(())
+        };
+        let latency_us = now.saturating_sub(f.intended_ns) / 1000;
+        let service_us = cfg.open_model.then(|| now.saturating_sub(f.sent_ns) / 1000);
+        stats.response(
+            f.kind as usize,
+            self.status,
+            outcome,
+            latency_us,
+            service_us,
+            sec,
+        );
+    }
+}

@@ -1,0 +1,267 @@
+//! The reactor's event handling: a socket event moves its connection on (connected, writable,
+//! readable, closed), sends what the script allows, and ends the connection for the model.
+
+use std::io::{self, Read};
+
+use super::conn::{is_reset, InFlight};
+use super::{slots, ConnEnd, EndReason, Reactor};
+use crate::http::EofOutcome;
+use crate::net::connect_error_class;
+use crate::stats::{record_us, ErrorClass};
+
+impl Reactor {
+    pub fn handle_event(&mut self, ev: &mio::event::Event, now: u64) {
+        let (idx, gen) = slots::split_token(ev.token());
+        let Some(c) = self.slots.get_mut(idx, gen) else {
+            return;
+        };
+        if c.connecting {
+            match c.handshake_done(ev) {
+                Ok(false) => {}
+                Ok(true) => self.on_connected(idx, ev, now),
+                Err(e) => self.fail(idx, connect_error_class(&e), now),
+            }
+            return;
+        }
+        if ev.is_writable() && !c.wbuf.is_empty() && !self.flush(idx, now) {
+            return;
+        }
+        if ev.is_readable() || ev.is_read_closed() || ev.is_error() {
+            self.on_readable(idx, now, ev.is_read_closed() || ev.is_error());
+        }
+    }
+
+    fn on_connected(&mut self, idx: usize, ev: &mio::event::Event, now: u64) {
+        let c = self.slots.live_mut(idx);
+        c.connecting = false;
+        let us = now.saturating_sub(c.connect_start_ns) / 1000;
+        let kind = c.ticket_kind as usize;
+        record_us(&mut self.stats.kinds[kind].connect_us, us);
+        self.stats.connections_opened += 1;
+        self.fill(idx, now);
+        // The reply may already be waiting (events are edge-triggered).
+        if ev.is_readable() {
+            self.on_readable(idx, now, ev.is_read_closed() || ev.is_error());
+        }
+    }
+
+    /// Write the pending bytes; false when the connection failed.
+    fn flush(&mut self, idx: usize, now: u64) -> bool {
+        if self.slots.live_mut(idx).flush() {
+            return true;
+        }
+        self.fail(idx, ErrorClass::Reset, now);
+        false
+    }
+
+    /// Send as many requests as the script, budget and pipelining depth allow.
+    pub(super) fn fill(&mut self, idx: usize, now: u64) {
+        let c = self.slots.live_ref(idx);
+        if c.thinking || c.closing || c.connecting {
+            return;
+        }
+        self.batch_requests(idx, now);
+        let c = self.slots.live_mut(idx);
+        if self.out.is_empty() {
+            if c.inflight.is_empty() {
+                self.end(idx, EndReason::Done, now);
+            }
+            return;
+        }
+        if !c.send(&self.out) {
+            self.fail(idx, ErrorClass::Reset, now);
+        }
+    }
+
+    /// Put the requests the connection may send now into `self.out`, each with its timeout.
+    fn batch_requests(&mut self, idx: usize, now: u64) {
+        let gen = self.slots.gen(idx);
+        let c = self.slots.live_mut(idx);
+        self.out.clear();
+        while c.inflight.len() < c.script.depth as usize {
+            let kind = match c.ticket.take() {
+                Some(k) => k,
+                None => match self.issuer.reserve(&mut c.script, now) {
+                    Some(k) => k,
+                    None => break,
+                },
+            };
+            self.out
+                .extend_from_slice(&self.cfg.kinds[kind as usize].bytes);
+            c.inflight.push_back(InFlight {
+                kind,
+                intended_ns: c.intended_ns.unwrap_or(now),
+                sent_ns: now,
+            });
+            self.timers
+                .request
+                .push(now + self.cfg.timeout_ns, (idx, gen, c.sent_seq));
+            c.sent_seq += 1;
+            self.stats.kinds[kind as usize].requests_sent += 1;
+            if self.cfg.close_each {
+                // We asked the server to close after this one: nothing may follow it.
+                c.closing = true;
+                break;
+            }
+        }
+        c.intended_ns = None;
+    }
+
+    /// Read and parse what arrived. `hup`: the peer's FIN (or an error) is already known, so read
+    /// until the end; otherwise a short read means the queue is empty and, the registration being
+    /// edge-triggered, the next arrival will report again: one read syscall per reply, not two.
+    fn on_readable(&mut self, idx: usize, now: u64, hup: bool) {
+        let mut completed = 0;
+        loop {
+            let c = self.slots.live_mut(idx);
+            let n = match c.sock.read(&mut self.scratch) {
+                Ok(0) => return self.on_eof(idx, now),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    // A reset with nothing outstanding is the server dropping an idle connection.
+                    if c.inflight.is_empty() && is_reset(&e) {
+                        return self.server_closed(idx, now);
+                    }
+                    return self.fail(idx, ErrorClass::Reset, now);
+                }
+            };
+            self.stats.bytes_received += n as u64;
+            let sec = self.timeline.second_of(now);
+            match c.consume(&self.scratch[..n], &self.cfg, &mut self.stats, now, sec) {
+                Ok(done) => completed += done,
+                Err(None) => {
+                    // Bytes with no request outstanding: not attributable to any request.
+                    self.stats.unsolicited_bytes += 1;
+                    return self.end(idx, EndReason::Error(ErrorClass::ProtocolError), now);
+                }
+                Err(Some(_)) => return self.fail(idx, ErrorClass::ProtocolError, now),
+            }
+            if (c.closing && c.inflight.is_empty()) || (n < self.scratch.len() && !hup) {
+                break;
+            }
+        }
+        if completed > 0 {
+            self.after_replies(idx, now);
+        }
+    }
+
+    /// Decide what a connection does after one or more replies completed.
+    fn after_replies(&mut self, idx: usize, now: u64) {
+        let gen = self.slots.gen(idx);
+        let c = self.slots.live_mut(idx);
+        if c.closing {
+            if c.inflight.is_empty() {
+                return self.server_closed_or_done(idx, now);
+            }
+            // Requests pipelined behind a closing reply will never be answered.
+            return self.fail(idx, ErrorClass::ClosedBeforeResponse, now);
+        }
+        if c.inflight.is_empty() && c.script.think_ns > 0 && c.script.can_send(now) {
+            let due = c.start_thinking(now);
+            self.timers.think.push(due, (idx, gen));
+            return;
+        }
+        self.fill(idx, now);
+    }
+
+    fn on_eof(&mut self, idx: usize, now: u64) {
+        let c = self.slots.live_mut(idx);
+        if c.inflight.is_empty() {
+            // Closed while idle: a keep-alive connection the server dropped.
+            return self.server_closed(idx, now);
+        }
+        match c.eof_outcome() {
+            EofOutcome::Complete => {
+                let sec = self.timeline.second_of(now);
+                c.finish_at_eof(&self.cfg, &mut self.stats, now, sec);
+                if c.inflight.is_empty() {
+                    self.server_closed_or_done(idx, now)
+                } else {
+                    self.fail(idx, ErrorClass::ClosedBeforeResponse, now)
+                }
+            }
+            EofOutcome::Idle => self.fail(idx, ErrorClass::ClosedBeforeResponse, now),
+            EofOutcome::Truncated => self.fail(idx, ErrorClass::ProtocolError, now),
+        }
+    }
+
+    /// The server closed with nothing outstanding.
+    fn server_closed(&mut self, idx: usize, now: u64) {
+        if !self.slots.live_ref(idx).closing {
+            self.stats.idle_close += 1;
+        }
+        self.server_closed_or_done(idx, now);
+    }
+
+    /// The connection closed with nothing outstanding: the model may reconnect if the script has
+    /// more to send.
+    fn server_closed_or_done(&mut self, idx: usize, now: u64) {
+        let more = self.slots.live_ref(idx).script.can_send(now);
+        let reason = if more {
+            EndReason::ServerClosed
+        } else {
+            EndReason::Done
+        };
+        self.end(idx, reason, now);
+    }
+
+    /// The connection broke: the first outstanding request gets `class`, requests pipelined
+    /// behind it `closed_before_response` (all of them `reset` on a reset).
+    pub(super) fn fail(&mut self, idx: usize, class: ErrorClass, now: u64) {
+        let sec = self.timeline.second_of(now);
+        let c = self.slots.live_mut(idx);
+        if c.connecting {
+            let kind = c.ticket_kind as usize;
+            self.stats.error(kind, class, sec);
+        } else {
+            for (i, f) in c.inflight.drain(..).enumerate() {
+                let cls = if i == 0 || class == ErrorClass::Reset {
+                    class
+                } else {
+                    ErrorClass::ClosedBeforeResponse
+                };
+                self.stats.error(f.kind as usize, cls, sec);
+            }
+        }
+        self.end(idx, EndReason::Error(class), now);
+    }
+
+    /// Close the connection and hand it back to the model.
+    fn end(&mut self, idx: usize, reason: EndReason, now: u64) {
+        let c = self.slots.remove(idx);
+        let resume_at_ns = if c.thinking {
+            c.think_due_ns
+        } else {
+            now + c.script.think_ns
+        };
+        self.ended.push(ConnEnd {
+            script: c.script,
+            reason,
+            resume_at_ns,
+        });
+        // Dropping the socket closes it, which also removes it from epoll.
+        drop(c);
+    }
+
+    /// Hard stop: whatever is still outstanding counts as timed out.
+    pub fn abort_all(&mut self, now: u64) {
+        for idx in 0..self.slots.len() {
+            let Some(c) = self.slots.get(idx) else {
+                continue;
+            };
+            if c.connecting {
+                self.fail(idx, ErrorClass::ConnectTimeout, now);
+            } else if !c.inflight.is_empty() {
+                self.fail(idx, ErrorClass::Timeout, now);
+            } else {
+                self.end(idx, EndReason::Done, now);
+            }
+        }
+        for s in self.timers.drain_deferred_opens() {
+            self.stats.abandoned += s.remaining.min(1 << 40);
+        }
+        self.ended.clear();
+    }
+}

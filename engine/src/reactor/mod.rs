@@ -1,0 +1,182 @@
+//! The per-thread reactor: connections, request/response flow, timeouts and outcome accounting.
+//!
+//! Models (closed, rate, sessions, count) only decide when connections open and what each may
+//! send (a [`Script`]); everything on the wire happens here. The parts:
+//!
+//! - `script`: what a connection may send, and reserving its next request;
+//! - `slots`: live connections addressed by generation-checked mio tokens;
+//! - `timers`: connect and request timeouts, think timers, deferred opens;
+//! - `conn`: one connection's state: handshake, writes, parsing and accounting replies;
+//! - `events`: socket events driving connections, and how a connection ends.
+
+mod conn;
+mod events;
+mod script;
+mod slots;
+mod timers;
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use mio::{Interest, Poll};
+
+use crate::clock::Timeline;
+use crate::net::{connect_error_class, start_connect, ConnectStart, SourceSpread};
+use crate::rng::{KindPicker, Rng};
+use crate::stats::{record_us, ThreadStats};
+use crate::validate::Expect;
+
+use conn::Conn;
+use script::Issuer;
+pub use script::{ConnEnd, EndReason, Script};
+use slots::Slots;
+pub use slots::TIMER_TOKEN;
+use timers::Timers;
+
+/// Read buffer shared by all connections of a thread; only partial heads are kept per connection.
+const SCRATCH_BYTES: usize = 64 * 1024;
+
+/// One request kind, ready to put on the wire.
+pub struct KindConfig {
+    pub bytes: Vec<u8>,
+    pub head_request: bool,
+    pub expect_status: u16,
+    pub expect: Expect,
+}
+
+/// Settings shared by every connection of a run.
+pub struct Config {
+    pub addr: SocketAddr,
+    pub kinds: Vec<KindConfig>,
+    pub weights: Vec<f64>,
+    pub timeout_ns: u64,
+    pub connect_timeout_ns: u64,
+    /// Requests ask the server to close after replying (keep_alive false).
+    pub close_each: bool,
+    /// Open model: record service time beside corrected latency.
+    pub open_model: bool,
+    pub spread_source: bool,
+    pub linger_zero: bool,
+}
+
+/// One thread's connections and everything they share.
+pub struct Reactor {
+    pub poll: Poll,
+    cfg: Arc<Config>,
+    issuer: Issuer,
+    slots: Slots<Conn>,
+    pub stats: ThreadStats,
+    spread: SourceSpread,
+    timers: Timers,
+    /// Connections ended since the runner last handed them to the model.
+    pub ended: Vec<ConnEnd>,
+    timeline: Timeline,
+    /// Read buffer shared by all connections.
+    scratch: Vec<u8>,
+    /// The batch of requests being put on one connection.
+    out: Vec<u8>,
+}
+
+impl Reactor {
+    pub fn new(
+        cfg: Arc<Config>,
+        seed: u64,
+        timeline: Timeline,
+        spread_offset: u32,
+    ) -> io::Result<Reactor> {
+        let issuer = Issuer::new(KindPicker::new(&cfg.weights), Rng::new(seed));
+        let spread = SourceSpread::new(cfg.addr, cfg.spread_source, spread_offset);
+        let kinds = cfg.kinds.len();
+        Ok(Reactor {
+            poll: Poll::new()?,
+            cfg,
+            issuer,
+            slots: Slots::default(),
+            stats: ThreadStats::new(kinds),
+            spread,
+            timers: Timers::default(),
+            ended: Vec::new(),
+            timeline,
+            scratch: vec![0; SCRATCH_BYTES],
+            out: Vec::with_capacity(4096),
+        })
+    }
+
+    /// Connections open now (connecting or connected).
+    pub fn open_conns(&self) -> u64 {
+        self.slots.live()
+    }
+
+    /// Limit the requests of this thread to `n` in all (count model), across reconnects and failures.
+    pub fn set_budget(&mut self, n: u64) {
+        self.issuer.budget = Some(n);
+    }
+
+    /// Requests the budget still allows (0 without a budget).
+    pub fn budget_left(&self) -> u64 {
+        self.issuer.budget.unwrap_or(0)
+    }
+
+    /// Nothing is open or pending: the thread may finish once its model is done.
+    pub fn idle(&self) -> bool {
+        self.slots.live() == 0 && !self.timers.has_deferred_opens() && self.ended.is_empty()
+    }
+
+    /// Open a connection for `script`, reserving its first request now. `intended_ns` is when the
+    /// model wanted it (open models), for schedule lag and corrected latency. False when the
+    /// script or the budget has nothing left.
+    pub fn open(&mut self, mut script: Script, intended_ns: Option<u64>, now: u64) -> bool {
+        let Some(kind) = self.issuer.reserve(&mut script, now) else {
+            return false;
+        };
+        if let Some(t) = intended_ns {
+            record_us(&mut self.stats.lag_us, now.saturating_sub(t) / 1000);
+        }
+        let mut sock = match start_connect(self.cfg.addr, &mut self.spread, self.cfg.linger_zero) {
+            ConnectStart::Pending(s) => s,
+            ConnectStart::Failed(e) => {
+                self.connect_failed(kind, script, &e, now);
+                return true;
+            }
+        };
+        let (idx, gen) = self.slots.reserve();
+        if let Err(e) = self.poll.registry().register(
+            &mut sock,
+            slots::token(idx, gen),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            self.slots.unreserve(idx);
+            self.connect_failed(kind, script, &e, now);
+            return true;
+        }
+        self.slots
+            .put(idx, Conn::new(sock, script, kind, intended_ns, now));
+        self.timers
+            .connect
+            .push(now + self.cfg.connect_timeout_ns, (idx, gen));
+        self.stats.peak_open = self.stats.peak_open.max(self.slots.live());
+        true
+    }
+
+    /// Open `script` at `due_ns` (a user coming back after think time on a closed connection).
+    pub fn open_at(&mut self, due_ns: u64, script: Script) {
+        self.timers.deferred_opens.push(due_ns, script);
+    }
+
+    fn connect_failed(&mut self, kind: u16, script: Script, e: &io::Error, now: u64) {
+        match e.raw_os_error() {
+            Some(libc::EMFILE) | Some(libc::ENFILE) => self.stats.exhaustion.fd_limit += 1,
+            Some(libc::EADDRNOTAVAIL) => self.stats.exhaustion.ephemeral_ports += 1,
+            _ => {}
+        }
+        let class = connect_error_class(e);
+        self.stats
+            .error(kind as usize, class, self.timeline.second_of(now));
+        self.ended.push(ConnEnd {
+            script,
+            reason: EndReason::Error(class),
+            resume_at_ns: now,
+        });
+    }
+}

@@ -1,0 +1,225 @@
+//! One test-server connection: read requests (pipelined ones too), ask the policy what to do
+//! with each, and do it, misbehaving on the wire as told.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use super::server::{Action, Counts, Policy, Req};
+
+/// Body for a path: "/" answers "Pong!", "/x" answers "x"; "/slow*" paths take 30 ms.
+fn body_for(path: &str) -> String {
+    if path == "/" {
+        "Pong!".into()
+    } else {
+        path[1..].to_owned()
+    }
+}
+
+fn setsockopt_int(s: &TcpStream, level: i32, opt: i32, val: i32) {
+    unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            level,
+            opt,
+            (&val as *const i32).cast(),
+            std::mem::size_of::<i32>() as u32,
+        );
+    }
+}
+
+/// Make closing `s` send a reset (SO_LINGER 0).
+fn set_reset_on_close(s: &TcpStream) {
+    let l = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&l as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as u32,
+        );
+    }
+}
+
+fn parse_req(head: &[u8]) -> Req {
+    let text = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let first = text.lines().next().unwrap_or_default().to_owned();
+    let path = String::from_utf8_lossy(head)
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("/")
+        .to_owned();
+    let http10 = first.ends_with("http/1.0");
+    let conn_hdr = text
+        .lines()
+        .find(|l| l.starts_with("connection:"))
+        .unwrap_or_default()
+        .to_owned();
+    Req {
+        path,
+        http10,
+        wants_close: conn_hdr.contains("close"),
+        wants_keep_alive: conn_hdr.contains("keep-alive"),
+    }
+}
+
+/// The pieces of a well-formed reply to one request.
+struct Reply {
+    version: &'static str,
+    conn_hdr: &'static str,
+    body: String,
+    /// The reply a well-behaved server sends.
+    ok: String,
+    /// The connection stays open after it.
+    persist: bool,
+}
+
+impl Reply {
+    fn to(req: &Req) -> Reply {
+        let persist = if req.http10 {
+            req.wants_keep_alive
+        } else {
+            !req.wants_close
+        };
+        let version = if req.http10 { "HTTP/1.0" } else { "HTTP/1.1" };
+        let conn_hdr = match (req.http10, persist) {
+            (true, true) => "Connection: keep-alive\r\n",
+            (false, false) => "Connection: close\r\n",
+            _ => "",
+        };
+        let body = body_for(&req.path);
+        let ok = format!(
+            "{version} 200 OK\r\nContent-Length: {}\r\n{conn_hdr}\r\n{body}",
+            body.len()
+        );
+        Reply {
+            version,
+            conn_hdr,
+            body,
+            ok,
+            persist,
+        }
+    }
+}
+
+/// The bytes of the actions that answer with one complete reply and go on.
+fn plain_reply(action: Action, r: &Reply) -> Option<String> {
+    let (version, conn_hdr, body) = (r.version, r.conn_hdr, &r.body);
+    Some(match action {
+        Action::Reply => r.ok.clone(),
+        Action::Status500 => {
+            format!(
+                "{version} 500 Internal Server Error\r\nContent-Length: 5\r\n{conn_hdr}\r\nError"
+            )
+        }
+        Action::WrongBody => {
+            let wrong = format!("{body}?");
+            format!(
+                "{version} 200 OK\r\nContent-Length: {}\r\n{conn_hdr}\r\n{wrong}",
+                wrong.len()
+            )
+        }
+        Action::Chunked => {
+            let (a, b) = body.split_at(body.len() / 2);
+            format!(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n{conn_hdr}\r\n{:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n",
+                a.len(),
+                b.len()
+            )
+        }
+        _ => return None,
+    })
+}
+
+/// Do `action` for one request; false when the connection is finished with.
+fn act(s: &mut TcpStream, action: Action, r: &Reply, stop: &AtomicBool) -> bool {
+    if let Some(bytes) = plain_reply(action, r) {
+        return s.write_all(bytes.as_bytes()).is_ok();
+    }
+    match action {
+        Action::CloseAfterReply => {
+            // Cork so the FIN leaves in the same segment as the reply: the client sees
+            // reply and close together and never races a new request against the close.
+            setsockopt_int(s, libc::IPPROTO_TCP, libc::TCP_CORK, 1);
+            let _ = s.write_all(r.ok.as_bytes());
+            let _ = s.shutdown(Shutdown::Write);
+            drain_until_eof(s);
+        }
+        Action::Reset => set_reset_on_close(s),
+        Action::Stall => {
+            while !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        Action::Garbage => {
+            let _ = s.write_all(b"garbage, not http\r\n\r\n");
+            drain_until_eof(s);
+        }
+        Action::SlowHeaders => {
+            let (head, rest) = r.ok.split_at(17);
+            let _ = s.write_all(head.as_bytes());
+            std::thread::sleep(Duration::from_millis(100));
+            return s.write_all(rest.as_bytes()).is_ok();
+        }
+        Action::UntilClose => {
+            let _ = s.write_all(format!("HTTP/1.0 200 OK\r\n\r\n{}", r.body).as_bytes());
+        }
+        Action::CloseNoReply
+        | Action::Reply
+        | Action::Status500
+        | Action::WrongBody
+        | Action::Chunked => {}
+    }
+    false
+}
+
+pub(super) fn serve(mut s: TcpStream, counts: &Counts, stop: &AtomicBool, policy: &Policy) {
+    let mut buf: Vec<u8> = Vec::new();
+    let mut tmp = [0u8; 8192];
+    loop {
+        // Serve every complete request in the buffer (pipelined requests arrive together).
+        let mut served_in_batch = 0;
+        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let req = parse_req(&buf[..end]);
+            buf.drain(..end + 4);
+            served_in_batch += 1;
+            if served_in_batch == 2 {
+                counts.pipelined_batches.fetch_add(1, Ordering::SeqCst);
+            }
+            let action = counts.record(policy, &req);
+            if req.path.starts_with("/slow") {
+                std::thread::sleep(Duration::from_millis(30));
+            }
+            let reply = Reply::to(&req);
+            if !act(&mut s, action, &reply, stop) {
+                return;
+            }
+            if !reply.persist {
+                let _ = s.shutdown(Shutdown::Write);
+                drain_until_eof(&mut s);
+                return;
+            }
+        }
+        match s.read(&mut tmp) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&tmp[..n]),
+        }
+    }
+}
+
+/// Wait for the client to close, so our close never turns into a reset over unread bytes.
+fn drain_until_eof(s: &mut TcpStream) {
+    let _ = s.set_read_timeout(Some(Duration::from_secs(10)));
+    let mut tmp = [0u8; 4096];
+    while let Ok(n) = s.read(&mut tmp) {
+        if n == 0 {
+            break;
+        }
+    }
+}
