@@ -109,7 +109,7 @@ def _open_store(path: Path | None, create: bool):
     from wsgibench.paths import default_results
     from wsgibench.results.store import Store
 
-    return Store(path or default_results(), create=create)
+    return Store(path or default_results(), create=create, read_only=not create)
 
 
 @cli.command()
@@ -147,6 +147,11 @@ def studies() -> None:
     is_flag=True,
     help="Continue this study's unfinished run in the store: finished cells are kept.",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="With --resume: continue even if the machine or engine differs from the first run's.",
+)
 @friendly
 def run(
     study: str,
@@ -158,6 +163,7 @@ def run(
     app_env: tuple[str, ...],
     install: bool,
     resume: bool,
+    force: bool,
 ) -> None:
     """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
     from wsgibench.cli.run import run_study
@@ -172,6 +178,7 @@ def run(
         app_env=app_env,
         install=install,
         resume=resume,
+        force=force,
         console=console,
     )
 

@@ -13,7 +13,7 @@ def _store(path: Path | None):
     from wsgibench.paths import default_results
     from wsgibench.results.store import Store
 
-    return Store(path or default_results(), create=False)
+    return Store(path or default_results(), create=False, read_only=True)
 
 
 @click.command("report")

@@ -79,6 +79,7 @@ def run_study(
     levels: str | None,
     install: bool,
     resume: bool = False,
+    force: bool = False,
     console: Console,
 ) -> Store:
     try:
@@ -98,7 +99,7 @@ def run_study(
     path = results or default_results()
     store = Store(path)
     with _sigterm_as_interrupt():
-        _run(study, store, console, resume)
+        _run(study, store, console, resume, force)
     console.print(f"results: {path}")
     return store
 
@@ -129,7 +130,9 @@ def _sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
-def _run(study: Study, store: Store, console: Console, resume: bool = False) -> int:
+def _run(
+    study: Study, store: Store, console: Console, resume: bool = False, force: bool = False
+) -> int:
     cells = plan_cells(study)
     console.print(
         f"[bold]{study.name}[/]: {len(study.servers)} servers, {len(cells)} cells, "
@@ -160,7 +163,7 @@ def _run(study: Study, store: Store, console: Console, resume: bool = False) -> 
                     f"{outcome.status}: {outcome.reason}"
                 )
 
-        study_id = runner.run(on_cell_done=done, resume=resume)
+        study_id = runner.run(on_cell_done=done, resume=resume, force=force)
     from wsgibench.cli.show import show
 
     show(store, console, study_id)

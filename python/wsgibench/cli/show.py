@@ -7,6 +7,7 @@ import json
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
+from wsgibench.results.stats import Summary
 from wsgibench.results.store import Store
 from wsgibench.results.summary import summarise_study
 
@@ -21,6 +22,15 @@ def _fmt(value: float | None, unit: str = "") -> str:
     if unit == "%":
         return f"{value * 100:.2f}%"
     return f"{value:,.0f}"
+
+
+def _cv(rps: Summary | None) -> str:
+    """The coefficient of variation of req/s; none for a single repeat (there is no spread)."""
+    if rps is None:
+        return "-"
+    if rps.n < 2:
+        return "—"
+    return f"{rps.cv * 100:.1f}%" + (" !" if rps.noisy else "")
 
 
 def _caps(caps: dict | None) -> str:
@@ -64,7 +74,7 @@ def show(store: Store, console: Console, study_id: int | None = None) -> None:
         rps = s.stats["rps_ok"]
         status = c.status if c.status == "measured" else f"[red]{c.status}[/]"
         notes = "; ".join(filter(None, [c.reason, *c.notes, *(d["message"] for d in c.diagnoses)]))
-        cv = f"{rps.cv * 100:.1f}%" + (" !" if rps.noisy else "") if rps else "-"
+        cv = _cv(rps)
         table.add_row(
             c.server,
             s.version or "-",

@@ -110,8 +110,9 @@ def _backlog(f: Facts) -> Diagnosis | None:
     if f.listen_drops > 0:
         return Diagnosis(
             "listen-overflow",
-            f"the kernel dropped {f.listen_drops} connection attempts "
-            "on a full listen queue: backlog too small (server setting or somaxconn)",
+            f"this machine's kernel dropped {f.listen_drops} connection attempts on a full "
+            "listen queue (ListenOverflows counts every listener here, most likely this "
+            "server's): backlog too small (server setting or somaxconn)",
         )
     return None
 

@@ -93,21 +93,38 @@ class Cell:
 
 
 class Store:
-    def __init__(self, path: Path, create: bool = True):
+    """A results store. `read_only` opens it so that nothing can be written, also when the file or
+    its folder is not writable (show, export, report and compare open stores this way)."""
+
+    def __init__(self, path: Path, create: bool = True, read_only: bool = False):
         self.path = Path(path)
-        if not self.path.exists() and not create:
+        self.read_only = read_only
+        if not self.path.exists() and (not create or read_only):
             raise EnvironmentProblem(f"no results store at {self.path}")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self.db = sqlite3.connect(self.path, timeout=30)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self._check_version(create)
+            self.db = self._connect()
+            self._check_version(create and not read_only)
         except sqlite3.DatabaseError as exc:
             raise EnvironmentProblem(
                 f"{self.path} is not a wsgibench results store ({exc})"
             ) from None
         self.db.row_factory = sqlite3.Row
+
+    def _connect(self) -> sqlite3.Connection:
+        if not self.read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=30)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            return db
+        uri = self.path.resolve().as_uri()
+        try:
+            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=30)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.OperationalError:
+            # A WAL store in a folder we may not write (a read-only copy): read it as immutable.
+            return sqlite3.connect(f"{uri}?immutable=1", uri=True)
 
     def _check_version(self, create: bool) -> None:
         tables = {
@@ -116,6 +133,8 @@ class Store:
         if "meta" not in tables:
             if tables:
                 raise EnvironmentProblem(f"{self.path} is an SQLite file but not a wsgibench store")
+            if not create:
+                raise EnvironmentProblem(f"{self.path} holds no study")
             with self.db:
                 self.db.executescript(_SCHEMA)
                 self.db.execute(

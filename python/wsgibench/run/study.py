@@ -8,9 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 from wsgibench import databases
+from wsgibench.errors import UsageError
 from wsgibench.machine import doctor, environment
 from wsgibench.machine.cpus import split_cpus
 from wsgibench.machine.process import RunningServer
+from wsgibench.results.compare import metadata_differences
 from wsgibench.results.store import Cell, Store
 from wsgibench.run.cell import CellContext, CellOutcome, database_kind, run_cell, save_cell
 from wsgibench.run.engine import Engine, EngineProcess, engine_version
@@ -42,12 +44,15 @@ class StudyRunner:
         # The db app's database: files next to the results store, one per load (see databases).
         self.databases = databases.LoadDatabase(store.path.resolve().parent)
 
-    def run(self, on_cell_done: CellDone | None = None, resume: bool = False) -> int:
-        """Run every cell not stored yet; with resume, continue the store's unfinished run."""
+    def run(
+        self, on_cell_done: CellDone | None = None, resume: bool = False, force: bool = False
+    ) -> int:
+        """Run every cell not stored yet; with resume, continue the store's unfinished run (on the
+        same machine and engine, unless forced)."""
         databases.preflight(
             {k for load in self.study.loads if (k := database_kind(self.study, load))}
         )
-        study_id = self._begin(resume)
+        study_id = self._begin(resume, force)
         done = {(c.server, c.load, c.level): c for c in self.store.cells(study_id)}
         out_of = _left_the_sweep(done.values())
         status = "interrupted"
@@ -68,11 +73,20 @@ class StudyRunner:
             self.store.finish_study(study_id, status)
         return study_id
 
-    def _begin(self, resume: bool) -> int:
+    def _begin(self, resume: bool, force: bool) -> int:
         config = json.loads(json.dumps({**self.study.raw, "name": self.study.name}, default=str))
         study_id = self.store.unfinished_study(self.study.name, config) if resume else None
+        here = self._environment()
         if study_id is None:
-            return self.store.begin_study(self.study.name, config, self._environment())
+            return self.store.begin_study(self.study.name, config, here)
+        before = json.loads(self.store.study(study_id)["environment_json"])
+        differences = metadata_differences(before, here)
+        if differences and not force:
+            raise UsageError(
+                f"cannot resume study {self.study.name!r} (id {study_id}): it ran on another "
+                f"machine or engine ({'; '.join(differences)}); its cells would not be comparable "
+                "(--force resumes anyway)"
+            )
         self.store.mark_study(study_id, "running")
         return study_id
 
