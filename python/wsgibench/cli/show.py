@@ -9,7 +9,7 @@ from rich.table import Table
 
 from wsgibench.results.stats import Summary
 from wsgibench.results.store import Store
-from wsgibench.results.summary import summarise_study
+from wsgibench.results.summary import CellSummary, summarise_study
 
 
 def _fmt(value: float | None, unit: str = "") -> str:
@@ -69,7 +69,8 @@ def show(store: Store, console: Console, study_id: int | None = None) -> None:
     )
     for col, justify in columns:
         table.add_column(col, justify=justify)
-    for s in summarise_study(store, study["id"], trim):
+    summaries = summarise_study(store, study["id"], trim)
+    for s in summaries:
         c = s.cell
         rps = s.stats["rps_ok"]
         status = c.status if c.status == "measured" else f"[red]{c.status}[/]"
@@ -91,8 +92,18 @@ def show(store: Store, console: Console, study_id: int | None = None) -> None:
             status + (f": {notes}" if notes else ""),
         )
     console.print(table)
+    _footer(console, summaries, trim)
+
+
+def _footer(console: Console, summaries: list[CellSummary], trim: int) -> None:
     stat = "trimmed mean" if trim else "median"
     console.print(
         f"req/s is the {stat} of the repeats; cv flagged '!' above 5 %; "
         "latency is the median over repeats of each repeat's percentile."
     )
+    contended = [s for s in summaries if any(d["code"] == "contended" for d in s.cell.diagnoses)]
+    if contended:
+        console.print(
+            f"[yellow]{len(contended)} of {len(summaries)} cells were contended[/]: other work "
+            "took part of their CPUs (see their notes); their numbers are lower than they would be."
+        )

@@ -58,6 +58,9 @@ class Sampler:
     port: int
     samples: list[Sample] = field(default_factory=list)
     own_cpu_s: float = 0.0
+    tree_cpu_s: float = (
+        0.0  # CPU seconds the server's processes used between the first and last sample
+    )
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
     _procs: dict[int, psutil.Process] = field(default_factory=dict)
@@ -109,6 +112,7 @@ class Sampler:
             alive += 1
             cpu_now[pid] = times.user + times.system
             used += max(0.0, cpu_now[pid] - self._cpu_prev.get(pid, cpu_now[pid]))
+        self.tree_cpu_s += used
         cpu_pct = (
             used / (now - self._t_prev) * 100.0 if self._t_prev and now > self._t_prev else 0.0
         )

@@ -37,6 +37,7 @@ class Facts:
     log_bytes: int
     saturated: bool
     saturation_reasons: tuple[str, ...] = ()
+    contended: str | None = None  # what other work took of the server's or engine's CPUs
 
     @property
     def error_rate(self) -> float:
@@ -87,8 +88,9 @@ def facts_from(
         cpu_share_pct=cpu_share_pct,
         listen_drops=int(netstat.get("ListenOverflows", 0)) + int(netstat.get("ListenDrops", 0)),
         log_bytes=int(extra.get("log_bytes", 0)),
-        saturated=engine.saturated,
-        saturation_reasons=engine.saturation_reasons,
+        saturated=engine.saturated or bool(record.get("saturated")),
+        saturation_reasons=tuple(extra.get("saturation_reasons") or engine.saturation_reasons),
+        contended=(extra.get("interference") or {}).get("contended"),
     )
 
 
@@ -184,7 +186,18 @@ def _little(f: Facts) -> Diagnosis | None:
     return None
 
 
+def _contended(f: Facts) -> Diagnosis | None:
+    if f.contended:
+        return Diagnosis(
+            "contended",
+            f"other work ran on this cell's CPUs ({f.contended}): "
+            "the machine was not the study's alone, the number is lower than it would be",
+        )
+    return None
+
+
 RULES: tuple[Callable[[Facts], Diagnosis | None], ...] = (
+    _contended,
     _saturated,
     _keep_alive,
     _backlog,
@@ -197,7 +210,7 @@ RULES: tuple[Callable[[Facts], Diagnosis | None], ...] = (
 
 def diagnose(repeats: list[Facts]) -> list[Diagnosis]:
     """A diagnosis stands when at least half of the repeats show it (one noisy repeat is not a trend);
-    engine saturation counts from a single repeat."""
+    engine saturation and contention count from a single repeat."""
     found: dict[str, list[Diagnosis]] = {}
     for facts in repeats:
         for rule in RULES:
@@ -205,4 +218,5 @@ def diagnose(repeats: list[Facts]) -> list[Diagnosis]:
             if d:
                 found.setdefault(d.code, []).append(d)
     need = max(1, (len(repeats) + 1) // 2)
-    return [ds[0] for code, ds in found.items() if code == "engine-saturated" or len(ds) >= need]
+    once = ("engine-saturated", "contended")  # one repeat is enough to say so
+    return [ds[0] for code, ds in found.items() if code in once or len(ds) >= need]

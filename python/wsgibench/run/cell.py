@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -11,7 +12,7 @@ import psutil
 
 from wsgibench.databases import LoadDatabase
 from wsgibench.errors import EngineError, StartupError
-from wsgibench.machine import netstat
+from wsgibench.machine import cpustat, netstat
 from wsgibench.machine.cpus import available_cpus
 from wsgibench.machine.process import STOP_GRACE_S, RunningServer
 from wsgibench.machine.sampler import Sampler
@@ -22,7 +23,7 @@ from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Store
 from wsgibench.run import checks
 from wsgibench.run.engine import Engine
-from wsgibench.run.records import dropped, repeat_record
+from wsgibench.run.records import dropped, interference_record, repeat_record
 from wsgibench.run.serve import ServeOptions, availability, server_info, server_python, start
 from wsgibench.servers import Flavour, ServerRecipe, get
 from wsgibench.study.apps import get_app
@@ -101,6 +102,8 @@ class CellContext:
     databases: LoadDatabase
     study_cpus: tuple[list[int], list[int]]
     progress: Callable[[str], None] = lambda _msg: None
+    # Per-CPU busy time (/proc/stat), read before and after each repeat; tests give their own.
+    cpu_times: Callable[[], cpustat.CpuTimes] = cpustat.snapshot
     # Told of the running server when it is up (and None when it is gone): the study loop keeps it
     # so an interrupt, or a test, can see it.
     on_server: Callable[[RunningServer | None], None] = lambda _server: None
@@ -260,7 +263,7 @@ def measure(
     for idx in range(study.repeats):
         ctx.progress(f"{cell.label}: repeat {idx + 1}/{study.repeats}")
         plan = load.plan(cell.level, server.port, requests, engine_cpus, seed + idx)
-        rep = measure_repeat(idx, plan, server, ctx.engine)
+        rep = measure_repeat(idx, plan, server, ctx, placement)
         outcome.repeats.append(rep)
         if judge_repeat(outcome, rep, server, study.error_threshold):
             break
@@ -278,19 +281,39 @@ def measure(
 
 
 def measure_repeat(
-    idx: int, plan: dict[str, Any], server: ServerHandle, engine: Engine
+    idx: int,
+    plan: dict[str, Any],
+    server: ServerHandle,
+    ctx: CellContext,
+    placement: Placement,
 ) -> dict[str, Any]:
     sampler = Sampler(server.processes, server.port)
     counters, log_bytes = netstat.tcp_ext(), server.logged_bytes()
+    side = cpustat.processes_cpu_s(ctx.databases.db.pids() if ctx.databases.db else [])
+    cpus, harness, started = ctx.cpu_times(), cpustat.own_cpu_s(), time.monotonic()
     sampler.start()
     try:
-        result = engine.run(plan)
+        result = ctx.engine.run(plan)
     finally:
         sampler.stop()
+    wall, harness = time.monotonic() - started, cpustat.own_cpu_s() - harness
+    side_after = cpustat.processes_cpu_s(list(side))
+    server_own = sampler.tree_cpu_s + sum(side_after.get(p, t) - t for p, t in side.items())
     rep = repeat_record(idx, result, sampler)
     rep["extra"] = {
         "netstat": netstat.delta(counters, netstat.tcp_ext()),
         "log_bytes": server.logged_bytes() - log_bytes,
+        "interference": interference_record(
+            cpus,
+            ctx.cpu_times(),
+            wall,
+            placement.server_cpus,
+            server_own,
+            placement.engine_cpus,
+            result.cost.cpu_s,
+            harness,
+            result.runqueue_wait_fraction,
+        ),
         **dropped(result),
     }
     return rep
@@ -319,10 +342,30 @@ def judge_repeat(
             f"{error_threshold:.0%} ({result.totals.top_errors()})"
         )
         return True
-    if result.saturated and outcome.status == "measured":
-        reasons = ", ".join(result.saturation_reasons) or "saturated"
-        outcome.status, outcome.reason = "invalid", f"load generator was the bottleneck: {reasons}"
+    reasons = saturation_reasons(rep)
+    if reasons and outcome.status == "measured":
+        outcome.status = "invalid"
+        outcome.reason = f"load generator was the bottleneck: {', '.join(reasons)}"
     return False
+
+
+def saturation_reasons(rep: dict[str, Any]) -> list[str]:
+    """Why the engine limited this repeat: its own reasons, and the harness's when other work
+    starved the engine of its CPUs (the engine cannot see that; its CPU share only drops). A
+    starved repeat is marked saturated."""
+    result: EngineResult = rep["engine"]
+    reasons = list(result.saturation_reasons) or (["saturated"] if result.saturated else [])
+    use = rep.get("extra", {}).get("interference") or {}
+    if use.get("engine_starved"):
+        engine = use["engine"]
+        reasons.append(
+            f"engine starved: it waited for its CPU(s) {engine['cpus']} "
+            f"{use['engine_waited_pct']:.0f} % of the time, other work took "
+            f"{engine['other_pct']:.0f} % of them"
+        )
+        rep["saturated"] = 1
+    rep.setdefault("extra", {})["saturation_reasons"] = reasons
+    return reasons
 
 
 # -- 5. store ----------------------------------------------------------------------------------------

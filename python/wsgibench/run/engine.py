@@ -11,11 +11,13 @@ import signal
 import subprocess
 import sys
 import sysconfig
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
 from wsgibench.errors import EngineError
+from wsgibench.machine import cpustat
 from wsgibench.machine.process import raise_nofile
 from wsgibench.results.engine_result import EngineResult, MalformedResult
 from wsgibench.study.loads import PROTOCOL_VERSION
@@ -98,27 +100,35 @@ def _engine_child() -> None:
 
 def run_plan(plan: dict[str, Any]) -> EngineResult:
     engine_version()
-    path = find_engine()
+    path, bound = find_engine(), bound_seconds(plan)
+    proc = subprocess.Popen(
+        [str(path), "run", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_engine_child,
+    )
+    watch = cpustat.RunQueueWatch(proc.pid)
+    watch.start()
     try:
-        proc = subprocess.run(
-            [str(path), "run", "-"],
-            input=json.dumps(plan),
-            capture_output=True,
-            text=True,
-            timeout=bound_seconds(plan),
-            preexec_fn=_engine_child,
-        )
+        stdout, stderr = proc.communicate(json.dumps(plan), timeout=bound)
     except subprocess.TimeoutExpired:
-        raise EngineError(f"engine did not finish within {bound_seconds(plan):.0f} s") from None
+        proc.kill()
+        proc.communicate()
+        raise EngineError(f"engine did not finish within {bound:.0f} s") from None
+    finally:
+        watch.stop()
     if proc.returncode != 0:
-        line = (proc.stderr.strip().splitlines() or ["no message"])[-1]
+        line = (stderr.strip().splitlines() or ["no message"])[-1]
         raise EngineError(f"engine failed (exit {proc.returncode}): {line}")
     try:
-        return EngineResult.from_dict(json.loads(proc.stdout))
+        result = EngineResult.from_dict(json.loads(stdout))
     except ValueError as exc:  # MalformedResult is a ValueError too
         if isinstance(exc, MalformedResult):
             raise EngineError(str(exc)) from None
         raise EngineError("engine printed something that is not JSON") from None
+    return replace(result, runqueue_wait_s=watch.waited_s)
 
 
 class Engine(Protocol):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from wsgibench.machine import cpustat
 from wsgibench.machine.sampler import Sampler
 from wsgibench.results.engine_result import EngineResult
 
@@ -61,3 +62,41 @@ def dropped(result: EngineResult) -> dict[str, Any]:
     sent, ok = totals.requests_sent, totals.ok
     lost = totals.error_count > 0 or ok != sent or (expected is not None and ok != expected)
     return {"expected_requests": expected, "nothing_dropped": not lost}
+
+
+CONTENDED_PCT = 5.0  # other work above this share of a set of CPUs flags the repeat
+STARVED_WAIT_PCT = 5.0  # the engine waited for a CPU this share of its time: it was starved
+
+
+def interference_record(
+    before: cpustat.CpuTimes,
+    after: cpustat.CpuTimes,
+    wall_s: float,
+    server_cpus: list[int],
+    server_own_s: float,
+    engine_cpus: list[int],
+    engine_own_s: float,
+    harness_s: float,
+    engine_wait: float | None,
+) -> dict[str, Any]:
+    """How much of the server's and the engine's CPUs other work took during the repeat. The
+    harness itself (sampler, this process) is not pinned: its CPU time is taken off each set's
+    other work, so it never flags a repeat by itself."""
+    found: dict[str, Any] = {"harness_cpu_s": round(harness_s, 3)}
+    flags = []
+    for side, cpus, own in (
+        ("server", server_cpus, server_own_s),
+        ("engine", engine_cpus, engine_own_s),
+    ):
+        use = cpustat.interference(before, after, cpus, own, wall_s)
+        other = max(0.0, use.other_pct - 100 * harness_s / max(wall_s * len(cpus), 1e-9))
+        found[side] = {**use.as_dict(), "other_pct": round(other, 2)}
+        if other > CONTENDED_PCT or use.steal_pct > CONTENDED_PCT:
+            flags.append(
+                f"{side} CPUs {use.cpus}: other work {other:.0f} %, stolen {use.steal_pct:.0f} %"
+            )
+    found["contended"] = "; ".join(flags) or None
+    # Runnable but not running: the engine wanted its CPU and something else had it.
+    found["engine_waited_pct"] = None if engine_wait is None else round(100 * engine_wait, 2)
+    found["engine_starved"] = engine_wait is not None and 100 * engine_wait > STARVED_WAIT_PCT
+    return found

@@ -3,11 +3,13 @@ exact reasons and no server or engine process."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from wsgibench.databases import LoadDatabase
+from wsgibench.machine.cpustat import CpuTimes
 from wsgibench.run.cell import CellContext, Placement, measure
 from wsgibench.run.checks import Capabilities
 from wsgibench.study.model import parse_study
@@ -19,7 +21,20 @@ GOOD = Capabilities(pong=True, http10=True, keep_alive=True, pipelining=True, de
 PLACED = Placement(server_cpus=[0], engine_cpus=[1], workers=1)
 
 
-def _measure(tmp_path: Path, results, server=None, caps=GOOD, repeats=3, level=10, **load):
+def idle_cpus() -> CpuTimes:
+    return CpuTimes({0: 0.0, 1: 0.0}, {0: 0.0, 1: 0.0})
+
+
+def _measure(
+    tmp_path: Path,
+    results,
+    server=None,
+    caps=GOOD,
+    repeats=3,
+    level=10,
+    cpu_times=idle_cpus,
+    **load,
+):
     study = parse_study(
         {
             "servers": ["nginx-baseline"],
@@ -38,7 +53,7 @@ def _measure(tmp_path: Path, results, server=None, caps=GOOD, repeats=3, level=1
         "judging",
     )
     engine = FakeEngine(list(results))
-    ctx = CellContext(study, engine, LoadDatabase(tmp_path), ([0], [1]))
+    ctx = CellContext(study, engine, LoadDatabase(tmp_path), ([0], [1]), cpu_times=cpu_times)
     outcome = measure(plan_cells(study)[0], server or FakeServer(), caps, ctx, PLACED)
     return outcome, engine
 
@@ -147,3 +162,45 @@ def test_each_diagnosis(tmp_path, run, code):
     outcome, _ = _measure(tmp_path, **run)
     assert code in _codes(outcome), outcome.diagnoses
     assert outcome.status == "measured"
+
+
+def busy_cpu0(seconds_per_repeat: float):
+    """/proc/stat as a busy loop on CPU 0 (the server's) would leave it: each reading later by
+    that many seconds of CPU 0 busy time; nothing the fake server's processes used."""
+    readings = iter(range(1000))
+
+    def read() -> CpuTimes:
+        n = next(readings)
+        return CpuTimes({0: n * seconds_per_repeat, 1: 0.0}, {0: 0.0, 1: 0.0})
+
+    return read
+
+
+def test_other_work_on_the_servers_cpu_is_flagged_contended(tmp_path):
+    # Each repeat's before/after readings differ by 5 CPU-seconds on CPU 0; the repeat lasts
+    # however long the fake engine takes (milliseconds), so other work is far over 5 %.
+    outcome, _ = _measure(tmp_path, [result(ok=10_000, mean_us=1000)], cpu_times=busy_cpu0(5.0))
+    assert "contended" in _codes(outcome) and outcome.status == "measured"
+    use = outcome.repeats[0]["extra"]["interference"]
+    assert use["server"]["cpus"] == [0] and use["server"]["other_pct"] > 5
+    assert use["contended"].startswith("server CPUs (0,)")
+    assert use["engine"]["other_pct"] == 0 and not use["engine_starved"]
+
+
+def test_an_engine_that_waited_for_its_cpu_is_starved_and_the_cell_invalid(tmp_path):
+    # 1 s run, 0.3 s runnable but not running: the engine could not ask as fast as it would.
+    starved = replace(result(ok=10_000, mean_us=1000), runqueue_wait_s=0.3)
+    outcome, _ = _measure(tmp_path, [starved])
+    assert outcome.status == "invalid"
+    assert outcome.reason.startswith(
+        "load generator was the bottleneck: engine starved: it "
+        "waited for its CPU(s) [1] 30 % of the time"
+    )
+    assert all(r["saturated"] == 1 for r in outcome.repeats)
+    assert "engine-saturated" in _codes(outcome)
+
+
+def test_a_little_run_queue_wait_is_not_starvation(tmp_path):
+    fine = replace(result(ok=10_000, mean_us=1000), runqueue_wait_s=0.01)
+    outcome, _ = _measure(tmp_path, [fine])
+    assert outcome.status == "measured" and outcome.repeats[0]["saturated"] == 0
