@@ -92,3 +92,7 @@ def test_different_engine_versions_refused(stores, tmp_path):
     other = _edit_environment(fast, tmp_path / "engine.sqlite", engine_version="9.9.9")
     proc = wsgibench("compare", str(fast), str(other), check=False)
     assert proc.returncode == 2 and "engine_version" in proc.stderr and "9.9.9" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    forced = wsgibench("compare", str(fast), str(other), "--force")
+    assert "forced: the two differ in engine_version" in forced.stdout
+    assert "no significant change" in forced.stdout

@@ -89,7 +89,8 @@ def chromium_driver():
             "needs Debian packages chromium and chromium-driver "
             "(apt-get install -y chromium chromium-driver)"
         )
-    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium import webdriver  # in the test extras: a missing one is an error, not a skip
+
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     for flag in CHROME_FLAGS:

@@ -1,20 +1,17 @@
 """Fuzz the study-file parser (hypothesis): any TOML text or parsed table either gives a Study or
-a UsageError (one clear line), never another exception. Quick and bounded by default (skipped when
-hypothesis is absent); `bench/fuzz` runs it longer with WSGIBENCH_FUZZ_EXAMPLES."""
+a UsageError (one clear line), never another exception. Quick and bounded by default (hypothesis
+comes with the test extras); `bench/fuzz` runs it longer with WSGIBENCH_FUZZ_EXAMPLES."""
 
 from __future__ import annotations
 
 import os
 import string
 
-import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from wsgibench.errors import UsageError  # noqa: E402
-from wsgibench.study.model import load_study, parse_study  # noqa: E402
+from wsgibench.errors import UsageError
+from wsgibench.study.model import load_study, parse_study
 
 EXAMPLES = int(os.environ.get("WSGIBENCH_FUZZ_EXAMPLES", "60"))
 SETTINGS = settings(
