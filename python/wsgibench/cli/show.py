@@ -74,7 +74,9 @@ def show(store: Store, console: Console, study_id: int | None = None) -> None:
         c = s.cell
         rps = s.stats["rps_ok"]
         status = c.status if c.status == "measured" else f"[red]{c.status}[/]"
-        notes = "; ".join(filter(None, [c.reason, *c.notes, *(d["message"] for d in c.diagnoses)]))
+        notes = "; ".join(
+            filter(None, [c.reason, s.kinds_text(), *c.notes, *(d["message"] for d in c.diagnoses)])
+        )
         cv = _cv(rps)
         table.add_row(
             c.server,

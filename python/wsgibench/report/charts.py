@@ -111,9 +111,11 @@ def latency(load: LoadData, data: ReportData, palette: Palette) -> Chart:
             if not r["missing"]:
                 rows.append({**r, "percentile": pname})
     kind = (
-        "corrected latency (from each request's intended send time)"
+        "corrected latency: from each request's intended send time on the schedule to the last "
+        "byte of its reply (time waiting for a connection or a reconnect included), every kind"
         if load.is_open
-        else "latency (send to last byte)"
+        else "latency: from sending a request to the last byte of its reply (closed loop: a "
+        "connection sends its next request once the reply is in), every kind"
     )
     layer = series(rows, palette, "ms", ",.3f", log_y=True, x=x_axis(load))
     chart = (

@@ -75,7 +75,7 @@ class CellData:
     def remarks(self) -> list[str]:
         """Notes and the harness's diagnoses of the cell (e.g. why a number is not to be trusted)."""
         diagnoses = [d.get("message", "") for d in getattr(self.cell, "diagnoses", None) or []]
-        return [n for n in [*self.cell.notes, *diagnoses] if n]
+        return [n for n in [self.summary.kinds_text(), *self.cell.notes, *diagnoses] if n]
 
     @property
     def repeat_ids(self) -> list[int]:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from wsgibench.results import latency
 from wsgibench.results.engine_result import EngineResult
 
 LITTLE_TOLERANCE = 0.20
@@ -38,6 +39,7 @@ class Facts:
     saturated: bool
     saturation_reasons: tuple[str, ...] = ()
     contended: str | None = None  # what other work took of the server's or engine's CPUs
+    depth: int = 1  # requests in flight per connection (pipelining)
 
     @property
     def error_rate(self) -> float:
@@ -63,9 +65,8 @@ def facts_from(
     wants_keep_alive: bool,
     cpu_share_pct: float,
 ) -> Facts:
-    totals, kind = engine.totals, engine.first_kind
-    lat = kind.latency if kind else None
-    conn = kind.connect if kind else None
+    totals = engine.totals
+    lat = latency.overall(engine)  # every kind: Little's law counts every request in flight
     extra = record.get("extra", {})
     netstat = extra.get("netstat", {})
     return Facts(
@@ -82,7 +83,7 @@ def facts_from(
         latency_p50_ms=_ms(lat.p50 if lat else None),
         latency_p90_ms=_ms(lat.p90 if lat else None),
         latency_p99_ms=_ms(lat.p99 if lat else None),
-        connect_mean_ms=_ms(conn.mean if conn else None),
+        connect_mean_ms=_connect_mean_us(engine) / 1000,
         connections_opened=totals.connections_opened,
         cpu_mean_pct=record.get("cpu_mean_pct"),
         cpu_share_pct=cpu_share_pct,
@@ -91,7 +92,23 @@ def facts_from(
         saturated=engine.saturated or bool(record.get("saturated")),
         saturation_reasons=tuple(extra.get("saturation_reasons") or engine.saturation_reasons),
         contended=(extra.get("interference") or {}).get("contended"),
+        depth=_depth(engine),
     )
+
+
+def _connect_mean_us(engine: EngineResult) -> float:
+    """Mean connect time over every kind's connections, weighted by their counts."""
+    parts = [k.connect for k in engine.kinds if k.connect is not None and k.connect.count]
+    total = sum(p.count for p in parts)
+    return sum(p.mean * p.count for p in parts) / total if total else 0.0
+
+
+def _depth(engine: EngineResult) -> int:
+    """Requests in flight per connection: the pipelining depth of the closed and count models."""
+    pipeline = engine.model.get("pipeline", 1)
+    if pipeline is True:
+        return 2
+    return max(1, int(pipeline or 1))
 
 
 def _ms(us: float | None) -> float:
@@ -176,11 +193,12 @@ def _little(f: Facts) -> Diagnosis | None:
         return None
     new_conn_share = min(1.0, f.connections_opened / f.responses) if f.responses else 0.0
     wait_s = (f.latency_mean_ms + new_conn_share * f.connect_mean_ms) / 1000
-    implied = f.rps_ok * wait_s
-    if abs(implied - f.level) > LITTLE_TOLERANCE * f.level:
+    implied, expected = f.rps_ok * wait_s, f.level * f.depth
+    if abs(implied - expected) > LITTLE_TOLERANCE * expected:
+        held = f"{f.level:g} connections" + (f" × {f.depth} pipelined" if f.depth > 1 else "")
         return Diagnosis(
             "littles-law",
-            f"{f.level:g} connections, but throughput × mean latency = "
+            f"{held}, but throughput × mean latency = "
             f"{implied:.0f} in flight: the numbers disagree by more than 20 %",
         )
     return None

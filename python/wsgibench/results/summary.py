@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import statistics
+from dataclasses import dataclass, field
 from typing import Any
 
 from wsgibench.results.stats import Summary, summarise
@@ -34,6 +36,15 @@ class CellSummary:
     saturated: bool
     flavour: str
     version: str | None
+    # Loads with several request kinds: each kind's median p50 and p99 (µs) over the repeats.
+    kinds: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+
+    def kinds_text(self) -> str:
+        """e.g. "by kind: slow p50 1000 ms p99 1001 ms; fast p50 0.21 ms p99 0.9 ms" ("" for one)."""
+        if len(self.kinds) < 2:
+            return ""
+        parts = [f"{name} p50 {_ms(p50)} p99 {_ms(p99)}" for name, (p50, p99) in self.kinds.items()]
+        return "by kind: " + "; ".join(parts)
 
     @property
     def noisy(self) -> bool:
@@ -85,6 +96,27 @@ def summarise_study(store: Store, study_id: int, trim: int = 0) -> list[CellSumm
                 any(r["saturated"] for r in reps),
                 info.get("flavour", ""),
                 info.get("version"),
+                _kinds(reps),
             )
         )
     return out
+
+
+def _ms(us: float | None) -> str:
+    return "-" if us is None else f"{us / 1000:.3g} ms"
+
+
+def _kinds(reps: list[Any]) -> dict[str, tuple[float | None, float | None]]:
+    """Each kind's median over the repeats of its p50 and p99 (from the repeats' extra record)."""
+    per: dict[str, tuple[list[float], list[float]]] = {}
+    for rep in reps:
+        for name, k in (json.loads(rep["extra_json"] or "{}").get("kinds") or {}).items():
+            p50s, p99s = per.setdefault(name, ([], []))
+            if k.get("p50_us") is not None:
+                p50s.append(k["p50_us"])
+            if k.get("p99_us") is not None:
+                p99s.append(k["p99_us"])
+    return {
+        name: (statistics.median(p50s) if p50s else None, statistics.median(p99s) if p99s else None)
+        for name, (p50s, p99s) in per.items()
+    }

@@ -17,7 +17,7 @@ from wsgibench.machine.cpus import available_cpus
 from wsgibench.machine.process import STOP_GRACE_S, RunningServer
 from wsgibench.machine.sampler import Sampler
 from wsgibench.paths import APPS_DIR
-from wsgibench.results import diagnose
+from wsgibench.results import diagnose, latency
 from wsgibench.results.diagnose import Diagnosis
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Store
@@ -303,6 +303,7 @@ def measure_repeat(
     rep["extra"] = {
         "netstat": netstat.delta(counters, netstat.tcp_ext()),
         "log_bytes": server.logged_bytes() - log_bytes,
+        "kinds": latency.by_kind(result),
         "interference": interference_record(
             cpus,
             ctx.cpu_times(),

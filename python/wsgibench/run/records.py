@@ -7,6 +7,7 @@ from typing import Any
 
 from wsgibench.machine import cpustat
 from wsgibench.machine.sampler import Sampler
+from wsgibench.results import latency
 from wsgibench.results.engine_result import EngineResult
 
 
@@ -14,8 +15,7 @@ def repeat_record(idx: int, result: EngineResult, sampler: Sampler) -> dict[str,
     """One stored repeat: headline numbers from the engine and the sampler, plus both in full."""
     totals = result.totals
     ok, errors = totals.ok, totals.error_count
-    kind = result.first_kind
-    lat = kind.latency if kind else None
+    lat = latency.overall(result)  # every kind's replies: the headline latency
     samples = sampler.samples
     inner = samples[1:-1] or samples  # start/end samples carry no CPU interval of the load
     rss = [s.rss_bytes for s in samples]

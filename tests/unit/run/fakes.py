@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from hdrh.histogram import HdrHistogram
+
 from wsgibench.results.engine_result import EngineResult
 
 ERROR_CLASSES = (
@@ -36,6 +38,36 @@ def _histogram(mean_us: float, p50_us: int, p99_us: int) -> dict[str, Any]:
     }
 
 
+def recorded(name: str, ok: int, latency_us: int) -> dict[str, Any]:
+    """A kind whose `ok` replies all took `latency_us`, with a real HdrHistogram (for merging)."""
+    h = HdrHistogram(1, 3_600_000_000, 3)
+    h.record_value(latency_us, ok)
+    hist = {
+        "count": ok,
+        "min": latency_us,
+        "mean": float(latency_us),
+        "p50": latency_us,
+        "p90": latency_us,
+        "p99": latency_us,
+        "p999": latency_us,
+        "max": latency_us,
+        "stdev": 0.0,
+        "hdr": h.encode().decode(),
+    }
+    errs = {c: 0 for c in ERROR_CLASSES}
+    return {
+        "name": name,
+        "requests_sent": ok,
+        "responses": ok,
+        "ok": ok,
+        "errors": errs,
+        "bad_status_codes": {},
+        "service_us": None,
+        "latency_us": hist,
+        "connect_us": _histogram(50.0, 50, 100),
+    }
+
+
 def result(
     ok: int = 1000,
     errors: dict[str, int] | None = None,
@@ -48,8 +80,10 @@ def result(
     close_replies: int = 0,
     connections: int = 1,
     plan: dict[str, Any] | None = None,
+    kinds: list[dict[str, Any]] | None = None,
 ) -> EngineResult:
-    """An engine result document as the engine prints it, parsed like a real one."""
+    """An engine result document as the engine prints it, parsed like a real one. `kinds` (from
+    `recorded`) replaces the single `pong` kind; totals then add up the kinds."""
     errs = {c: 0 for c in ERROR_CLASSES} | (errors or {})
     sent = ok + sum(errs.values())
     kind = {
@@ -63,6 +97,9 @@ def result(
         "latency_us": _histogram(mean_us if mean_us is not None else p50_us, p50_us, p99_us),
         "connect_us": _histogram(50.0, 50, 100),
     }
+    if kinds:
+        ok, kind = sum(k["ok"] for k in kinds), kinds[0]
+        sent = ok + sum(errs.values())
     doc = {
         "format_version": 1,
         "engine": {"name": "wsgibench-engine", "version": "0.1.0", "protocol_version": 1},
@@ -81,7 +118,7 @@ def result(
             "bytes_received": ok * 100,
             "rps_ok": ok / elapsed_s,
         },
-        "kinds": [kind],
+        "kinds": kinds or [kind],
         "timeline": [],
         "cost": {"user_s": 0.1, "sys_s": 0.1, "cpu_fraction": 0.2, "threads": 1},
         "schedule": {"lag_p99_us": 0, "lag_max_us": 0},

@@ -15,7 +15,7 @@ from wsgibench.run.checks import Capabilities
 from wsgibench.study.model import parse_study
 from wsgibench.study.plan import plan_cells
 
-from .fakes import FakeCgroup, FakeEngine, FakeServer, result
+from .fakes import FakeCgroup, FakeEngine, FakeServer, recorded, result
 
 GOOD = Capabilities(pong=True, http10=True, keep_alive=True, pipelining=True, detail="")
 PLACED = Placement(server_cpus=[0], engine_cpus=[1], workers=1)
@@ -204,3 +204,26 @@ def test_a_little_run_queue_wait_is_not_starvation(tmp_path):
     fine = replace(result(ok=10_000, mean_us=1000), runqueue_wait_s=0.01)
     outcome, _ = _measure(tmp_path, [fine])
     assert outcome.status == "measured" and outcome.repeats[0]["saturated"] == 0
+
+
+def test_every_kind_counts_in_the_headline_latency_and_littles_law(tmp_path):
+    # seed 001's head-of-line mix on 10 connections for 1 s: 5 of them wait 1 s for /slow (5
+    # replies), 5 get /fast in 1 ms (5,000 replies). In flight: 5 x 1 s + 5,000 x 1 ms = 10.
+    mixed = result(kinds=[recorded("slow", 5, 1_000_000), recorded("fast", 5_000, 1_000)])
+    outcome, _ = _measure(tmp_path, [mixed], repeats=1)
+    assert outcome.status == "measured" and "littles-law" not in _codes(outcome)
+    rep = outcome.repeats[0]
+    assert rep["latency_p50_us"] == 1000 and rep["latency_max_us"] == pytest.approx(1e6, rel=1e-3)
+    kinds = rep["extra"]["kinds"]
+    assert kinds["slow"]["p50_us"] == 1_000_000 and kinds["fast"]["p50_us"] == 1000
+    assert (kinds["slow"]["ok"], kinds["fast"]["ok"]) == (5, 5000)
+
+
+def test_littles_law_counts_pipelined_requests(tmp_path):
+    # 10 connections with 4 pipelined requests each: 40 in flight; 40,000 replies/s at 1 ms.
+    plan = {"model": {"kind": "closed", "connections": 10, "duration_s": 1, "pipeline": 4}}
+    outcome, _ = _measure(tmp_path, [result(ok=40_000, mean_us=1000, plan=plan)], repeats=1)
+    assert "littles-law" not in _codes(outcome)
+    # the same figures without pipelining disagree by a factor of 4
+    outcome, _ = _measure(tmp_path, [result(ok=40_000, mean_us=1000)], repeats=1)
+    assert "littles-law" in _codes(outcome)

@@ -1,0 +1,56 @@
+"""Latency over every request kind: the kinds' HdrHistograms added exactly (never percentiles
+averaged), and each kind's own figures beside it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hdrh.histogram import HdrHistogram
+
+from wsgibench.results.engine_result import EngineResult, Histogram
+
+
+def _decoded(h: Histogram) -> HdrHistogram:
+    return HdrHistogram.decode(h.hdr)
+
+
+def overall(result: EngineResult) -> Histogram | None:
+    """The latency of every complete reply of every kind. One kind: its own histogram as is."""
+    parts = [k.latency for k in result.kinds if k.latency is not None and k.latency.count]
+    if not parts:
+        return result.first_kind.latency if result.first_kind else None
+    if len(parts) == 1:
+        return parts[0]
+    merged = _decoded(parts[0])
+    for part in parts[1:]:
+        merged.add(_decoded(part))
+    return Histogram(
+        count=merged.get_total_count(),
+        min=merged.get_min_value(),
+        mean=merged.get_mean_value(),
+        p50=merged.get_value_at_percentile(50),
+        p90=merged.get_value_at_percentile(90),
+        p99=merged.get_value_at_percentile(99),
+        p999=merged.get_value_at_percentile(99.9),
+        max=merged.get_max_value(),
+        stdev=merged.get_stddev(),
+        hdr=merged.encode().decode(),
+    )
+
+
+def by_kind(result: EngineResult) -> dict[str, dict[str, Any]]:
+    """Each kind's valid replies per second and latency (µs), for loads with several kinds."""
+    elapsed = result.elapsed_s or 1.0
+    found = {}
+    for k in result.kinds:
+        lat = k.latency
+        found[k.name] = {
+            "ok": k.ok,
+            "rps_ok": k.ok / elapsed,
+            "mean_us": lat.mean if lat else None,
+            "p50_us": lat.p50 if lat else None,
+            "p90_us": lat.p90 if lat else None,
+            "p99_us": lat.p99 if lat else None,
+            "max_us": lat.max if lat else None,
+        }
+    return found
