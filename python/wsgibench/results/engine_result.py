@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 RESULT_FORMAT_VERSION = 1
+# Error classes that are the engine's own limits (descriptors, ephemeral ports), not the server's.
+ENGINE_LIMIT_CLASSES = ("fd_limit", "ports_exhausted")
 
 
 class MalformedResult(ValueError):
@@ -121,9 +123,26 @@ class Totals:
     def error_count(self) -> int:
         return sum(self.errors.values())
 
-    def top_errors(self, n: int = 3) -> str:
+    @property
+    def engine_limit_errors(self) -> int:
+        """Requests that failed because the engine ran out of descriptors or ports."""
+        return sum(self.errors.get(c, 0) for c in ENGINE_LIMIT_CLASSES)
+
+    @property
+    def server_errors(self) -> int:
+        """Errors the server caused: timeouts, resets, refusals, bad replies (not the engine's)."""
+        return self.error_count - self.engine_limit_errors
+
+    def top_errors(self, n: int = 3, server_only: bool = False) -> str:
         """The commonest error classes, e.g. "timeout 13, reset 2" ("no errors" when none)."""
-        found = sorted(((k, v) for k, v in self.errors.items() if v), key=lambda kv: -kv[1])
+        found = sorted(
+            (
+                (k, v)
+                for k, v in self.errors.items()
+                if v and not (server_only and k in ENGINE_LIMIT_CLASSES)
+            ),
+            key=lambda kv: -kv[1],
+        )
         return ", ".join(f"{k} {v}" for k, v in found[:n]) or "no errors"
 
     @classmethod

@@ -19,10 +19,10 @@ from wsgibench.machine.sampler import Sampler
 from wsgibench.paths import APPS_DIR
 from wsgibench.results import diagnose, latency
 from wsgibench.results.diagnose import Diagnosis
-from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Store
 from wsgibench.run import checks
 from wsgibench.run.engine import Engine
+from wsgibench.run.judge import judge_repeat
 from wsgibench.run.records import dropped, interference_record, repeat_record
 from wsgibench.run.serve import ServeOptions, availability, server_info, server_python, start
 from wsgibench.servers import Flavour, ServerRecipe, get
@@ -236,7 +236,7 @@ def as_supported(load: Load, caps: checks.Capabilities) -> tuple[Load, list[Diag
     return load, found
 
 
-# -- 3. measure --------------------------------------------------------------------------------------
+# -- 3. measure, and 4. judge each repeat (run/judge.py) ---------------------------------------
 
 
 def measure(
@@ -318,55 +318,6 @@ def measure_repeat(
         **dropped(result),
     }
     return rep
-
-
-# -- 4. judge ----------------------------------------------------------------------------------------
-
-
-def judge_repeat(
-    outcome: CellOutcome, rep: dict[str, Any], server: ServerHandle, error_threshold: float
-) -> bool:
-    """Record what this repeat says about the cell; True ends the cell."""
-    result: EngineResult = rep["engine"]
-    gone = server.dead()
-    if gone:
-        oom = server.cgroup.oom_kills()
-        gone += f" (memory limit hit: {oom} OOM kill(s))" if oom else ""
-        outcome.disqualify(f"crashed during repeat {rep['idx'] + 1}: {gone}")
-        return True
-    if rep["ok"] == 0:
-        outcome.disqualify(f"stopped answering: 0 valid replies in repeat {rep['idx'] + 1}")
-        return True
-    if rep["error_rate"] > error_threshold:
-        outcome.disqualify(
-            f"error rate {rep['error_rate']:.1%} > "
-            f"{error_threshold:.0%} ({result.totals.top_errors()})"
-        )
-        return True
-    reasons = saturation_reasons(rep)
-    if reasons and outcome.status == "measured":
-        outcome.status = "invalid"
-        outcome.reason = f"load generator was the bottleneck: {', '.join(reasons)}"
-    return False
-
-
-def saturation_reasons(rep: dict[str, Any]) -> list[str]:
-    """Why the engine limited this repeat: its own reasons, and the harness's when other work
-    starved the engine of its CPUs (the engine cannot see that; its CPU share only drops). A
-    starved repeat is marked saturated."""
-    result: EngineResult = rep["engine"]
-    reasons = list(result.saturation_reasons) or (["saturated"] if result.saturated else [])
-    use = rep.get("extra", {}).get("interference") or {}
-    if use.get("engine_starved"):
-        engine = use["engine"]
-        reasons.append(
-            f"engine starved: it waited for its CPU(s) {engine['cpus']} "
-            f"{use['engine_waited_pct']:.0f} % of the time, other work took "
-            f"{engine['other_pct']:.0f} % of them"
-        )
-        rep["saturated"] = 1
-    rep.setdefault("extra", {})["saturation_reasons"] = reasons
-    return reasons
 
 
 # -- 5. store ----------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from wsgibench.results.engine_result import EngineResult
 def repeat_record(idx: int, result: EngineResult, sampler: Sampler) -> dict[str, Any]:
     """One stored repeat: headline numbers from the engine and the sampler, plus both in full."""
     totals = result.totals
-    ok, errors = totals.ok, totals.error_count
+    ok, errors, caused = totals.ok, totals.error_count, totals.server_errors
     lat = latency.overall(result)  # every kind's replies: the headline latency
     samples = sampler.samples
     inner = samples[1:-1] or samples  # start/end samples carry no CPU interval of the load
@@ -27,7 +27,8 @@ def repeat_record(idx: int, result: EngineResult, sampler: Sampler) -> dict[str,
         "requests": totals.requests_sent,
         "ok": ok,
         "errors": errors,
-        "error_rate": errors / (ok + errors) if ok + errors else 0.0,
+        # The server's share: errors the engine's own limits caused are not the server's.
+        "error_rate": caused / (ok + caused) if ok + caused else 0.0,
         "latency_p50_us": lat.p50 if lat else None,
         "latency_p90_us": lat.p90 if lat else None,
         "latency_p99_us": lat.p99 if lat else None,

@@ -227,3 +227,35 @@ def test_littles_law_counts_pipelined_requests(tmp_path):
     # the same figures without pipelining disagree by a factor of 4
     outcome, _ = _measure(tmp_path, [result(ok=40_000, mean_us=1000)], repeats=1)
     assert "littles-law" in _codes(outcome)
+
+
+def test_the_engines_own_limits_make_the_cell_invalid_not_the_server_disqualified(tmp_path):
+    # 2 % of connects failed on the engine's descriptor limit; the server failed 10 of 9,810.
+    limited = result(
+        ok=9_800,
+        errors={"fd_limit": 200, "timeout": 10},
+        mean_us=1000,
+        saturated=True,
+        reasons=("engine hit its file-descriptor limit (1024) 200 times",),
+    )
+    outcome, _ = _measure(tmp_path, [limited])
+    assert outcome.status == "invalid", outcome.reason
+    assert outcome.reason == (
+        "load generator was the bottleneck: engine hit its file-descriptor limit (1024) 200 times"
+    )
+    assert outcome.repeats[0]["error_rate"] == pytest.approx(10 / 9_810)
+    assert outcome.repeats[0]["errors"] == 210
+
+
+def test_an_overloaded_server_is_disqualified_and_the_engines_limit_is_its_consequence(tmp_path):
+    piled = result(
+        ok=900,
+        errors={"timeout": 100, "fd_limit": 300},
+        saturated=True,
+        reasons=("engine hit its file-descriptor limit (1024) 300 times",),
+    )
+    outcome, _ = _measure(tmp_path, [piled])
+    assert outcome.status == "disqualified"
+    assert outcome.reason.startswith(
+        "error rate 10.0% > 5% (timeout 100); then 300 connects failed on the engine's own limits"
+    )
