@@ -40,6 +40,8 @@ class Facts:
     saturation_reasons: tuple[str, ...] = ()
     contended: str | None = None  # what other work took of the server's or engine's CPUs
     depth: int = 1  # requests in flight per connection (pipelining)
+    unannounced_closes: int = 0  # keep-alive connections closed after a reply without saying so
+    resent: int = 0  # requests re-sent on a new connection because of them
 
     @property
     def error_rate(self) -> float:
@@ -93,6 +95,8 @@ def facts_from(
         saturation_reasons=tuple(extra.get("saturation_reasons") or engine.saturation_reasons),
         contended=(extra.get("interference") or {}).get("contended"),
         depth=_depth(engine),
+        unannounced_closes=totals.unannounced_closes,
+        resent=totals.resent,
     )
 
 
@@ -204,6 +208,18 @@ def _little(f: Facts) -> Diagnosis | None:
     return None
 
 
+def _unannounced(f: Facts) -> Diagnosis | None:
+    if f.unannounced_closes:
+        return Diagnosis(
+            "unannounced-close",
+            "server closes keep-alive connections without announcing it "
+            f"({f.unannounced_closes} of {f.connections_opened} connections): the {f.resent} "
+            "requests caught by a close were re-sent on a new connection, as HTTP clients do "
+            "(RFC 9112 §9.3.1), and are not errors",
+        )
+    return None
+
+
 def _contended(f: Facts) -> Diagnosis | None:
     if f.contended:
         return Diagnosis(
@@ -216,6 +232,7 @@ def _contended(f: Facts) -> Diagnosis | None:
 
 RULES: tuple[Callable[[Facts], Diagnosis | None], ...] = (
     _contended,
+    _unannounced,
     _saturated,
     _keep_alive,
     _backlog,

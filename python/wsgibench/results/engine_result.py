@@ -33,6 +33,14 @@ def _float(d: Mapping[str, Any], key: str, default: float | None = None) -> floa
     return float(value)
 
 
+def _optional_int(d: Mapping[str, Any], key: str) -> int | None:
+    return None if d.get(key) is None else _int(d, key)
+
+
+def _optional_float(d: Mapping[str, Any], key: str) -> float | None:
+    return None if d.get(key) is None else _float(d, key)
+
+
 def _counts(value: Any) -> dict[str, int]:
     if not isinstance(value, Mapping):
         return {}
@@ -118,6 +126,15 @@ class Totals:
     unsolicited_bytes: int = 0
     abandoned: int = 0
     peak_open_connections: int = 0
+    # Keep-alive connections the server closed after a complete reply without saying so, and
+    # the idempotent requests re-sent on a new connection because of it (not errors).
+    unannounced_closes: int = 0
+    resent: int = 0
+    # The measured window (closed: duration_s; open: the schedule) and what completed in it; a
+    # closed run's elapsed time also holds the drain of requests still in flight at its end.
+    window_s: float | None = None
+    ok_in_window: int | None = None
+    completed_after_window: int | None = None
 
     @property
     def error_count(self) -> int:
@@ -161,6 +178,11 @@ class Totals:
             _int(d, "unsolicited_bytes", 0),
             _int(d, "abandoned", 0),
             _int(d, "peak_open_connections", 0),
+            _int(d, "unannounced_closes", 0),
+            _int(d, "resent", 0),
+            _optional_float(d, "window_s"),
+            _optional_int(d, "ok_in_window"),
+            _optional_int(d, "completed_after_window"),
         )
 
 

@@ -23,7 +23,7 @@ from wsgibench.results.store import Store
 from wsgibench.run import checks
 from wsgibench.run.engine import Engine
 from wsgibench.run.judge import judge_repeat
-from wsgibench.run.records import dropped, interference_record, repeat_record
+from wsgibench.run.records import dropped, interference_record, repeat_record, window_record
 from wsgibench.run.serve import ServeOptions, availability, server_info, server_python, start
 from wsgibench.servers import Flavour, ServerRecipe, get
 from wsgibench.study.apps import get_app
@@ -304,6 +304,7 @@ def measure_repeat(
         "netstat": netstat.delta(counters, netstat.tcp_ext()),
         "log_bytes": server.logged_bytes() - log_bytes,
         "kinds": latency.by_kind(result),
+        "window": window_record(result),
         "interference": interference_record(
             cpus,
             ctx.cpu_times(),

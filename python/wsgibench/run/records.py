@@ -23,7 +23,7 @@ def repeat_record(idx: int, result: EngineResult, sampler: Sampler) -> dict[str,
     cpu = [s.cpu_pct for s in inner]
     return {
         "idx": idx,
-        "rps_ok": ok / result.elapsed_s if result.elapsed_s else 0.0,
+        "rps_ok": rps_ok(result),
         "requests": totals.requests_sent,
         "ok": ok,
         "errors": errors,
@@ -47,6 +47,28 @@ def repeat_record(idx: int, result: EngineResult, sampler: Sampler) -> dict[str,
         "samples": [
             (s.t_s, s.cpu_pct, s.rss_bytes, s.processes, s.conns, s.load1) for s in samples
         ],
+    }
+
+
+def rps_ok(result: EngineResult) -> float:
+    """Valid replies per second of the measured window: replies that completed in the drain
+    after it (requests still in flight when the window closed) do not stretch the divisor. An
+    engine that does not report its window is read over its whole run."""
+    totals = result.totals
+    if totals.window_s and totals.ok_in_window is not None:
+        return totals.ok_in_window / totals.window_s
+    return totals.ok / result.elapsed_s if result.elapsed_s else 0.0
+
+
+def window_record(result: EngineResult) -> dict[str, Any]:
+    """The measured window and what completed in it and after it (the drain), for the store."""
+    t = result.totals
+    return {
+        "window_s": t.window_s,
+        "ok_in_window": t.ok_in_window,
+        "completed_after_window": t.completed_after_window,
+        "unannounced_closes": t.unannounced_closes,
+        "resent": t.resent,
     }
 
 

@@ -81,6 +81,7 @@ def result(
     connections: int = 1,
     plan: dict[str, Any] | None = None,
     kinds: list[dict[str, Any]] | None = None,
+    totals: dict[str, Any] | None = None,
 ) -> EngineResult:
     """An engine result document as the engine prints it, parsed like a real one. `kinds` (from
     `recorded`) replaces the single `pong` kind; totals then add up the kinds."""
@@ -117,6 +118,7 @@ def result(
             "connection_close_replies": close_replies,
             "bytes_received": ok * 100,
             "rps_ok": ok / elapsed_s,
+            **(totals or {}),
         },
         "kinds": kinds or [kind],
         "timeline": [],

@@ -259,3 +259,27 @@ def test_an_overloaded_server_is_disqualified_and_the_engines_limit_is_its_conse
     assert outcome.reason.startswith(
         "error rate 10.0% > 5% (timeout 100); then 300 connects failed on the engine's own limits"
     )
+
+
+def test_throughput_is_over_the_measured_window_not_the_drain(tmp_path):
+    # 5 s window, 50,000 replies in it; one stuck connection kept the run going 5 s longer.
+    stuck = result(
+        ok=50_001,
+        mean_us=1000,
+        elapsed_s=10.0,
+        totals={"window_s": 5.0, "ok_in_window": 50_000, "completed_after_window": 1},
+    )
+    outcome, _ = _measure(tmp_path, [stuck], repeats=1)
+    rep = outcome.repeats[0]
+    assert rep["rps_ok"] == 10_000  # not 50,001 / 10 s
+    assert rep["extra"]["window"]["completed_after_window"] == 1
+
+
+def test_unannounced_closes_are_said_and_not_errors(tmp_path):
+    closes = result(
+        ok=10_000, mean_us=1000, connections=110, totals={"unannounced_closes": 100, "resent": 100}
+    )
+    outcome, _ = _measure(tmp_path, [closes])
+    assert outcome.status == "measured" and outcome.repeats[0]["errors"] == 0
+    (said,) = [d for d in outcome.diagnoses if d["code"] == "unannounced-close"]
+    assert "without announcing it (100 of 110 connections)" in said["message"]
