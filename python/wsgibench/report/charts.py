@@ -204,7 +204,10 @@ def memory(load: LoadData, data: ReportData, palette: Palette) -> Chart:
         )
         .properties(width=WIDTH, height=HEIGHT)
     )
-    extra = f"load {load.name}: highest peak over the repeats, one bar per {load.level_field} level"
+    extra = (
+        f"load {load.name}: peak RSS summed over the server's process tree (shared pages of "
+        f"workers counted in each), highest over the repeats, one bar per {load.level_field} level"
+    )
     return Chart(
         f"memory-{load.name}",
         f"Peak memory — {load.name}",

@@ -75,7 +75,7 @@ METRICS = (
     Metric("latency_p50", "p50 latency at reference load (ms)", False, fmt.ms),
     Metric("latency_p99", "p99 latency at reference load (ms)", False, fmt.ms),
     Metric("errors", "error rate at reference load", False, fmt.pct),
-    Metric("memory", "peak memory, process tree (MiB)", False, fmt.mib),
+    Metric("memory", "peak memory, RSS summed over the process tree (MiB)", False, fmt.mib),
     Metric("efficiency", "requests per CPU-second at reference load", True, fmt.rps),
 )
 METRIC = {m.key: m for m in METRICS}
