@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from wsgibench.faults import FAULTS
+from wsgibench.machine.cgroups import KillGroup, MemoryCgroup
 from wsgibench.results.store import Store
 from wsgibench.run.study import StudyRunner
 from wsgibench.study.model import parse_study
@@ -113,7 +114,16 @@ def test_fault(kind: str, tmp_path: Path, monkeypatch):
     assert store.study(study_id)["status"] == "finished"
     first, second = store.cells(study_id)
     if kind == "leak" and first.isolation and first.isolation["memory"].startswith("not applied"):
-        pytest.skip(f"no memory limit here: {first.isolation['memory']}")
+        # Only a machine where no memory cgroup can be made may leave the leak unkilled.
+        probe_group = KillGroup.create()
+        probe = MemoryCgroup.create(64 * 2**20, probe_group)
+        probe.remove()
+        probe_group.remove()
+        assert probe.path is None, f"a memory cgroup is writable here, yet {first.isolation}"
+        pytest.skip(f"no writable memory cgroup here: {probe.applied}")
+    if kind == "leak":
+        assert first.isolation["memory"].startswith("cgroup v"), first.isolation
+        assert "verified for" in first.isolation["memory"], first.isolation
     assert first.status == status, (first.status, first.reason)
     if pattern:
         assert re.search(pattern, first.reason or ""), first.reason
