@@ -152,6 +152,8 @@ def studies() -> None:
     is_flag=True,
     help="With --resume: continue even if the machine or engine differs from the first run's.",
 )
+@click.option("--server-cpus", help="The server's CPUs, e.g. 0-3 (default: the study's layout).")
+@click.option("--engine-cpus", help="The engine's CPUs, e.g. 4-7 (one engine thread per CPU).")
 @friendly
 def run(
     study: str,
@@ -164,6 +166,8 @@ def run(
     install: bool,
     resume: bool,
     force: bool,
+    server_cpus: str | None,
+    engine_cpus: str | None,
 ) -> None:
     """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
     from wsgibench.cli.run import run_study
@@ -179,6 +183,7 @@ def run(
         install=install,
         resume=resume,
         force=force,
+        cpus={"server_cpus": server_cpus, "engine_cpus": engine_cpus},
         console=console,
     )
 

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from wsgibench.errors import UsageError
 from wsgibench.machine import venvs
 from wsgibench.machine.cgroups import sweep_orphans
+from wsgibench.machine.topology import parse_cpulist
 from wsgibench.paths import default_results
 from wsgibench.results.store import Store
 from wsgibench.run.engine import engine_version
@@ -36,11 +37,18 @@ def overrides(
     duration: float | None,
     levels: str | None,
     app_env: tuple[str, ...] = (),
+    cpus: dict[str, str | None] | None = None,
 ) -> dict[str, Any]:
     import tomllib
 
     raw = tomllib.loads(study_path(study_name).read_text()) if study_name else {}
     out: dict[str, Any] = {}
+    for key, value in (cpus or {}).items():  # --server-cpus 0-3, --engine-cpus 4-7
+        if value:
+            try:
+                out[key] = parse_cpulist(value)
+            except ValueError:
+                raise UsageError(f"cannot read {value!r} as CPUs (e.g. 0-3,8)") from None
     if servers:
         out["servers"] = _split(servers, str)
     if app_env:
@@ -80,10 +88,13 @@ def run_study(
     install: bool,
     resume: bool = False,
     force: bool = False,
+    cpus: dict[str, str | None] | None = None,
     console: Console,
 ) -> Store:
     try:
-        study = load_study(name, overrides(name, servers, repeats, duration, levels, app_env))
+        study = load_study(
+            name, overrides(name, servers, repeats, duration, levels, app_env, cpus or {})
+        )
     except Exception as exc:
         import tomllib
 

@@ -9,7 +9,12 @@ from rich.table import Table
 
 from wsgibench.results.stats import Summary
 from wsgibench.results.store import Store
-from wsgibench.results.summary import CellSummary, summarise_study
+from wsgibench.results.summary import (
+    CellSummary,
+    layout_text,
+    placement_text,
+    summarise_study,
+)
 
 
 def _fmt(value: float | None, unit: str = "") -> str:
@@ -40,6 +45,23 @@ def _caps(caps: dict | None) -> str:
     return " ".join(label if caps.get(key) else f"no-{label}" for label, key in marks)
 
 
+COLUMNS: tuple[tuple[str, JustifyMethod], ...] = (
+    ("server", "left"),
+    ("version", "left"),
+    ("load", "left"),
+    ("level", "right"),
+    ("req/s", "right"),
+    ("cv", "right"),
+    ("p50 ms", "right"),
+    ("p99 ms", "right"),
+    ("errors", "right"),
+    ("cpu %", "right"),
+    ("peak MiB", "right"),
+    ("behaviour", "left"),
+    ("status / notes", "left"),
+)
+
+
 def show(store: Store, console: Console, study_id: int | None = None) -> None:
     study = store.study(study_id)
     config = json.loads(study["config_json"])
@@ -51,50 +73,37 @@ def show(store: Store, console: Console, study_id: int | None = None) -> None:
         f"engine {env.get('engine', {}).get('engine_version')}, "
         f"wsgibench {env.get('wsgibench_version')}"
     )
+    console.print(f"CPU layout: {layout_text(env)}", highlight=False)
     table = Table(show_lines=False)
-    columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("server", "left"),
-        ("version", "left"),
-        ("load", "left"),
-        ("level", "right"),
-        ("req/s", "right"),
-        ("cv", "right"),
-        ("p50 ms", "right"),
-        ("p99 ms", "right"),
-        ("errors", "right"),
-        ("cpu %", "right"),
-        ("peak MiB", "right"),
-        ("behaviour", "left"),
-        ("status / notes", "left"),
-    )
-    for col, justify in columns:
+    for col, justify in COLUMNS:
         table.add_column(col, justify=justify)
     summaries = summarise_study(store, study["id"], trim)
     for s in summaries:
-        c = s.cell
-        rps = s.stats["rps_ok"]
-        status = c.status if c.status == "measured" else f"[red]{c.status}[/]"
-        notes = "; ".join(
-            filter(None, [c.reason, s.kinds_text(), *c.notes, *(d["message"] for d in c.diagnoses)])
-        )
-        cv = _cv(rps)
-        table.add_row(
-            c.server,
-            s.version or "-",
-            c.load,
-            f"{c.level:g}",
-            _fmt(s.value("rps_ok", "trimmed_mean" if trim else "median")),
-            cv,
-            _fmt(s.value("latency_p50_us"), "ms"),
-            _fmt(s.value("latency_p99_us"), "ms"),
-            _fmt(s.value("error_rate"), "%"),
-            _fmt(s.value("cpu_mean_pct")),
-            _fmt(s.value("rss_peak_bytes"), "MiB"),
-            _caps(c.capabilities),
-            status + (f": {notes}" if notes else ""),
-        )
+        table.add_row(*_row(s, trim))
     console.print(table)
     _footer(console, summaries, trim)
+
+
+def _row(s: CellSummary, trim: int) -> list[str]:
+    c = s.cell
+    status = c.status if c.status == "measured" else f"[red]{c.status}[/]"
+    said = [c.reason, placement_text(c.isolation), s.kinds_text(), *c.notes]
+    notes = "; ".join(filter(None, [*said, *(d["message"] for d in c.diagnoses)]))
+    return [
+        c.server,
+        s.version or "-",
+        c.load,
+        f"{c.level:g}",
+        _fmt(s.value("rps_ok", "trimmed_mean" if trim else "median")),
+        _cv(s.stats["rps_ok"]),
+        _fmt(s.value("latency_p50_us"), "ms"),
+        _fmt(s.value("latency_p99_us"), "ms"),
+        _fmt(s.value("error_rate"), "%"),
+        _fmt(s.value("cpu_mean_pct")),
+        _fmt(s.value("rss_peak_bytes"), "MiB"),
+        _caps(c.capabilities),
+        status + (f": {notes}" if notes else ""),
+    ]
 
 
 def _footer(console: Console, summaries: list[CellSummary], trim: int) -> None:

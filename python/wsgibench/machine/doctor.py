@@ -11,8 +11,8 @@ from pathlib import Path
 
 import psutil
 
+from wsgibench.machine import topology
 from wsgibench.machine.cgroups import KillGroup, MemoryCgroup
-from wsgibench.machine.cpus import split_cpus
 from wsgibench.machine.environment import sysctl
 
 
@@ -152,7 +152,8 @@ def check_cgroup() -> Finding:
 
 
 def findings(cpus: list[int] | None = None) -> list[Finding]:
-    server, engine = split_cpus(None, None)
+    lay = topology.layout(topology.read())
+    server, engine = lay.server_cpus, lay.engine_cpus
     checks: list[Callable[[], Finding]] = [
         check_nofile,
         lambda: _at_least(

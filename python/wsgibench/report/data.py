@@ -10,7 +10,12 @@ from typing import Any
 
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Cell, Store
-from wsgibench.results.summary import LEVEL_FIELDS, CellSummary, summarise_study
+from wsgibench.results.summary import (
+    LEVEL_FIELDS,
+    CellSummary,
+    placement_text,
+    summarise_study,
+)
 
 BASELINE = "nginx-baseline"
 OPEN_MODELS = ("rate", "conn_rate", "sessions")
@@ -75,7 +80,8 @@ class CellData:
     def remarks(self) -> list[str]:
         """Notes and the harness's diagnoses of the cell (e.g. why a number is not to be trusted)."""
         diagnoses = [d.get("message", "") for d in getattr(self.cell, "diagnoses", None) or []]
-        return [n for n in [self.summary.kinds_text(), *self.cell.notes, *diagnoses] if n]
+        placed = placement_text(self.cell.isolation)
+        return [n for n in [placed, self.summary.kinds_text(), *self.cell.notes, *diagnoses] if n]
 
     @property
     def repeat_ids(self) -> list[int]:

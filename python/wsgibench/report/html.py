@@ -10,6 +10,7 @@ from wsgibench.report.charts import Chart
 from wsgibench.report.data import BASELINE, ReportData
 from wsgibench.report.table import METRICS, LoadTable
 from wsgibench.report.vega import javascript, versions
+from wsgibench.results.summary import layout_text
 
 _CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1300px; color: #222; padding: 0 1em; }
@@ -50,10 +51,7 @@ def _environment(data: ReportData) -> str:
         ),
         ("memory", fmt.mib(env.get("memory_bytes")) + " MiB" if env.get("memory_bytes") else "?"),
         ("kernel / OS", f"{env.get('kernel')} / {env.get('os')}"),
-        (
-            "CPU split",
-            f"server {env.get('server_cpus', '?')}, engine {env.get('engine_cpus', '?')}",
-        ),
+        ("CPU layout", layout_text(env)),
         ("engine", json.dumps(env.get("engine", {}))),
         ("wsgibench", f"{env.get('wsgibench_version')} (git {env.get('git_commit') or '?'})"),
         ("python", env.get("python")),

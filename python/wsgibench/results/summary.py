@@ -120,3 +120,30 @@ def _kinds(reps: list[Any]) -> dict[str, tuple[float | None, float | None]]:
         name: (statistics.median(p50s) if p50s else None, statistics.median(p99s) if p99s else None)
         for name, (p50s, p99s) in per.items()
     }
+
+
+def layout_text(env: dict[str, Any]) -> str:
+    """The study's CPU layout and the machine's topology, from the stored environment."""
+    lay = env.get("layout") or {}
+    topo = env.get("topology") or {}
+    text = (
+        f"server CPUs {env.get('server_cpus', '?')}, engine CPUs {env.get('engine_cpus', '?')}"
+        + (f" ({lay['policy']})" if lay.get("policy") else "")
+    )
+    if topo:
+        nodes = len(topo.get("nodes") or [])
+        text += (
+            f"; topology: {len(topo.get('cpus') or [])} CPUs in {len(topo.get('cores') or [])}"
+            f" cores, {'SMT' if topo.get('smt') else 'no SMT'}, {nodes} NUMA node"
+            + ("s" if nodes != 1 else "")
+        )
+    return text + (f"; {lay['note']}" if lay.get("note") else "")
+
+
+def placement_text(isolation: dict[str, Any] | None) -> str:
+    """A cell's workers and engine threads when either is more than one ("" otherwise)."""
+    lay = (isolation or {}).get("layout") or {}
+    workers, threads = lay.get("workers", 1), lay.get("engine_threads", 1)
+    if workers == 1 and threads == 1:
+        return ""
+    return f"{workers} worker(s): {lay.get('workers_rule', '')}; engine {threads} thread(s)"

@@ -13,9 +13,9 @@ import psutil
 from wsgibench.databases import LoadDatabase
 from wsgibench.errors import EngineError, StartupError
 from wsgibench.machine import cpustat, netstat
-from wsgibench.machine.cpus import available_cpus
 from wsgibench.machine.process import STOP_GRACE_S, RunningServer
 from wsgibench.machine.sampler import Sampler
+from wsgibench.machine.topology import Layout, Topology, scaled_layout
 from wsgibench.paths import APPS_DIR
 from wsgibench.results import diagnose, latency
 from wsgibench.results.diagnose import Diagnosis
@@ -68,29 +68,51 @@ class ServerHandle(Protocol):
 
 @dataclass(frozen=True)
 class Placement:
-    """The CPUs and workers of one cell's server, and a note when the engine shares its CPUs."""
+    """Where one cell's server and engine run: their CPUs by which rule, the server's workers and
+    how they were chosen, the engine's threads, and a note when the engine shares the CPUs."""
 
     server_cpus: list[int]
     engine_cpus: list[int]
     workers: int
     shared: str | None = None
+    policy: str = "given"
+    workers_rule: str = "the study's workers"
+    engine_threads: int = 1
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "server_cpus": self.server_cpus,
+            "engine_cpus": self.engine_cpus,
+            "policy": self.policy,
+            "workers": self.workers,
+            "workers_rule": self.workers_rule,
+            "engine_threads": self.engine_threads,
+        }
 
 
-def place(load: Load, study_cpus: tuple[list[int], list[int]], workers: int) -> Placement:
-    """The study's CPUs and workers; for a scaling load (load.cpus = N) N workers on the first N
-    CPUs and the engine on the rest, or sharing them when none remain (said in `shared`)."""
-    if load.cpus is None:
-        return Placement(study_cpus[0], study_cpus[1], workers)
-    cpus = available_cpus()
-    server, rest = cpus[: load.cpus], cpus[load.cpus :]
-    shared = (
-        None
-        if rest
-        else (
-            f"engine shares the server's {load.cpus} CPU(s) {server}: req/s understates the server"
-        )
+def place(
+    load: Load, study: Study, recipe: ServerRecipe, layout: Layout, topo: Topology
+) -> Placement:
+    """The study's layout; for a scaling load (load.cpus = N) the server on N CPUs and the engine
+    on the cores left (sharing them when none are, said in `shared`). Workers: the study's count
+    (N for a scaling load), or with workers = "auto" the server's own convention for its CPUs;
+    the nginx ceiling always gets one per server CPU. One engine thread per engine CPU."""
+    if load.cpus is not None:
+        layout = scaled_layout(topo, load.cpus)
+    cpus = len(layout.server_cpus)
+    if study.workers == "auto" or recipe.workers_follow_cpus:
+        workers, rule = recipe.auto_workers(cpus)
+    elif load.cpus is not None:
+        workers, rule = load.cpus, f"one worker per server CPU ({load.cpus}), scaling"
+    else:
+        workers, rule = study.workers, "the study's workers"
+    shared = None
+    if layout.note and set(layout.server_cpus) & set(layout.engine_cpus):
+        shared = f"{layout.note}: req/s understates the server"
+    threads = study.engine_threads or len(layout.engine_cpus)
+    return Placement(
+        layout.server_cpus, layout.engine_cpus, workers, shared, layout.policy, rule, threads
     )
-    return Placement(server, rest or cpus, load.cpus, shared)
 
 
 @dataclass
@@ -100,7 +122,8 @@ class CellContext:
     study: Study
     engine: Engine
     databases: LoadDatabase
-    study_cpus: tuple[list[int], list[int]]
+    layout: Layout  # the study's CPU layout (scaling loads make their own)
+    topology: Topology
     progress: Callable[[str], None] = lambda _msg: None
     # Per-CPU busy time (/proc/stat), read before and after each repeat; tests give their own.
     cpu_times: Callable[[], cpustat.CpuTimes] = cpustat.snapshot
@@ -152,7 +175,7 @@ def database_kind(study: Study, load: Load) -> str | None:
 def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     """Prepare, start, check, measure and judge one cell; the server is stopped whatever happens."""
     recipe, study = get(cell.server), ctx.study
-    placement = place(cell.load, ctx.study_cpus, study.workers)
+    placement = place(cell.load, study, recipe, ctx.layout, ctx.topology)
     refused = refusal(recipe, study, placement.workers)
     if refused:
         return refused
@@ -169,6 +192,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         "engine_cpus": placement.engine_cpus,
         "memory": server.memory,
         "workers": placement.workers,
+        "layout": placement.as_dict(),
     }
     if db is not None:
         isolation["database"] = db.info()
@@ -256,13 +280,16 @@ def measure(
     load, adapted = as_supported(cell.load, caps)
     outcome.diagnoses.extend(d.as_dict() for d in adapted)
     seed, engine_cpus = study.seed * 1000 + cell.position, placement.engine_cpus
+    threads = placement.engine_threads
     requests = list(study.requests)
     if load.warmup_s > 0:
         ctx.progress(f"{cell.label}: warm-up")
-        ctx.engine.run(load.plan(cell.level, server.port, requests, engine_cpus, seed, warmup=True))
+        ctx.engine.run(
+            load.plan(cell.level, server.port, requests, engine_cpus, seed, True, threads)
+        )
     for idx in range(study.repeats):
         ctx.progress(f"{cell.label}: repeat {idx + 1}/{study.repeats}")
-        plan = load.plan(cell.level, server.port, requests, engine_cpus, seed + idx)
+        plan = load.plan(cell.level, server.port, requests, engine_cpus, seed + idx, False, threads)
         rep = measure_repeat(idx, plan, server, ctx, placement)
         outcome.repeats.append(rep)
         if judge_repeat(outcome, rep, server, study.error_threshold):

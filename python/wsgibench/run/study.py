@@ -9,8 +9,7 @@ from typing import Any
 
 from wsgibench import databases
 from wsgibench.errors import UsageError
-from wsgibench.machine import doctor, environment
-from wsgibench.machine.cpus import split_cpus
+from wsgibench.machine import doctor, environment, topology
 from wsgibench.machine.process import RunningServer
 from wsgibench.results.compare import metadata_differences
 from wsgibench.results.store import Cell, Store
@@ -38,7 +37,9 @@ class StudyRunner:
         self.store = store
         self.progress: Progress = progress or (lambda _msg: None)
         self.engine: Engine = engine or EngineProcess()
-        self.server_cpus, self.engine_cpus = split_cpus(study.server_cpus, study.engine_cpus)
+        self.topology = topology.read()
+        self.layout = topology.layout(self.topology, study.server_cpus, study.engine_cpus)
+        self.server_cpus, self.engine_cpus = self.layout.server_cpus, self.layout.engine_cpus
         self.current_server: RunningServer | None = None  # the server of the cell in progress
         self.doctor = doctor.findings(sorted(set(self.server_cpus + self.engine_cpus)))
         # The db app's database: files next to the results store, one per load (see databases).
@@ -110,7 +111,8 @@ class StudyRunner:
             self.study,
             self.engine,
             self.databases,
-            (self.server_cpus, self.engine_cpus),
+            self.layout,
+            self.topology,
             progress=lambda msg: self.progress(msg),
             on_server=on_server,
         )
@@ -119,6 +121,7 @@ class StudyRunner:
         found = environment.collect(nginx_version=NGINX.version(), apache_version=APACHE.version())
         found["engine"] = engine_version()
         found["server_cpus"], found["engine_cpus"] = self.server_cpus, self.engine_cpus
+        found["topology"], found["layout"] = self.topology.as_dict(), self.layout.as_dict()
         found["doctor"] = [f.as_dict() for f in self.doctor]
         return found
 

@@ -118,6 +118,10 @@ class ServerRecipe:
     launch: Launch | None = None
     unavailable: str | None = None  # a reason that no install can fix
     multi_worker: bool = True  # whether `workers > 1` is meaningful
+    # workers = "auto": the server's documented convention for N server CPUs ("N" or "2N+1")
+    workers_rule: str = "N"
+    # The machine's ceiling (nginx alone) always gets one worker per server CPU.
+    workers_follow_cpus: bool = False
     handles: tuple[
         str, ...
     ] = ()  # pitfalls this recipe takes care of, shown by `servers --verbose`
@@ -130,6 +134,14 @@ class ServerRecipe:
     stdlib_python: bool = False
     # The module that defines it (set by the catalog): its folder is the server's home.
     module: str = field(default="", compare=False)
+
+    def auto_workers(self, cpus: int) -> tuple[int, str]:
+        """Workers for `cpus` server CPUs by this server's convention, and how they were chosen."""
+        if not self.multi_worker:
+            return 1, "one process by design: 1 worker whatever the CPUs"
+        if self.workers_rule == "2N+1":
+            return 2 * cpus + 1, f"(2 x {cpus} CPUs) + 1, {self.project}'s documented rule"
+        return cpus, f"one worker per server CPU ({cpus})"
 
     def missing_binaries(self) -> list[str]:
         return [b.name for b in self.binaries if b.path() is None]

@@ -88,6 +88,7 @@ class Load:
         cpus: list[int] | None,
         seed: int,
         warmup: bool = False,
+        threads: int = 1,
     ) -> dict[str, Any]:
         model = {"kind": self.model, **self.params, self.level_field: _num(level)}
         if warmup:
@@ -100,7 +101,7 @@ class Load:
             "requests": [r.plan() for r in requests],
             "timeout_s": self.timeout_s,
             "connect_timeout_s": self.timeout_s,
-            "threads": 1,
+            "threads": threads,
             "cpus": cpus or [],
             "seed": seed,
         }

@@ -7,7 +7,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from wsgibench.errors import UsageError
 from wsgibench.paths import STUDIES_DIR
@@ -26,6 +26,7 @@ _TOP_KEYS = {
     "random_order",
     "workers",
     "threads",
+    "engine_threads",
     "memory_limit_mb",
     "error_threshold",
     "server_cpus",
@@ -59,8 +60,11 @@ class Study:
     trim: int = 0  # repeats dropped at each end before the trimmed mean (seed 004: 1)
     random_order: bool = True
     seed: int = 1
-    workers: int = 1
+    # An exact count, or "auto": each server's documented convention for its CPUs (see
+    # ServerRecipe.auto_workers); the nginx ceiling always gets one worker per server CPU.
+    workers: int | Literal["auto"] = 1
     threads: int = 1
+    engine_threads: int | None = None  # default: one engine thread per engine CPU
     memory_limit_mb: int | None = 512
     error_threshold: float = 0.05  # error fraction beyond which a server is disqualified
     server_cpus: list[int] | None = None
@@ -144,9 +148,13 @@ def _parse_study(raw: dict[str, Any], where: str) -> Study:
     repeats, trim = int(raw.get("repeats", 3)), int(raw.get("trim", 0))
     if repeats < 1 or trim < 0 or repeats - 2 * trim < 1:
         raise UsageError(f"{where}: need repeats >= 1 and repeats - 2*trim >= 1")
-    workers, threads = int(raw.get("workers", 1)), int(raw.get("threads", 1))
-    if workers < 1 or threads < 1:
-        raise UsageError(f"{where}: workers and threads must be at least 1")
+    workers_raw, threads = raw.get("workers", 1), int(raw.get("threads", 1))
+    workers: int | Literal["auto"] = "auto" if workers_raw == "auto" else int(workers_raw)
+    if (workers != "auto" and workers < 1) or threads < 1:
+        raise UsageError(f'{where}: workers must be "auto" or at least 1, threads at least 1')
+    engine_threads = raw.get("engine_threads")
+    if engine_threads is not None:
+        engine_threads = _positive_int(engine_threads, "engine_threads", where)
     threshold = float(raw.get("error_threshold", 0.05))
     if not 0 <= threshold <= 1:
         raise UsageError(f"{where}: error_threshold is a fraction between 0 and 1")
@@ -167,6 +175,7 @@ def _parse_study(raw: dict[str, Any], where: str) -> Study:
         seed=int(raw.get("seed", 1)),
         workers=workers,
         threads=threads,
+        engine_threads=engine_threads,
         memory_limit_mb=memory or None,
         error_threshold=threshold,
         server_cpus=_cpu_list(raw.get("server_cpus"), "server_cpus", where),

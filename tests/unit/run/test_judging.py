@@ -10,6 +10,7 @@ import pytest
 
 from wsgibench.databases import LoadDatabase
 from wsgibench.machine.cpustat import CpuTimes
+from wsgibench.machine.topology import build, layout
 from wsgibench.run.cell import CellContext, Placement, measure
 from wsgibench.run.checks import Capabilities
 from wsgibench.study.model import parse_study
@@ -18,7 +19,7 @@ from wsgibench.study.plan import plan_cells
 from .fakes import FakeCgroup, FakeEngine, FakeServer, recorded, result
 
 GOOD = Capabilities(pong=True, http10=True, keep_alive=True, pipelining=True, detail="")
-PLACED = Placement(server_cpus=[0], engine_cpus=[1], workers=1)
+PLACED = Placement(server_cpus=[0], engine_cpus=[1], workers=1, policy="first-cpu")
 
 
 def idle_cpus() -> CpuTimes:
@@ -53,7 +54,10 @@ def _measure(
         "judging",
     )
     engine = FakeEngine(list(results))
-    ctx = CellContext(study, engine, LoadDatabase(tmp_path), ([0], [1]), cpu_times=cpu_times)
+    topo = build([0, 1], [(0,), (1,)], [(0, 1)])
+    ctx = CellContext(
+        study, engine, LoadDatabase(tmp_path), layout(topo), topo, cpu_times=cpu_times
+    )
     outcome = measure(plan_cells(study)[0], server or FakeServer(), caps, ctx, PLACED)
     return outcome, engine
 

@@ -50,12 +50,12 @@ def test_scale_cpus_makes_one_load_per_count(tmp_path):
         parse_study({"servers": ["gunicorn-sync"], "scale_cpus": [0], "load": [LOAD]}, "t")
     runner = StudyRunner(study, Store(tmp_path / "r.sqlite"))
     cpus = sorted(os.sched_getaffinity(0))
-    study_cpus = (runner.server_cpus, runner.engine_cpus)
-    p = place(study.loads[-1], study_cpus, study.workers)
+    gunicorn = get("gunicorn-sync")
+    p = place(study.loads[-1], study, gunicorn, runner.layout, runner.topology)
     assert p.workers == usable and p.server_cpus == cpus
     assert p.engine_cpus == cpus and p.shared and "shares" in p.shared
     if usable > 1:
-        p = place(study.loads[0], study_cpus, study.workers)
+        p = place(study.loads[0], study, gunicorn, runner.layout, runner.topology)
         assert p.workers == 1 and p.server_cpus == cpus[:1] and p.engine_cpus == cpus[1:]
         assert p.shared is None
 

@@ -50,6 +50,7 @@ RECIPES = [
     ServerRecipe(
         name="gunicorn-sync",
         project="gunicorn",
+        workers_rule="2N+1",
         flavour=Flavour.PROCESS,
         env=ENV,
         version_of="gunicorn",
@@ -59,6 +60,7 @@ RECIPES = [
     ServerRecipe(
         name="gunicorn-gthread",
         project="gunicorn",
+        workers_rule="2N+1",
         flavour=Flavour.PROCESS,
         env=ENV,
         version_of="gunicorn",
@@ -68,6 +70,7 @@ RECIPES = [
     ServerRecipe(
         name="gunicorn-gevent",
         project="gunicorn",
+        workers_rule="2N+1",
         flavour=Flavour.GREENLET,
         env=GEVENT_ENV,
         version_of="gunicorn",
@@ -77,6 +80,7 @@ RECIPES = [
     ServerRecipe(
         name="gunicorn-eventlet",
         project="gunicorn",
+        workers_rule="2N+1",
         flavour=Flavour.GREENLET,
         env=EVENTLET_ENV,
         version_of="gunicorn",
@@ -87,6 +91,7 @@ RECIPES = [
     ServerRecipe(
         name="gunicorn-3w-nginx",
         project="gunicorn",
+        workers_rule="2N+1",
         flavour=Flavour.PROCESS,
         env=ENV,
         version_of="gunicorn",

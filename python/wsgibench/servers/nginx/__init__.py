@@ -6,7 +6,8 @@ from wsgibench.servers.recipe import Command, Flavour, LaunchContext, ServerReci
 
 def _launch(ctx: LaunchContext) -> list[Command]:
     location = 'default_type text/plain;\n            return 200 "Pong!";'
-    return [nginx_command(ctx, location, role="server")]
+    # One worker per server CPU (the study's layout), so the ceiling is the servers' machine share.
+    return [nginx_command(ctx, location, role="server", workers=ctx.workers)]
 
 
 RECIPES = [
@@ -17,7 +18,7 @@ RECIPES = [
         binaries=(NGINX,),
         system_packages=("nginx-light",),
         launch=_launch,
-        multi_worker=False,
+        workers_follow_cpus=True,
         version=NGINX.version,
         summary="nginx returns Pong! itself (no Python): the ceiling of this machine",
     ),

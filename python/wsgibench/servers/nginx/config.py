@@ -21,14 +21,14 @@ def nginx_binary() -> str | None:
 NGINX = Binary("nginx", find=nginx_binary)
 
 
-def _config(ctx: LaunchContext, location: str, upstream: str = "") -> str:
+def _config(ctx: LaunchContext, location: str, upstream: str = "", workers: int = 1) -> str:
     tmp = ctx.workdir / "nginx-tmp"
     temps = "\n".join(
         f"    {kind}_temp_path {tmp}/{kind};"
         for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
     )
     return f"""
-worker_processes 1;
+worker_processes {workers};
 daemon off;
 master_process on;
 pid {ctx.workdir}/nginx.pid;
@@ -56,8 +56,9 @@ http {{
 
 
 def nginx_command(
-    ctx: LaunchContext, location: str, upstream: str = "", role: str = "front"
+    ctx: LaunchContext, location: str, upstream: str = "", role: str = "front", workers: int = 1
 ) -> Command:
+    """nginx with this configuration; a front proxy keeps 1 worker, the baseline gets ctx.workers."""
     binary = nginx_binary() or "nginx"
     (ctx.workdir / "nginx-tmp").mkdir(parents=True, exist_ok=True)
     return Command(
@@ -70,7 +71,7 @@ def nginx_command(
             "-c",
             str(ctx.workdir / "nginx.conf"),
         ],
-        files={"nginx.conf": _config(ctx, location, upstream)},
+        files={"nginx.conf": _config(ctx, location, upstream, workers)},
         role=role,
         listens_on=ctx.port,
     )

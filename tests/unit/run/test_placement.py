@@ -1,0 +1,57 @@
+"""Where a cell's server and engine run on a bigger machine: the layout, the workers each server's
+convention gives, one engine thread per engine CPU, and the plan the engine gets."""
+
+from __future__ import annotations
+
+from wsgibench.machine.topology import build, layout
+from wsgibench.run.cell import place
+from wsgibench.servers import get
+from wsgibench.study.model import parse_study
+
+SIXTEEN = build(list(range(16)), [(c,) for c in range(16)], [tuple(range(16))])
+LOAD = {"name": "c", "model": "closed", "levels": [64], "duration_s": 1}
+
+
+def _study(**extra):
+    return parse_study({"servers": ["gunicorn-sync"], "load": [LOAD], **extra}, "placement")
+
+
+def test_auto_workers_follow_each_servers_convention():
+    study, lay = _study(workers="auto"), layout(SIXTEEN)
+    load = study.loads[0]
+    gunicorn = place(load, study, get("gunicorn-sync"), lay, SIXTEEN)
+    assert (gunicorn.server_cpus, gunicorn.engine_cpus) == (list(range(8)), list(range(8, 16)))
+    assert gunicorn.workers == 17 and "(2 x 8 CPUs) + 1" in gunicorn.workers_rule
+    assert place(load, study, get("uwsgi-http11"), lay, SIXTEEN).workers == 8
+    assert place(load, study, get("granian"), lay, SIXTEEN).workers == 8
+    single = place(load, study, get("waitress"), lay, SIXTEEN)
+    assert single.workers == 1 and "one process" in single.workers_rule
+
+
+def test_exact_workers_are_kept_but_the_ceiling_follows_the_cpus():
+    study, lay = _study(workers=3), layout(SIXTEEN)
+    load = study.loads[0]
+    assert place(load, study, get("gunicorn-sync"), lay, SIXTEEN).workers == 3
+    nginx = place(load, study, get("nginx-baseline"), lay, SIXTEEN)
+    assert nginx.workers == 8 and nginx.workers_rule == "one worker per server CPU (8)"
+
+
+def test_one_engine_thread_per_engine_cpu_unless_the_study_says():
+    lay = layout(SIXTEEN)
+    study = _study()
+    placed = place(study.loads[0], study, get("gunicorn-sync"), lay, SIXTEEN)
+    assert placed.engine_threads == 8
+    plan = study.loads[0].plan(
+        64, 8000, list(study.requests), placed.engine_cpus, 1, False, placed.engine_threads
+    )
+    assert plan["threads"] == 8 and plan["cpus"] == list(range(8, 16))
+    fixed = _study(engine_threads=2)
+    assert place(fixed.loads[0], fixed, get("gunicorn-sync"), lay, SIXTEEN).engine_threads == 2
+
+
+def test_two_cpus_keep_todays_layout():
+    two = build([0, 1], [(0,), (1,)], [(0, 1)])
+    study = _study()
+    placed = place(study.loads[0], study, get("gunicorn-sync"), layout(two), two)
+    assert (placed.server_cpus, placed.engine_cpus, placed.engine_threads) == ([0], [1], 1)
+    assert placed.policy == "first-cpu" and placed.shared is None
