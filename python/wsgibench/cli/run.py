@@ -158,6 +158,8 @@ def _run(
     with Progress(*columns, console=console, transient=False) as bar:
         task = bar.add_task("cells", total=len(cells))
         runner = StudyRunner(study, store, progress=lambda msg: bar.update(task, description=msg))
+        for line in study.skipped:
+            bar.console.print(f"[yellow]{study.name}[/]: {line}", highlight=False)
         for f in runner.doctor:
             if not f.ok:
                 bar.console.print(

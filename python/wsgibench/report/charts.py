@@ -19,6 +19,7 @@ from wsgibench.report.chart_parts import (
     x_axis,
 )
 from wsgibench.report.data import BASELINE, LoadData, ReportData
+from wsgibench.report.scaling import scaling_charts
 
 
 def throughput(load: LoadData, data: ReportData, palette: Palette) -> Chart:
@@ -327,4 +328,4 @@ def charts(data: ReportData) -> list[Chart]:
             chart = make(load, data, palette)
             chart.load = load.name
             out.append(chart)
-    return out
+    return out + scaling_charts(data, palette)

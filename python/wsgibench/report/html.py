@@ -151,6 +151,13 @@ def _cell_details(data: ReportData) -> str:
     )
 
 
+def _chart_box(c: Chart) -> str:
+    return (
+        f'<div class=chart-box><div class=chart id="chart-{_e(c.slug)}" '
+        f'data-chart="{_e(c.slug)}" aria-label="{_e(c.title)}"></div></div>'
+    )
+
+
 def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> str:
     specs = {c.slug: c.spec for c in charts}
     # "<" escaped so no string inside the JSON can close the script element.
@@ -159,12 +166,11 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> st
     for table in tables:
         load = table.load
         sections.append(f"<h2>Load “{_e(load.name)}”</h2>{summary_table(data, table)}")
-        for c in charts:
-            if c.load == load.name:
-                sections.append(
-                    f'<div class=chart-box><div class=chart id="chart-{_e(c.slug)}" '
-                    f'data-chart="{_e(c.slug)}" aria-label="{_e(c.title)}"></div></div>'
-                )
+        sections += [_chart_box(c) for c in charts if c.load == load.name]
+    across = [c for c in charts if not c.load]  # charts of several loads (scaling)
+    if across:
+        sections.append("<h2>Across loads</h2>")
+        sections += [_chart_box(c) for c in across]
     script = """
 (function () {
   var specs = JSON.parse(document.getElementById('wsgibench-specs').textContent);

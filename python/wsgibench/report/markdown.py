@@ -81,5 +81,9 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart
         for c in charts:
             if c.load == t.load.name:
                 lines += [f"![{c.title}]({chart_dir}/{c.slug}.png)", ""]
+    across = [c for c in charts if not c.load]  # charts of several loads (scaling)
+    if across:
+        lines += ["## Across loads", ""]
+        lines += [line for c in across for line in (f"![{c.title}]({chart_dir}/{c.slug}.png)", "")]
     lines += ["Full interactive report: `report.html` (self-contained, works offline).", ""]
     return "\n".join(lines)

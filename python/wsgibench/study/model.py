@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from wsgibench.errors import UsageError
+from wsgibench.machine import topology
+from wsgibench.machine.topology import scaling_steps
 from wsgibench.paths import STUDIES_DIR
 from wsgibench.servers import catalog, get
 from wsgibench.study.apps import AppSpec, get_app
@@ -70,6 +72,8 @@ class Study:
     server_cpus: list[int] | None = None
     engine_cpus: list[int] | None = None
     source: str = ""
+    # What this machine could not do of the study as written (e.g. scaling steps it skipped).
+    skipped: tuple[str, ...] = ()
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def server_names(self) -> list[str]:
@@ -181,6 +185,7 @@ def _parse_study(raw: dict[str, Any], where: str) -> Study:
         server_cpus=_cpu_list(raw.get("server_cpus"), "server_cpus", where),
         engine_cpus=_cpu_list(raw.get("engine_cpus"), "engine_cpus", where),
         source=str(raw.get("source", "")),
+        skipped=scale_counts(raw.get("scale_cpus"))[1],
         raw=raw,
         backlog=_positive_int(raw.get("backlog", 2048), "backlog", where),
         tcp_nodelay=bool(raw.get("tcp_nodelay", True)),
@@ -227,9 +232,19 @@ def _app_settings(
     return requests, {**app.env, **{str(k): str(v) for k, v in app_env.items()}}
 
 
+def scale_counts(counts: Any) -> tuple[Any, tuple[str, ...]]:
+    """scale_cpus = "auto": 1, 2, 4, 8, ... server CPUs, as many as leave the engine at least half
+    as many CPUs on this machine; and a line for each count it cannot offer."""
+    if counts != "auto":
+        return counts, ()
+    steps, skipped = scaling_steps(topology.read())
+    return steps, tuple(f"skipped {line}" for line in skipped)
+
+
 def _scaled(loads: tuple[Load, ...], counts: Any, where: str) -> tuple[Load, ...]:
-    """scale_cpus = [1, 2]: each load once per CPU count N, named LOAD-Ncpu, with N workers on
-    the first N CPUs (the runner places them; see run.cell.place)."""
+    """scale_cpus = [1, 2]: each load once per CPU count N, named LOAD-Ncpu, with the server on N
+    CPUs and the engine on the rest (the runner places them; see run.cell.place)."""
+    counts, _ = scale_counts(counts)
     usable = len(os.sched_getaffinity(0))
     for load in loads:
         if load.cpus is not None and load.cpus > usable:

@@ -81,5 +81,12 @@ def test_builtin_scenario_studies_parse(name):
         assert "php-fpm-nginx" in study.servers and study.workers == 1
     if name == "tornado2015-mixed":
         assert {r.name for r in study.requests} == {"slow", "fast"}
+    if name == "scaling":  # 1, 2, 4, ... server CPUs while the engine keeps half as many
+        usable = len(os.sched_getaffinity(0))
+        counts = [load.cpus for load in study.loads]
+        assert counts and counts[0] == 1 and all(n + -(-n // 2) <= usable for n in counts)
+        assert study.workers == "auto"
+        if usable < 3:
+            assert study.skipped and "skipped 2 server CPUs" in study.skipped[0]
     if name == "tornado2015":
         assert {"tornado-native-sync", "tornado-native-async"} <= set(study.servers)
