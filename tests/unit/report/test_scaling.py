@@ -51,11 +51,7 @@ def test_scaling_charts_draw_measured_and_ideal_lines(tmp_path: Path):
     data = load_report_data(_scaling_store(tmp_path / "s.sqlite"))
     charts = scaling_charts(data, Palette(data.labels()))
     assert [c.slug for c in charts] == ["scaling", "scaling-efficiency"]
-    rows = (
-        charts[0].spec["layer"][0]["data"]["values"]
-        if "data" in charts[0].spec["layer"][0]
-        else charts[0].spec["data"]["values"]
-    )
+    rows = charts[0].spec["data"]["values"]  # the layers share the chart's data
     measured = {r["cpus"]: r["value"] for r in rows if r["kind"] == "measured"}
     ideal = {r["cpus"]: r["value"] for r in rows if r["kind"] != "measured"}
     assert measured == {1: 10_000.0, 2: 18_000.0, 4: 30_000.0}
