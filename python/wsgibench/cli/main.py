@@ -191,13 +191,49 @@ def run(
 @cli.command()
 @click.argument("results", required=False, type=click.Path(path_type=Path))
 @click.option("--study", "study_id", type=int, help="Study id (default: the latest).")
+@click.option(
+    "--sort",
+    type=click.Choice(["rps", "p50", "p99", "errors", "cpu", "memory"]),
+    default="rps",
+    show_default=True,
+    help="Order the servers of each load and level by this, best first.",
+)
+@click.option("--level", "levels", help="Only these levels, e.g. 50,500.")
+@click.option("--server", "servers", help="Only these servers, e.g. bjoern,waitress.")
+@click.option("--wide", is_flag=True, help="Full notes and behaviour instead of short tags.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "md", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="The same rows as a terminal table, Markdown, CSV or JSON.",
+)
 @friendly
-def show(results: Path | None, study_id: int | None) -> None:
-    """Show a stored study as a table."""
+def show(
+    results: Path | None,
+    study_id: int | None,
+    sort: str,
+    levels: str | None,
+    servers: str | None,
+    wide: bool,
+    fmt: str,
+) -> None:
+    """Show a stored study: per load and level, servers best first, the nginx ceiling on top."""
+    from wsgibench.cli.run import split_list
     from wsgibench.cli.show import show as show_study
 
     store = _open_store(results, create=False)
-    show_study(store, console, study_id)
+    show_study(
+        store,
+        console,
+        study_id,
+        sort=sort,
+        levels=set(split_list(levels, float)) if levels else None,
+        servers=set(split_list(servers, str)) if servers else None,
+        wide=wide,
+        fmt=fmt,
+    )
 
 
 @cli.command()

@@ -23,7 +23,7 @@ from wsgibench.study.model import Study, load_study, study_path
 from wsgibench.study.plan import plan_cells
 
 
-def _split(value: str, cast) -> list:
+def split_list(value: str, cast) -> list:
     try:
         return [cast(v.strip()) for v in value.split(",") if v.strip()]
     except ValueError:
@@ -50,7 +50,7 @@ def overrides(
             except ValueError:
                 raise UsageError(f"cannot read {value!r} as CPUs (e.g. 0-3,8)") from None
     if servers:
-        out["servers"] = _split(servers, str)
+        out["servers"] = split_list(servers, str)
     if app_env:
         pairs = [item.partition("=") for item in app_env]
         bad = [k for k, sep, _ in pairs if not sep or not k]
@@ -70,7 +70,7 @@ def overrides(
                 if "duration_s" in load:
                     load["duration_s"] = duration
             if levels:
-                load["levels"] = _split(levels, float)
+                load["levels"] = split_list(levels, float)
             loads.append(load)
         out["load"] = loads
     return out

@@ -1,20 +1,69 @@
-"""`wsgibench show`: a terminal table of a stored study, read only from the store."""
+"""`wsgibench show`: a stored study as tables, one per load and level, servers best first, the
+nginx ceiling on top; within 120 columns with short tags and their legend (`--wide`: full notes);
+also as Markdown, CSV or JSON."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from rich.console import Console, JustifyMethod
+from rich.console import Console
 from rich.table import Table
 
+from wsgibench.errors import UsageError
 from wsgibench.results.stats import Summary
 from wsgibench.results.store import Store
 from wsgibench.results.summary import (
+    LEVEL_FIELDS,
     CellSummary,
     layout_text,
     placement_text,
     summarise_study,
 )
+
+CEILING = "nginx-baseline"
+WIDTH = 120
+# --sort KEY: (the summary metric, higher is better)
+SORTS = {
+    "rps": ("rps_ok", True),
+    "p50": ("latency_p50_us", False),
+    "p99": ("latency_p99_us", False),
+    "errors": ("error_rate", False),
+    "cpu": ("cpu_mean_pct", False),
+    "memory": ("rss_peak_bytes", False),
+}
+# Diagnosis code -> the short tag `show` prints (the legend below the tables explains each).
+TAGS = {
+    "engine-saturated": "sat",
+    "contended": "busy",
+    "littles-law": "little",
+    "no-keep-alive": "no-ka",
+    "no-pipelining": "no-pipe",
+    "listen-overflow": "backlog",
+    "nagle": "nagle",
+    "logging": "log",
+    "waiting": "wait",
+    "unannounced-close": "silent-close",
+}
+STATUS_TAGS = {"invalid": "INVALID", "disqualified": "DQ", "unavailable": "n/a", "failed": "FAIL"}
+
+
+@dataclass
+class Group:
+    """One load at one level: its cells, the ceiling first, then best first."""
+
+    load: str
+    model: str
+    level: float
+    cells: list[CellSummary]
+
+    @property
+    def title(self) -> str:
+        return f"{self.load} · {LEVEL_FIELDS.get(self.model, 'level')} {self.level:g}"
 
 
 def _fmt(value: float | None, unit: str = "") -> str:
@@ -38,83 +87,198 @@ def _cv(rps: Summary | None) -> str:
     return f"{rps.cv * 100:.1f}%" + (" !" if rps.noisy else "")
 
 
-def _caps(caps: dict | None) -> str:
+def _caps(caps: dict[str, Any] | None) -> str:
     if not caps:
         return "-"
     marks = [("1.0", "http10"), ("ka", "keep_alive"), ("pipe", "pipelining")]
     return " ".join(label if caps.get(key) else f"no-{label}" for label, key in marks)
 
 
-COLUMNS: tuple[tuple[str, JustifyMethod], ...] = (
-    ("server", "left"),
-    ("version", "left"),
-    ("load", "left"),
-    ("level", "right"),
-    ("req/s", "right"),
-    ("cv", "right"),
-    ("p50 ms", "right"),
-    ("p99 ms", "right"),
-    ("errors", "right"),
-    ("cpu %", "right"),
-    ("peak MiB", "right"),
-    ("behaviour", "left"),
-    ("status / notes", "left"),
-)
+def groups(
+    summaries: list[CellSummary],
+    sort: str = "rps",
+    levels: set[float] | None = None,
+    servers: set[str] | None = None,
+    trim: int = 0,
+) -> list[Group]:
+    """Cells grouped by load (in study order) and level (ascending), filtered, each group's
+    servers sorted best first by `sort` (unmeasured last), the ceiling always first."""
+    if sort not in SORTS:
+        raise UsageError(f"--sort takes one of {', '.join(SORTS)}, not {sort!r}")
+    metric, higher = SORTS[sort]
+    how = "trimmed_mean" if trim and metric == "rps_ok" else "median"
+    found: dict[tuple[str, float], Group] = {}
+    for s in summaries:
+        c = s.cell
+        if (levels and c.level not in levels) or (servers and c.server not in servers):
+            continue
+        found.setdefault((c.load, c.level), Group(c.load, c.model, c.level, [])).cells.append(s)
+    order = list(dict.fromkeys(s.cell.load for s in summaries))
+
+    def rank(s: CellSummary) -> tuple[int, int, float]:
+        value = s.value(metric, how)
+        counted = s.cell.status in ("measured", "invalid") and value is not None
+        sign = -1 if higher else 1
+        return (s.cell.server != CEILING, not counted, sign * (value or 0.0))
+
+    for group in found.values():
+        group.cells.sort(key=rank)
+    return sorted(found.values(), key=lambda g: (order.index(g.load), g.level))
 
 
-def show(store: Store, console: Console, study_id: int | None = None) -> None:
+def row(s: CellSummary, trim: int, wide: bool) -> dict[str, str]:
+    """One cell as the columns `show` prints (the same in every format)."""
+    c = s.cell
+    tags = [STATUS_TAGS[c.status]] if c.status in STATUS_TAGS else []
+    tags += [TAGS.get(d["code"], d["code"]) for d in c.diagnoses]
+    server = f"▲ {c.server} (ceiling)" if c.server == CEILING else c.server
+    out = {
+        "server": server,
+        "version": s.version or "-",
+        "req/s": _fmt(s.value("rps_ok", "trimmed_mean" if trim else "median")),
+        "cv": _cv(s.stats["rps_ok"]),
+        "p50 ms": _fmt(s.value("latency_p50_us"), "ms"),
+        "p99 ms": _fmt(s.value("latency_p99_us"), "ms"),
+        "errors": _fmt(s.value("error_rate"), "%"),
+        "cpu %": _fmt(s.value("cpu_mean_pct")),
+        "MiB": _fmt(s.value("rss_peak_bytes"), "MiB"),
+        "tags": " ".join(dict.fromkeys(tags)),
+    }
+    if wide:
+        said = [c.reason, placement_text(c.isolation), s.kinds_text(), *c.notes]
+        out["behaviour"] = _caps(c.capabilities)
+        out["notes"] = "; ".join(filter(None, [*said, *(d["message"] for d in c.diagnoses)]))
+    return out
+
+
+def show(
+    store: Store,
+    console: Console,
+    study_id: int | None = None,
+    *,
+    sort: str = "rps",
+    levels: set[float] | None = None,
+    servers: set[str] | None = None,
+    wide: bool = False,
+    fmt: str = "table",
+) -> None:
     study = store.study(study_id)
     config = json.loads(study["config_json"])
     env = json.loads(study["environment_json"])
     trim = int(config.get("trim", 0))
+    summaries = summarise_study(store, study["id"], trim)
+    found = groups(summaries, sort, levels, servers, trim)
+    writers: dict[str, Callable[[], None]] = {
+        "table": lambda: _tables(console, study, env, found, summaries, trim, wide),
+        "md": lambda: console.out(_markdown(found, trim, wide), highlight=False),
+        "csv": lambda: console.out(_csv(found, trim, wide), highlight=False, end=""),
+        "json": lambda: console.out(_json(found, trim, wide), highlight=False),
+    }
+    writers[fmt]()
+
+
+def _flat(found: list[Group], trim: int, wide: bool) -> list[dict[str, Any]]:
+    return [
+        {"load": g.load, "level": g.level, **row(s, trim, wide)} for g in found for s in g.cells
+    ]
+
+
+def _markdown(found: list[Group], trim: int, wide: bool) -> str:
+    lines = []
+    for g in found:
+        rows = [row(s, trim, wide) for s in g.cells]
+        heads = list(rows[0])
+        lines += [
+            f"### {g.title}",
+            "",
+            "| " + " | ".join(heads) + " |",
+            "|" + "|".join("---" for _ in heads) + "|",
+        ]
+        lines += ["| " + " | ".join(r[h].replace("|", "\\|") for h in heads) + " |" for r in rows]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _csv(found: list[Group], trim: int, wide: bool) -> str:
+    rows = _flat(found, trim, wide)
+    buf = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return buf.getvalue()
+
+
+def _json(found: list[Group], trim: int, wide: bool) -> str:
+    return json.dumps(_flat(found, trim, wide), indent=1)
+
+
+def _tables(
+    console: Console,
+    study: Any,
+    env: dict[str, Any],
+    found: list[Group],
+    summaries: list[CellSummary],
+    trim: int,
+    wide: bool,
+) -> None:
+    width = None if wide else WIDTH
     console.print(
         f"[bold]study {study['id']}: {study['name']}[/] ({study['status']}) — "
         f"{env.get('cpu_model')} × {env.get('cpu_count')}, kernel {env.get('kernel')}, "
         f"engine {env.get('engine', {}).get('engine_version')}, "
-        f"wsgibench {env.get('wsgibench_version')}"
+        f"wsgibench {env.get('wsgibench_version')}",
+        width=width,
     )
-    console.print(f"CPU layout: {layout_text(env)}", highlight=False)
-    table = Table(show_lines=False)
-    for col, justify in COLUMNS:
-        table.add_column(col, justify=justify)
-    summaries = summarise_study(store, study["id"], trim)
-    for s in summaries:
-        table.add_row(*_row(s, trim))
-    console.print(table)
-    _footer(console, summaries, trim)
+    console.print(f"CPU layout: {layout_text(env)}", highlight=False, width=width)
+    for g in found:
+        rows = [row(s, trim, wide) for s in g.cells]
+        table = Table(title=g.title, title_justify="left", show_lines=False)
+        for head in rows[0]:
+            right = head in ("req/s", "cv", "p50 ms", "p99 ms", "errors", "cpu %", "MiB")
+            table.add_column(
+                head,
+                justify="right" if right else "left",
+                overflow="fold" if wide else "ellipsis",
+                no_wrap=not wide,
+            )
+        for r in rows:
+            table.add_row(*r.values())
+        console.print(table, width=width)
+        if not wide:  # why a server has no number here, in a line of its own
+            for s in g.cells:
+                if s.cell.status not in ("measured", "invalid") and s.cell.reason:
+                    console.print(
+                        f"  {s.cell.server}: {s.cell.status}: {s.cell.reason}",
+                        width=width,
+                        highlight=False,
+                        overflow="ellipsis",
+                        no_wrap=True,
+                    )
+    _footer(console, found, summaries, trim, width)
 
 
-def _row(s: CellSummary, trim: int) -> list[str]:
-    c = s.cell
-    status = c.status if c.status == "measured" else f"[red]{c.status}[/]"
-    said = [c.reason, placement_text(c.isolation), s.kinds_text(), *c.notes]
-    notes = "; ".join(filter(None, [*said, *(d["message"] for d in c.diagnoses)]))
-    return [
-        c.server,
-        s.version or "-",
-        c.load,
-        f"{c.level:g}",
-        _fmt(s.value("rps_ok", "trimmed_mean" if trim else "median")),
-        _cv(s.stats["rps_ok"]),
-        _fmt(s.value("latency_p50_us"), "ms"),
-        _fmt(s.value("latency_p99_us"), "ms"),
-        _fmt(s.value("error_rate"), "%"),
-        _fmt(s.value("cpu_mean_pct")),
-        _fmt(s.value("rss_peak_bytes"), "MiB"),
-        _caps(c.capabilities),
-        status + (f": {notes}" if notes else ""),
-    ]
-
-
-def _footer(console: Console, summaries: list[CellSummary], trim: int) -> None:
+def _footer(
+    console: Console, found: list[Group], summaries: list[CellSummary], trim: int, width: int | None
+) -> None:
     stat = "trimmed mean" if trim else "median"
     console.print(
-        f"req/s is the {stat} of the repeats; cv flagged '!' above 5 %; "
-        "latency is the median over repeats of each repeat's percentile."
+        f"req/s: the {stat} of the repeats over the measured window; cv '!' above 5 %; "
+        "latency: the median over repeats of each repeat's percentile, every request kind.",
+        width=width,
+        highlight=False,
     )
+    used = {t for g in found for s in g.cells for t in row(s, trim, False)["tags"].split()}
+    legend = {**{v: k for k, v in TAGS.items()}, **{v: k for k, v in STATUS_TAGS.items()}}
+    if used:
+        said = ", ".join(f"{t} = {legend.get(t, t)}" for t in sorted(used))
+        console.print(
+            f"tags: {said} (full notes: --wide; docs/measurement.md)", width=width, highlight=False
+        )
     contended = [s for s in summaries if any(d["code"] == "contended" for d in s.cell.diagnoses)]
     if contended:
         console.print(
             f"[yellow]{len(contended)} of {len(summaries)} cells were contended[/]: other work "
-            "took part of their CPUs (see their notes); their numbers are lower than they would be."
+            "took part of their CPUs (see their notes); their numbers are lower than they would be.",
+            width=width,
         )
