@@ -152,6 +152,12 @@ def studies() -> None:
     is_flag=True,
     help="With --resume: continue even if the machine or engine differs from the first run's.",
 )
+@click.option(
+    "--report/--no-report",
+    default=True,
+    show_default=True,
+    help="Write the HTML report (and PNG charts) beside the store when the study ends.",
+)
 @click.option("--server-cpus", help="The server's CPUs, e.g. 0-3 (default: the study's layout).")
 @click.option("--engine-cpus", help="The engine's CPUs, e.g. 4-7 (one engine thread per CPU).")
 @friendly
@@ -166,6 +172,7 @@ def run(
     install: bool,
     resume: bool,
     force: bool,
+    report: bool,
     server_cpus: str | None,
     engine_cpus: str | None,
 ) -> None:
@@ -184,6 +191,7 @@ def run(
         resume=resume,
         force=force,
         cpus={"server_cpus": server_cpus, "engine_cpus": engine_cpus},
+        report=report,
         console=console,
     )
 

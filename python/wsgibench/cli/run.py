@@ -4,23 +4,26 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from wsgibench.cli.progress import CellProgress, planned_seconds
 from wsgibench.errors import UsageError
 from wsgibench.machine import venvs
 from wsgibench.machine.cgroups import sweep_orphans
 from wsgibench.machine.topology import parse_cpulist
 from wsgibench.paths import default_results
+from wsgibench.report import write_report
 from wsgibench.results.store import Store
+from wsgibench.run.cell import CellOutcome
 from wsgibench.run.engine import engine_version
 from wsgibench.run.study import StudyRunner
 from wsgibench.servers import get
 from wsgibench.study.model import Study, load_study, study_path
-from wsgibench.study.plan import plan_cells
+from wsgibench.study.plan import CellPlan, plan_cells
 
 
 def split_list(value: str, cast) -> list:
@@ -89,6 +92,7 @@ def run_study(
     resume: bool = False,
     force: bool = False,
     cpus: dict[str, str | None] | None = None,
+    report: bool = True,
     console: Console,
 ) -> Store:
     try:
@@ -110,9 +114,19 @@ def run_study(
     path = results or default_results()
     store = Store(path)
     with _sigterm_as_interrupt():
-        _run(study, store, console, resume, force)
+        study_id = _run(study, store, console, resume, force)
     console.print(f"results: {path}")
+    if report:
+        files = write_report(Store(path, create=False, read_only=True), report_dir(path), study_id)
+        console.print(f"report: {files.html}")
+        if files.headline:
+            console.print(f"chart: {files.headline}")
     return store
+
+
+def report_dir(results: Path) -> Path:
+    """Where a run leaves its report: beside the store, named after it."""
+    return results.with_name(f"{results.stem}-report")
 
 
 def _install_missing(study: Study, console: Console) -> None:
@@ -144,39 +158,29 @@ def _sigterm_as_interrupt():
 def _run(
     study: Study, store: Store, console: Console, resume: bool = False, force: bool = False
 ) -> int:
-    cells = plan_cells(study)
-    console.print(
-        f"[bold]{study.name}[/]: {len(study.servers)} servers, {len(cells)} cells, "
-        f"{study.repeats} repeats each"
-    )
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=console, transient=False) as bar:
-        task = bar.add_task("cells", total=len(cells))
-        runner = StudyRunner(study, store, progress=lambda msg: bar.update(task, description=msg))
+    progress = CellProgress(console, study, plan_cells(study))
+    progress.start()
+    last = [time.monotonic()]
+    try:
+        runner = StudyRunner(study, store, progress=progress.step)
         for line in study.skipped:
-            bar.console.print(f"[yellow]{study.name}[/]: {line}", highlight=False)
+            progress.say(f"[yellow]{study.name}[/]: {line}")
         for f in runner.doctor:
             if not f.ok:
-                bar.console.print(
+                progress.say(
                     f"[yellow]warning[/] {f.name} is {f.value} (recommended "
-                    f"{f.recommended}): {f.consequence}",
-                    highlight=False,
+                    f"{f.recommended}): {f.consequence}"
                 )
 
-        def done(cell, outcome) -> None:
-            bar.advance(task)
-            if outcome.status != "measured":
-                bar.console.print(
-                    f"  {cell.server} {cell.load.name} {cell.level:g}: "
-                    f"{outcome.status}: {outcome.reason}"
-                )
+        def done(cell: CellPlan, outcome: CellOutcome) -> None:
+            now = time.monotonic()
+            seconds, last[0] = now - last[0], now
+            skipped = seconds < 0.25 * planned_seconds(study, cell)  # never started
+            progress.cell_done(cell, outcome, seconds, skipped)
 
         study_id = runner.run(on_cell_done=done, resume=resume, force=force)
+    finally:
+        progress.stop()
     from wsgibench.cli.show import show
 
     show(store, console, study_id)

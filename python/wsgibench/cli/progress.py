@@ -1,0 +1,114 @@
+"""Where a running study is: a progress bar on a terminal; elsewhere (CI logs, files) one line per
+cell with its figures and status; both with the time left, estimated from the plan."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from wsgibench.study.model import Study
+from wsgibench.study.plan import CellPlan
+
+START_S = 2.0  # starting, checking and stopping a server: a rough allowance per cell
+
+
+def planned_seconds(study: Study, cell: CellPlan) -> float:
+    """What the plan says a cell takes: its repeats, its warm-up, and the start and stop."""
+    load = cell.load
+    return START_S + load.warmup_s + study.repeats * (load.nominal_seconds() + 0.5)
+
+
+def _clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds + 0.5), 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+class CellProgress:
+    """Call start(), then cell_done() after each cell, and stop()."""
+
+    def __init__(self, console: Console, study: Study, cells: list[CellPlan]):
+        self.console, self.study, self.cells = console, study, cells
+        self.planned = {c.position: planned_seconds(study, c) for c in cells}
+        self.left_s = sum(self.planned.values())
+        self.done = 0
+        self.actual_s = self.expected_s = 0.0
+        self.started = time.monotonic()
+        self.bar: Progress | None = None
+        self.task: Any = None
+
+    @property
+    def interactive(self) -> bool:
+        return self.console.is_terminal
+
+    def start(self) -> None:
+        self.console.print(
+            f"[bold]{self.study.name}[/]: {len(self.study.servers)} servers, "
+            f"{len(self.cells)} cells, {self.study.repeats} repeats each; about "
+            f"{_clock(self.left_s)} by the plan"
+        )
+        if self.interactive:
+            columns = (
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("{task.fields[left]}"),
+            )
+            self.bar = Progress(*columns, console=self.console, transient=False)
+            self.bar.start()
+            self.task = self.bar.add_task("cells", total=len(self.cells), left="")
+
+    def say(self, text: str) -> None:
+        """A line above the bar (warnings), or plainly."""
+        (self.bar.console if self.bar else self.console).print(text, highlight=False)
+
+    def step(self, message: str) -> None:
+        """What the cell in progress is doing (the bar's description; nothing in plain logs)."""
+        if self.bar is not None:
+            self.bar.update(self.task, description=message)
+
+    def cell_done(self, cell: CellPlan, outcome: Any, seconds: float, skipped: bool) -> None:
+        self.done += 1
+        self.left_s -= self.planned[cell.position]
+        if not skipped:  # cells of a server that left the sweep take no time
+            self.actual_s += seconds
+            self.expected_s += self.planned[cell.position]
+        pace = self.actual_s / self.expected_s if self.expected_s else 1.0
+        left = f"~{_clock(max(0.0, self.left_s) * pace)} left"
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, left=left)
+            if outcome.status != "measured":
+                self.say(
+                    f"  {cell.server} {cell.load.name} {cell.level:g}: "
+                    f"{outcome.status}: {outcome.reason}"
+                )
+            return
+        self.console.print(
+            f"[{self.done}/{len(self.cells)}] {line(cell, outcome)} · {left}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def line(cell: CellPlan, outcome: Any) -> str:
+    """One cell in a line: server, load and level, status, and its repeats' figures."""
+    where = f"{cell.server} · {cell.load.name} {cell.load.level_field}={cell.level:g}"
+    reps = outcome.repeats
+    if not reps:
+        return f"{where}: {outcome.status}" + (f" ({outcome.reason})" if outcome.reason else "")
+    rps = [r["rps_ok"] for r in reps]
+    p50 = [r["latency_p50_us"] for r in reps if r.get("latency_p50_us") is not None]
+    figures = (
+        f"{statistics.median(rps):,.0f} req/s (repeats {' '.join(f'{v:,.0f}' for v in rps)})"
+        + (f", p50 {statistics.median(p50) / 1000:.2f} ms" if p50 else "")
+    )
+    status = outcome.status + (f" ({outcome.reason})" if outcome.reason else "")
+    return f"{where}: {status}, {figures}"
