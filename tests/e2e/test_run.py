@@ -154,3 +154,13 @@ def test_bad_input_is_one_line(tmp_path):
     assert proc.returncode == 2 and "nginx-baseline" in proc.stderr
     proc = _cli("show", str(tmp_path / "absent.sqlite"), check=False)
     assert proc.returncode == 3 and "no results store" in proc.stderr
+
+
+def test_a_log_gets_one_line_per_cell_and_the_run_leaves_its_report(small_study):
+    """Output to a file (not a terminal): one line per cell with its figures, and the report."""
+    results, stdout = small_study
+    lines = [line for line in stdout.splitlines() if line.startswith("[")]
+    assert [line.split("]")[0] + "]" for line in lines] == [f"[{i}/6]" for i in range(1, 7)]
+    assert all(" req/s (repeats " in line and " left" in line for line in lines), lines
+    report = results.with_name("results-report") / "report.html"
+    assert report.exists() and f"report: {report}" in stdout

@@ -35,5 +35,6 @@ def plan_cells(study: Study) -> list[CellPlan]:
             servers = list(study.servers)
             if study.random_order:
                 rng.shuffle(servers)
-            cells.extend(CellPlan(len(cells) + i, s, load, level) for i, s in enumerate(servers))
+            first = len(cells)  # not inside the generator: extend grows the list as it goes
+            cells.extend(CellPlan(first + i, s, load, level) for i, s in enumerate(servers))
     return cells

@@ -34,6 +34,7 @@ def test_cells_ascend_levels_and_shuffle_servers_reproducibly():
     )
     cells = plan_cells(study)
     assert [c.level for c in cells] == [50] * 4 + [500] * 4
+    assert [c.position for c in cells] == list(range(8))  # the order they run in, each once
     assert [c.server for c in cells] == [c.server for c in plan_cells(study)]
     orders = {tuple(c.server for c in cells[:4]), tuple(c.server for c in cells[4:])}
     assert len(orders) == 2  # random order within each level (seed 004), fixed by the seed

@@ -1,0 +1,58 @@
+"""Progress off a terminal: one line per cell with its status and repeats, and the time left by
+the plan, corrected by the pace so far."""
+
+from __future__ import annotations
+
+import io
+from types import SimpleNamespace
+
+from rich.console import Console
+
+from wsgibench.cli.progress import CellProgress, line, planned_seconds
+from wsgibench.study.model import parse_study
+from wsgibench.study.plan import plan_cells
+
+
+def _study():
+    return parse_study(
+        {
+            "servers": ["bjoern", "waitress"],
+            "repeats": 2,
+            "load": [
+                {"name": "c", "model": "closed", "levels": [4, 16], "duration_s": 5, "warmup_s": 1}
+            ],
+        },
+        "p",
+    )
+
+
+def _outcome(status="measured", reason=None, rps=(1000.0, 1100.0)):
+    return SimpleNamespace(
+        status=status, reason=reason, repeats=[{"rps_ok": v, "latency_p50_us": 250.0} for v in rps]
+    )
+
+
+def test_plain_output_has_one_line_per_cell_with_the_time_left():
+    study = _study()
+    cells = plan_cells(study)
+    out = io.StringIO()
+    progress = CellProgress(Console(file=out, width=200), study, cells)
+    assert not progress.interactive
+    progress.start()
+    for cell in cells:
+        progress.cell_done(
+            cell, _outcome(), seconds=planned_seconds(study, cell) * 2, skipped=False
+        )
+    progress.stop()
+    text = out.getvalue().splitlines()
+    assert text[0] == "p: 2 servers, 4 cells, 2 repeats each; about 56s by the plan"
+    assert [t.split("]")[0] for t in text[1:]] == ["[1/4", "[2/4", "[3/4", "[4/4"]
+    # each cell planned 2 + 1 + 2 x 5.5 = 14 s, took twice that: 3 left x 28 s = 1m24s
+    assert text[1].endswith("· ~1m24s left") and text[4].endswith("· ~0s left")
+    assert "measured, 1,050 req/s (repeats 1,000 1,100), p50 0.25 ms" in text[1]
+
+
+def test_a_cell_without_repeats_says_why():
+    cell = plan_cells(_study())[0]
+    said = line(cell, _outcome("unavailable", "not installed", rps=()))
+    assert said.endswith(": unavailable (not installed)") and "connections=4" in said
