@@ -10,6 +10,7 @@ import altair as alt
 
 from wsgibench.report import format as fmt
 from wsgibench.report.data import BASELINE, CellData, LoadData, ReportData
+from wsgibench.report.table import disputed
 
 # A fixed palette so a server keeps its colour in every chart of a report: Vega's tableau10, then
 # ten hues none of the first ten is close to (the quick study alone draws twelve servers).
@@ -36,7 +37,20 @@ PALETTE = (
     "#66c2a5",
 )
 BASELINE_COLOUR = "#555555"
-STATUS_SHAPES = {"measured": "circle", "invalid": "triangle-up", "disqualified": "cross"}
+STATUS_SHAPES = {
+    "measured": "circle",
+    "disputed": "diamond",
+    "invalid": "triangle-up",
+    "disqualified": "cross",
+}
+# The table metric whose disputes (report.table.DISPUTES) a chart of this column shows.
+DISPUTED_AS = {
+    "rps_ok": "throughput",
+    "latency_p50_us": "latency_p50",
+    "latency_p90_us": "latency_p50",
+    "latency_p99_us": "latency_p99",
+    "error_rate": "errors",
+}
 WIDTH, HEIGHT = 560, 320
 
 
@@ -123,6 +137,9 @@ def metric_rows(load: LoadData, column: str, scale: float = 1.0, values=None) ->
     for c in load.cells:
         vals = values(c) if values else c.values(column)
         row = base_row(c)
+        why = disputed(c, DISPUTED_AS[column]) if column in DISPUTED_AS else None
+        if why and c.cell.status == "measured":  # marked as the table marks it (⚠)
+            row.update(status="disputed", reason=why)
         if vals:
             vals = sorted(v * scale for v in vals)
             mid = len(vals) // 2

@@ -68,8 +68,8 @@ def throughput(load: LoadData, data: ReportData, palette: Palette) -> Chart:
         f"load {load.name}: {load.describe()}; dashed: {BASELINE}, the machine's ceiling"
         + ("; dotted: the offered request rate" if load.model in ("rate", "conn_rate") else "")
         + "; "
-        "rules: min-max of repeats, cross: disqualified (reason in the tooltip), "
-        "triangle: load generator saturated"
+        + READ_POINTS
+        + "; higher is better"
     )
     chart = alt.layer(*layers).properties(width=WIDTH, height=HEIGHT)
     return Chart(
@@ -124,7 +124,11 @@ def latency(load: LoadData, data: ReportData, palette: Palette) -> Chart:
         .properties(width=WIDTH // 2, height=HEIGHT)
         .facet(column=alt.Column("percentile:N", title=None, sort=["p50", "p90", "p99"]))
     )
-    extra = f"load {load.name}: {kind}; median over repeats of each repeat's percentile"
+    extra = (
+        f"load {load.name}: {kind}; median over repeats of each repeat's percentile; "
+        + READ_POINTS
+        + "; lower is better, log scale"
+    )
     title = "Corrected latency" if load.is_open else "Latency"
     return Chart(
         f"latency-{load.name}",
@@ -227,7 +231,8 @@ def cpu(load: LoadData, data: ReportData, palette: Palette) -> Chart:
         load,
         data,
         palette,
-        f"load {load.name}: mean CPU of the server's whole process tree",
+        f"load {load.name}: mean CPU of the server's whole process tree, % of one core; "
+        "100 per server CPU is all it had",
     )
 
 
@@ -242,7 +247,8 @@ def efficiency(load: LoadData, data: ReportData, palette: Palette) -> Chart:
         load,
         data,
         palette,
-        f"load {load.name}: throughput / (mean CPU % / 100) of the server process tree",
+        f"load {load.name}: throughput / (mean CPU % / 100) of the server process tree; "
+        "higher: the server does more with each CPU-second",
     )
 
 
@@ -315,6 +321,13 @@ def timeline(load: LoadData, data: ReportData, palette: Palette) -> Chart:
             chart, data, f"Open connections, latency, CPU and memory over time ({load.name})", extra
         ),
     )
+
+
+# How to read a point of the series charts, the same marks as the tables' (⚠ is a diamond).
+READ_POINTS = (
+    "rules: min-max of repeats; circle: measured, diamond: disputed by a diagnosis (never "
+    "ranked), triangle: load generator saturated, cross: disqualified (reasons in the tooltips)"
+)
 
 
 def charts(data: ReportData) -> list[Chart]:

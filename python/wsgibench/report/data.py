@@ -171,6 +171,8 @@ class ReportData:
     meta: StudyMeta
     loads: list[LoadData]
     sample_rows: dict[int, list[dict[str, Any]]]  # repeat id -> sampler rows (sessions charts)
+    # Every study in the store (id, name, status, date), for the index of a store with several.
+    studies: list[tuple[int, str, str, str]] = field(default_factory=list)
 
     def labels(self) -> list[str]:
         """Every server label of the study, baseline first, in a stable order (colours follow it)."""
@@ -220,4 +222,13 @@ def load_report_data(store: Store, study_id: int | None = None) -> ReportData:
     ordered = sorted(
         loads.values(), key=lambda load: order.index(load.name) if load.name in order else 99
     )
-    return ReportData(meta, ordered, samples)
+    studies = [
+        (
+            int(r["id"]),
+            str(r["name"]),
+            str(r["status"]),
+            datetime.fromtimestamp(r["started_unix_s"], UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        )
+        for r in store.studies()
+    ]
+    return ReportData(meta, ordered, samples, studies)

@@ -8,6 +8,7 @@ import json
 from wsgibench.report import format as fmt
 from wsgibench.report.charts import Chart
 from wsgibench.report.data import BASELINE, ReportData
+from wsgibench.report.findings import findings
 from wsgibench.report.table import METRICS, LoadTable
 from wsgibench.report.vega import javascript, versions
 from wsgibench.results.summary import layout_text
@@ -31,11 +32,30 @@ def _e(text: object) -> str:
 
 
 def _caption(data: ReportData, what: str) -> str:
-    return (
-        f"<caption><b>{_e(what)}</b><br>"
-        + "<br>".join(_e(line) for line in data.meta.caption())
-        + "</caption>"
+    """A table's caption: what it is (the study, machine and versions are said once, above)."""
+    return f"<caption><b>{_e(what)}</b></caption>"
+
+
+def _index(data: ReportData) -> str:
+    """The store's other studies, when it holds several, and how to render each."""
+    if len(data.studies) < 2:
+        return ""
+    items = "".join(
+        f"<li>#{sid} {_e(name)} ({_e(status)}, {_e(date)})"
+        + (
+            " — this report"
+            if sid == data.meta.id
+            else f" — <code>wsgibench report STORE --study {sid} --out DIR</code>"
+        )
+        + "</li>"
+        for sid, name, status, date in data.studies
     )
+    return f"<details><summary>Studies in this store ({len(data.studies)})</summary><ul>{items}</ul></details>"
+
+
+def _findings(data: ReportData) -> str:
+    items = "".join(f"<li>{_e(line)}</li>" for line in findings(data))
+    return f"<h2 id=findings>Findings</h2><ul class=findings>{items}</ul>" if items else ""
 
 
 def _environment(data: ReportData) -> str:
@@ -195,8 +215,9 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> st
 <style>{_CSS}</style>
 </head><body>
 <h1>{_e(title)}</h1>
-<p class=meta>{"<br>".join(_e(line) for line in data.meta.caption())}</p>
 <p class=meta>{_e(data.meta.config.get("description", ""))}</p>
+{_findings(data)}
+{_index(data)}
 {_environment(data)}
 {"".join(sections)}
 {_cell_details(data)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from wsgibench.report import format as fmt
 from wsgibench.report.charts import Chart
 from wsgibench.report.data import ReportData
+from wsgibench.report.findings import findings
 from wsgibench.report.table import METRICS, LoadTable
 
 
@@ -28,8 +29,6 @@ def table(data: ReportData, t: LoadTable) -> list[str]:
     titles = [m.title.replace("reference load", f"{load.level_field} {ref}") for m in METRICS]
     lines = [
         f"### Load `{load.name}` — {load.describe()}",
-        "",
-        f"*{' · '.join(data.meta.caption())}*",
         "",
         "| server | flavour | version | "
         + " | ".join(titles)
@@ -69,6 +68,9 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart
     lines = [f"## wsgibench: {meta.name} (study #{meta.id})", ""]
     if meta.config.get("description"):
         lines += [meta.config["description"], ""]
+    found = findings(data)
+    if found:
+        lines += ["### Findings", "", *(f"- {line}" for line in found), ""]
     lines += [
         f"- date: {meta.date}",
         f"- machine: {meta.machine}",

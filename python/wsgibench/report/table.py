@@ -120,11 +120,12 @@ def _entry(cell: CellData | None, values: list[float], key: str) -> Entry | None
         cell.repeat_ids,
         cell.cell.level,
         cell.cell.status,
-        _disputed(cell, key),
+        disputed(cell, key),
     )
 
 
-def _disputed(cell: CellData, key: str) -> str | None:
+def disputed(cell: CellData, key: str) -> str | None:
+    """Why this cell's number for a metric may not be read as the server's (see DISPUTES)."""
     codes = {str(d.get("code")) for d in cell.cell.diagnoses or []}
     if cell.cell.status == "invalid":
         codes.add("engine-saturated")

@@ -1,0 +1,100 @@
+"""What a study found, in sentences written from its data: the leader at each load and level and by
+how much (or a tie within noise), the ceiling margin, every disqualification with its reason, and
+every diagnosis that changes what a number means."""
+
+from __future__ import annotations
+
+from wsgibench.report import format as fmt
+from wsgibench.report.data import BASELINE, CellData, LoadData, ReportData
+from wsgibench.results.significance import compare_samples
+
+# Diagnoses worth a finding: they change what a number means (the rest are in the tables).
+MEANING = {
+    "engine-saturated": "the load generator, not the server, was the bottleneck",
+    "contended": "other work took part of the CPUs: the numbers are lower than they would be",
+    "littles-law": "the latency fails Little's law: requests are missing from it",
+    "no-keep-alive": "measured with a new connection per request: the server does no keep-alive",
+    "unannounced-close": "the server closes keep-alive connections without saying so "
+    "(re-sent, not counted as errors)",
+    "listen-overflow": "connections were dropped on a full listen queue",
+}
+
+
+def _ranked(cells: list[CellData]) -> list[CellData]:
+    """The servers (not the ceiling) with a counted throughput, best median first."""
+    counted = [
+        c
+        for c in cells
+        if c.cell.server != BASELINE and c.cell.status == "measured" and c.values("rps_ok")
+    ]
+    return sorted(counted, key=lambda c: -(c.median("rps_ok") or 0.0))
+
+
+def leader(load: LoadData, level: float) -> str | None:
+    """One sentence on who leads at this level, by how much, and how close the ceiling is."""
+    cells = [c for c in load.cells if c.cell.level == level]
+    ranked = _ranked(cells)
+    if not ranked:
+        return None
+    first = ranked[0]
+    best = first.median("rps_ok") or 0.0
+    where = f"{load.name}, {load.level_field} {level:g}"
+    text = f"{where}: {first.cell.server} leads with {fmt.rps(best)} req/s"
+    if len(ranked) > 1:
+        second = ranked[1]
+        verdict = compare_samples(first.values("rps_ok"), second.values("rps_ok"))
+        other = second.median("rps_ok") or 0.0
+        if verdict.significant:
+            text += f", {best / other - 1:.0%} ahead of {second.cell.server} ({fmt.rps(other)})"
+        else:
+            text += (
+                f", tied within noise with {second.cell.server} ({fmt.rps(other)}; "
+                f"{verdict.method})"
+            )
+    ceiling = next((c for c in cells if c.cell.server == BASELINE and c.values("rps_ok")), None)
+    if ceiling is not None and ceiling.median("rps_ok"):
+        share = best / (ceiling.median("rps_ok") or 1.0)
+        text += f"; {share:.0%} of the nginx ceiling ({fmt.rps(ceiling.median('rps_ok'))})"
+        if ceiling.cell.status == "invalid":
+            text += ", itself limited by the load generator"
+    return text + "."
+
+
+def findings(data: ReportData) -> list[str]:
+    lines: list[str] = []
+    for load in data.loads:
+        lines += [text for level in load.levels if (text := leader(load, level))]
+    for load in data.loads:
+        lines += _disqualified(load)
+    lines += _meanings(data)
+    return lines
+
+
+def _disqualified(load: LoadData) -> list[str]:
+    """Each server that left a load: where it left and why (its later levels only repeat it)."""
+    first: dict[str, CellData] = {}
+    for c in sorted(load.cells, key=lambda c: c.cell.level):
+        if c.cell.status == "disqualified" and c.cell.server not in first:
+            first[c.cell.server] = c
+    return [
+        f"{server} was disqualified from {load.name} at {load.level_field} "
+        f"{c.cell.level:g}: {c.cell.reason}."
+        for server, c in sorted(first.items())
+    ]
+
+
+def _meanings(data: ReportData) -> list[str]:
+    """Per diagnosis that changes a number's meaning: which servers at which levels."""
+    where: dict[str, dict[str, list[str]]] = {}
+    for load in data.loads:
+        for c in load.cells:
+            for d in c.cell.diagnoses or []:
+                code = d.get("code", "")
+                if code in MEANING:
+                    cells = where.setdefault(code, {}).setdefault(c.cell.server, [])
+                    cells.append(f"{load.name} {c.cell.level:g}")
+    lines = []
+    for code, servers in where.items():
+        named = "; ".join(f"{s} ({', '.join(levels)})" for s, levels in sorted(servers.items()))
+        lines.append(f"{MEANING[code][0].upper()}{MEANING[code][1:]} for {named}.")
+    return lines
