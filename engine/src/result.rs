@@ -65,6 +65,7 @@ struct Kinds {
     entries: Vec<Value>,
     errors: Errors,
     sent: u64,
+    resent: u64,
     responses: u64,
     ok: u64,
     codes: BTreeMap<u16, u64>,
@@ -76,6 +77,7 @@ fn kinds(plan: &Plan, st: &ThreadStats) -> Kinds {
         entries: Vec::new(),
         errors: [0; 9],
         sent: 0,
+        resent: 0,
         responses: 0,
         ok: 0,
         codes: BTreeMap::new(),
@@ -83,6 +85,7 @@ fn kinds(plan: &Plan, st: &ThreadStats) -> Kinds {
     for (spec, k) in plan.requests.iter().zip(&st.kinds) {
         add_errors(&mut t.errors, &k.errors);
         t.sent += k.requests_sent;
+        t.resent += k.resent;
         t.responses += k.responses;
         t.ok += k.ok;
         for (c, n) in &k.bad_status_codes {
@@ -91,6 +94,7 @@ fn kinds(plan: &Plan, st: &ThreadStats) -> Kinds {
         t.entries.push(json!({
             "name": spec.name,
             "requests_sent": k.requests_sent,
+            "resent": k.resent,
             "responses": k.responses,
             "ok": k.ok,
             "errors": errors_obj(&k.errors, false),
@@ -181,6 +185,8 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
             "errors": errors_obj(&k.errors, false),
             "bad_status_codes": codes_obj(k.codes.iter()),
             "idle_close": st.idle_close,
+            "unannounced_closes": st.unannounced_closes,
+            "resent": k.resent,
             "connections_opened": st.connections_opened,
             "connection_close_replies": st.connection_close_replies,
             "bytes_received": st.bytes_received,

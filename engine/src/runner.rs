@@ -42,6 +42,9 @@ pub fn config_of(plan: &Plan) -> Config {
                 plan.keep_alive,
             ),
             head_request: r.method.eq_ignore_ascii_case("HEAD"),
+            idempotent: ["GET", "HEAD"]
+                .iter()
+                .any(|m| r.method.eq_ignore_ascii_case(m)),
             expect_status: r.expect_status,
             expect: r.expect.clone(),
         })

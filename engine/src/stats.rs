@@ -49,7 +49,10 @@ pub fn record_us(h: &mut Histogram<u64>, us: u64) {
 }
 
 pub struct KindStats {
+    /// Requests put on the wire, each once (a re-send is not a new request).
     pub requests_sent: u64,
+    /// Requests sent again after an unannounced keep-alive close.
+    pub resent: u64,
     pub responses: u64,
     pub ok: u64,
     pub errors: Errors,
@@ -63,6 +66,7 @@ impl KindStats {
     fn new() -> KindStats {
         KindStats {
             requests_sent: 0,
+            resent: 0,
             responses: 0,
             ok: 0,
             errors: [0; 9],
@@ -75,6 +79,7 @@ impl KindStats {
 
     fn merge(&mut self, o: &KindStats) {
         self.requests_sent += o.requests_sent;
+        self.resent += o.resent;
         self.responses += o.responses;
         self.ok += o.ok;
         add_errors(&mut self.errors, &o.errors);
@@ -113,6 +118,8 @@ pub struct Exhaustion {
 pub struct ThreadStats {
     pub kinds: Vec<KindStats>,
     pub idle_close: u64,
+    /// Reused keep-alive connections the server closed silently with a request outstanding.
+    pub unannounced_closes: u64,
     pub connections_opened: u64,
     pub connection_close_replies: u64,
     pub bytes_received: u64,
@@ -133,6 +140,7 @@ impl ThreadStats {
         ThreadStats {
             kinds: (0..kinds).map(|_| KindStats::new()).collect(),
             idle_close: 0,
+            unannounced_closes: 0,
             connections_opened: 0,
             connection_close_replies: 0,
             bytes_received: 0,
@@ -198,6 +206,7 @@ impl ThreadStats {
             a.merge(b);
         }
         self.idle_close += o.idle_close;
+        self.unannounced_closes += o.unannounced_closes;
         self.connections_opened += o.connections_opened;
         self.connection_close_replies += o.connection_close_replies;
         self.bytes_received += o.bytes_received;

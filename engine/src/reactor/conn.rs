@@ -16,14 +16,27 @@ pub(super) struct InFlight {
     pub kind: u16,
     pub intended_ns: u64,
     pub sent_ns: u64,
+    /// Sent a second time, after an unannounced close: never re-sent again.
+    pub resent: bool,
+}
+
+/// A request a connection must send before it reserves new ones: the one it was opened for,
+/// or requests re-sent after an unannounced close.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Ticket {
+    pub kind: u16,
+    /// Its own intended send time (re-sends keep the original one); None: the connection's.
+    pub intended_ns: Option<u64>,
+    pub resent: bool,
 }
 
 pub(super) struct Conn {
     pub sock: TcpStream,
     pub connecting: bool,
     pub script: Script,
-    /// Kind of the request the connection was opened for (reserved before connecting).
-    pub ticket: Option<u16>,
+    /// Requests the connection was opened for (reserved before connecting), sent first.
+    pub tickets: VecDeque<Ticket>,
+    /// Kind of the first of them (for the connect time).
     pub ticket_kind: u16,
     pub connect_start_ns: u64,
     /// Intended send time of the next send batch (open models); None means "now".
@@ -53,11 +66,12 @@ pub(super) fn is_reset(e: &io::Error) -> bool {
 }
 
 impl Conn {
-    /// A connection being opened for `script`, its first request (`kind`) already reserved.
+    /// A connection being opened for `script`, its first requests (`tickets`, not empty)
+    /// already reserved.
     pub fn new(
         sock: TcpStream,
         script: Script,
-        kind: u16,
+        tickets: VecDeque<Ticket>,
         intended_ns: Option<u64>,
         now: u64,
     ) -> Conn {
@@ -65,8 +79,8 @@ impl Conn {
             sock,
             connecting: true,
             script,
-            ticket: Some(kind),
-            ticket_kind: kind,
+            ticket_kind: tickets.front().map_or(0, |t| t.kind),
+            tickets,
             connect_start_ns: now,
             intended_ns,
             inflight: VecDeque::new(),
@@ -99,28 +113,28 @@ impl Conn {
         }
     }
 
-    /// Write the pending bytes; false when the connection failed.
-    pub fn flush(&mut self) -> bool {
+    /// Write the pending bytes; Err when the connection failed.
+    pub fn flush(&mut self) -> io::Result<()> {
         while !self.wbuf.is_empty() {
             match self.sock.write(&self.wbuf) {
                 Ok(n) => {
                     self.wbuf.drain(..n);
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return false,
+                Err(e) => return Err(e),
             }
         }
         self.wbuf = Vec::new();
-        true
+        Ok(())
     }
 
-    /// Send `bytes` after whatever is pending, keeping what the socket does not take; false when
+    /// Send `bytes` after whatever is pending, keeping what the socket does not take; Err when
     /// the connection failed.
-    pub fn send(&mut self, bytes: &[u8]) -> bool {
+    pub fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
         if !self.wbuf.is_empty() {
             self.wbuf.extend_from_slice(bytes);
-            return true;
+            return Ok(());
         }
         let mut written = 0;
         loop {
@@ -128,16 +142,21 @@ impl Conn {
                 Ok(n) => {
                     written += n;
                     if written == bytes.len() {
-                        return true;
+                        return Ok(());
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return false,
+                Err(e) => return Err(e),
             }
         }
         self.wbuf.extend_from_slice(&bytes[written..]);
-        true
+        Ok(())
+    }
+
+    /// No byte of a reply is pending: the last reply is complete and none has begun since.
+    pub fn between_replies(&self) -> bool {
+        self.stash.is_empty() && self.parser.is_idle()
     }
 
     /// Wait `think_ns` after the last reply before sending again; returns the due time.

@@ -3,7 +3,7 @@
 
 use std::io::{self, Read};
 
-use super::conn::{is_reset, InFlight};
+use super::conn::{is_reset, InFlight, Ticket};
 use super::{slots, ConnEnd, EndReason, Reactor};
 use crate::http::EofOutcome;
 use crate::net::connect_error_class;
@@ -47,11 +47,21 @@ impl Reactor {
 
     /// Write the pending bytes; false when the connection failed.
     fn flush(&mut self, idx: usize, now: u64) -> bool {
-        if self.slots.live_mut(idx).flush() {
-            return true;
+        match self.slots.live_mut(idx).flush() {
+            Ok(()) => true,
+            Err(e) => {
+                self.write_failed(idx, &e, now);
+                false
+            }
         }
-        self.fail(idx, ErrorClass::Reset, now);
-        false
+    }
+
+    /// A write failed: the connection is broken (a reset, unless the server silently closed a
+    /// reused connection, whose requests then go again on a new one).
+    fn write_failed(&mut self, idx: usize, e: &io::Error, now: u64) {
+        if !(is_reset(e) && self.resend_after_unannounced_close(idx, ErrorClass::Reset, now)) {
+            self.fail(idx, ErrorClass::Reset, now);
+        }
     }
 
     /// Send as many requests as the script, budget and pipelining depth allow.
@@ -68,8 +78,8 @@ impl Reactor {
             }
             return;
         }
-        if !c.send(&self.out) {
-            self.fail(idx, ErrorClass::Reset, now);
+        if let Err(e) = c.send(&self.out) {
+            self.write_failed(idx, &e, now);
         }
     }
 
@@ -79,25 +89,33 @@ impl Reactor {
         let c = self.slots.live_mut(idx);
         self.out.clear();
         while c.inflight.len() < c.script.depth as usize {
-            let kind = match c.ticket.take() {
-                Some(k) => k,
+            let t = match c.tickets.pop_front() {
+                Some(t) => t,
                 None => match self.issuer.reserve(&mut c.script, now) {
-                    Some(k) => k,
+                    Some(kind) => Ticket {
+                        kind,
+                        intended_ns: None,
+                        resent: false,
+                    },
                     None => break,
                 },
             };
             self.out
-                .extend_from_slice(&self.cfg.kinds[kind as usize].bytes);
+                .extend_from_slice(&self.cfg.kinds[t.kind as usize].bytes);
             c.inflight.push_back(InFlight {
-                kind,
-                intended_ns: c.intended_ns.unwrap_or(now),
+                kind: t.kind,
+                intended_ns: t.intended_ns.or(c.intended_ns).unwrap_or(now),
                 sent_ns: now,
+                resent: t.resent,
             });
             self.timers
                 .request
                 .push(now + self.cfg.timeout_ns, (idx, gen, c.sent_seq));
             c.sent_seq += 1;
-            self.stats.kinds[kind as usize].requests_sent += 1;
+            if !t.resent {
+                // A re-send is the same request again: counted once, when first sent.
+                self.stats.kinds[t.kind as usize].requests_sent += 1;
+            }
             if self.cfg.close_each {
                 // We asked the server to close after this one: nothing may follow it.
                 c.closing = true;
@@ -123,6 +141,11 @@ impl Reactor {
                     // A reset with nothing outstanding is the server dropping an idle connection.
                     if c.inflight.is_empty() && is_reset(&e) {
                         return self.server_closed(idx, now);
+                    }
+                    if is_reset(&e)
+                        && self.resend_after_unannounced_close(idx, ErrorClass::Reset, now)
+                    {
+                        return;
                     }
                     return self.fail(idx, ErrorClass::Reset, now);
                 }
@@ -172,6 +195,10 @@ impl Reactor {
             // Closed while idle: a keep-alive connection the server dropped.
             return self.server_closed(idx, now);
         }
+        if self.resend_after_unannounced_close(idx, ErrorClass::ClosedBeforeResponse, now) {
+            return;
+        }
+        let c = self.slots.live_mut(idx);
         match c.eof_outcome() {
             EofOutcome::Complete => {
                 let sec = self.timeline.second_of(now);
@@ -212,18 +239,17 @@ impl Reactor {
     pub(super) fn fail(&mut self, idx: usize, class: ErrorClass, now: u64) {
         let sec = self.timeline.second_of(now);
         let c = self.slots.live_mut(idx);
-        if c.connecting {
-            let kind = c.ticket_kind as usize;
-            self.stats.error(kind, class, sec);
-        } else {
-            for (i, f) in c.inflight.drain(..).enumerate() {
-                let cls = if i == 0 || class == ErrorClass::Reset {
-                    class
-                } else {
-                    ErrorClass::ClosedBeforeResponse
-                };
-                self.stats.error(f.kind as usize, cls, sec);
-            }
+        // Requests reserved for the connection and not sent on it (all of them while connecting).
+        for t in c.tickets.drain(..) {
+            self.stats.error(t.kind as usize, class, sec);
+        }
+        for (i, f) in c.inflight.drain(..).enumerate() {
+            let cls = if i == 0 || class == ErrorClass::Reset {
+                class
+            } else {
+                ErrorClass::ClosedBeforeResponse
+            };
+            self.stats.error(f.kind as usize, cls, sec);
         }
         self.end(idx, EndReason::Error(class), now);
     }

@@ -7,14 +7,17 @@
 //! - `slots`: live connections addressed by generation-checked mio tokens;
 //! - `timers`: connect and request timeouts, think timers, deferred opens;
 //! - `conn`: one connection's state: handshake, writes, parsing and accounting replies;
-//! - `events`: socket events driving connections, and how a connection ends.
+//! - `events`: socket events driving connections, and how a connection ends;
+//! - `resend`: unannounced keep-alive closes, and re-sending what they left unanswered.
 
 mod conn;
 mod events;
+mod resend;
 mod script;
 mod slots;
 mod timers;
 
+use std::collections::VecDeque;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -27,7 +30,7 @@ use crate::rng::{KindPicker, Rng};
 use crate::stats::{record_us, ThreadStats};
 use crate::validate::Expect;
 
-use conn::Conn;
+use conn::{Conn, Ticket};
 use script::Issuer;
 pub use script::{ConnEnd, EndReason, Script};
 use slots::Slots;
@@ -41,6 +44,8 @@ const SCRATCH_BYTES: usize = 64 * 1024;
 pub struct KindConfig {
     pub bytes: Vec<u8>,
     pub head_request: bool,
+    /// GET or HEAD: may be sent again after an unannounced keep-alive close.
+    pub idempotent: bool,
     pub expect_status: u16,
     pub expect: Expect,
 }
@@ -133,12 +138,26 @@ impl Reactor {
         if let Some(t) = intended_ns {
             record_us(&mut self.stats.lag_us, now.saturating_sub(t) / 1000);
         }
+        let ticket = Ticket {
+            kind,
+            intended_ns: None,
+            resent: false,
+        };
+        self.connect(script, VecDeque::from([ticket]), intended_ns, now);
+        true
+    }
+
+    /// Start connecting for `script`, whose `tickets` (not empty) are already reserved.
+    fn connect(
+        &mut self,
+        script: Script,
+        tickets: VecDeque<Ticket>,
+        intended_ns: Option<u64>,
+        now: u64,
+    ) {
         let mut sock = match start_connect(self.cfg.addr, &mut self.spread, self.cfg.linger_zero) {
             ConnectStart::Pending(s) => s,
-            ConnectStart::Failed(e) => {
-                self.connect_failed(kind, script, &e, now);
-                return true;
-            }
+            ConnectStart::Failed(e) => return self.connect_failed(&tickets, script, &e, now),
         };
         let (idx, gen) = self.slots.reserve();
         if let Err(e) = self.poll.registry().register(
@@ -147,16 +166,14 @@ impl Reactor {
             Interest::READABLE | Interest::WRITABLE,
         ) {
             self.slots.unreserve(idx);
-            self.connect_failed(kind, script, &e, now);
-            return true;
+            return self.connect_failed(&tickets, script, &e, now);
         }
         self.slots
-            .put(idx, Conn::new(sock, script, kind, intended_ns, now));
+            .put(idx, Conn::new(sock, script, tickets, intended_ns, now));
         self.timers
             .connect
             .push(now + self.cfg.connect_timeout_ns, (idx, gen));
         self.stats.peak_open = self.stats.peak_open.max(self.slots.live());
-        true
     }
 
     /// Open `script` at `due_ns` (a user coming back after think time on a closed connection).
@@ -164,15 +181,24 @@ impl Reactor {
         self.timers.deferred_opens.push(due_ns, script);
     }
 
-    fn connect_failed(&mut self, kind: u16, script: Script, e: &io::Error, now: u64) {
+    /// The connect failed at once: each request it was for gets the connect error class.
+    fn connect_failed(
+        &mut self,
+        tickets: &VecDeque<Ticket>,
+        script: Script,
+        e: &io::Error,
+        now: u64,
+    ) {
         match e.raw_os_error() {
             Some(libc::EMFILE) | Some(libc::ENFILE) => self.stats.exhaustion.fd_limit += 1,
             Some(libc::EADDRNOTAVAIL) => self.stats.exhaustion.ephemeral_ports += 1,
             _ => {}
         }
         let class = connect_error_class(e);
-        self.stats
-            .error(kind as usize, class, self.timeline.second_of(now));
+        let sec = self.timeline.second_of(now);
+        for t in tickets {
+            self.stats.error(t.kind as usize, class, sec);
+        }
         self.ended.push(ConnEnd {
             script,
             reason: EndReason::Error(class),

@@ -6,9 +6,11 @@
 mod serve;
 mod server;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use serde_json::{json, Value};
 
-pub use server::{Action, TestServer};
+pub use server::{Action, Req, TestServer};
 
 /// A plan against `port` with one "pong" kind expecting 200 "Pong!".
 pub fn plan(port: u16, model: Value) -> Value {
@@ -70,5 +72,23 @@ pub fn assert_accounting(r: &Value) {
             k["latency_us"]["count"], k["responses"],
             "every response has a latency"
         );
+    }
+}
+
+/// A policy that answers every request, and after every `every`-th reply to a request at index
+/// `min_seq` or later on its connection, closes that connection silently as `how` says
+/// (`ReplyThenFin`, `ReplyThenRst`, `ReplyThenClose`).
+pub fn silent_every(
+    every: u64,
+    min_seq: u64,
+    how: Action,
+) -> impl Fn(u64, &Req) -> Action + Send + Sync + 'static {
+    let seen = AtomicU64::new(0);
+    move |_, req| {
+        if req.conn_seq >= min_seq && seen.fetch_add(1, Ordering::SeqCst) % every == every - 1 {
+            how
+        } else {
+            Action::Reply
+        }
     }
 }
