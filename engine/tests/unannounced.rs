@@ -158,3 +158,39 @@ fn close_before_any_reply_and_failed_resend_are_errors() {
     );
     assert_accounting(&r);
 }
+
+#[test]
+fn resent_request_latency_runs_from_its_first_send() {
+    // The server holds the next request 100 ms before closing silently: the re-sent request's
+    // latency must include that wait (closed loop: from its first send; open model: from its
+    // intended time), while its service time runs from the re-send.
+    for model in [
+        json!({"kind": "count", "requests": 10, "concurrency": 1}),
+        json!({"kind": "rate", "rate": 50, "connections_total": 4, "calls": 3}),
+    ] {
+        let srv = TestServer::start(|n, _| {
+            if n == 0 {
+                Action::ReplyThenLateFin
+            } else {
+                Action::Reply
+            }
+        });
+        let r = run(&plan(srv.port, model.clone()));
+        assert_eq!(srv.silent_closes(), 1, "{model}");
+        assert_eq!(
+            (total(&r, "unannounced_closes"), total(&r, "resent")),
+            (1, 1)
+        );
+        assert_eq!(total(&r, "ok"), srv.ok_replies());
+        assert_eq!(all_errors(&r), 0);
+        let k = &r["kinds"][0];
+        assert!(
+            k["latency_us"]["max"].as_u64().unwrap() >= 100_000,
+            "{model}: {}",
+            k["latency_us"]
+        );
+        if !k["service_us"].is_null() {
+            assert!(k["service_us"]["max"].as_u64().unwrap() < 100_000);
+        }
+    }
+}

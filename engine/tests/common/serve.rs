@@ -175,6 +175,7 @@ fn act(s: &mut TcpStream, action: Action, r: &Reply, stop: &AtomicBool) -> bool 
         | Action::ReplyThenFin
         | Action::ReplyThenRst
         | Action::ReplyThenClose
+        | Action::ReplyThenLateFin
         | Action::Reply
         | Action::Status500
         | Action::WrongBody
@@ -205,7 +206,10 @@ pub(super) fn serve(mut s: TcpStream, counts: &Counts, stop: &AtomicBool, policy
             let reply = Reply::to(&req);
             if matches!(
                 action,
-                Action::ReplyThenFin | Action::ReplyThenRst | Action::ReplyThenClose
+                Action::ReplyThenFin
+                    | Action::ReplyThenRst
+                    | Action::ReplyThenClose
+                    | Action::ReplyThenLateFin
             ) {
                 let _ = s.write_all(reply.ok.as_bytes());
                 return vanish(&mut s, action, !buf.is_empty(), counts, stop);
@@ -228,10 +232,13 @@ pub(super) fn serve(mut s: TcpStream, counts: &Counts, stop: &AtomicBool, policy
 
 /// After a reply, close without a word: at once (ReplyThenClose), or once the next request is
 /// there, in `pending` bytes already read or unread in the socket (ReplyThenFin: FIN,
-/// ReplyThenRst: reset). A client that closes first gets no silent close, and none is counted.
+/// ReplyThenLateFin: FIN 100 ms later, ReplyThenRst: reset). A client that closes first gets no silent close, and none is counted.
 fn vanish(s: &mut TcpStream, action: Action, pending: bool, counts: &Counts, stop: &AtomicBool) {
     if action != Action::ReplyThenClose && !pending && !wait_for_bytes(s, stop) {
         return;
+    }
+    if action == Action::ReplyThenLateFin {
+        std::thread::sleep(Duration::from_millis(100));
     }
     counts.silent_closes.fetch_add(1, Ordering::SeqCst);
     if action == Action::ReplyThenRst {

@@ -36,6 +36,8 @@ pub enum Action {
     /// Reply (keep-alive), then, once the next request has arrived (unread), reset
     /// (SO_LINGER 0).
     ReplyThenRst,
+    /// As ReplyThenFin, but 100 ms after the next request arrived.
+    ReplyThenLateFin,
     /// Reply (keep-alive) and close with a FIN at once: the client may or may not have sent
     /// its next request when it sees the close (the race of RFC 9112 §9.3.1).
     ReplyThenClose,
@@ -153,6 +155,7 @@ impl TestServer {
             Action::ReplyThenFin,
             Action::ReplyThenRst,
             Action::ReplyThenClose,
+            Action::ReplyThenLateFin,
         ]
         .iter()
         .map(|&a| self.n(a))
