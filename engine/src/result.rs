@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 
 use crate::plan::{Plan, PROTOCOL_VERSION};
 use crate::runner::RunOutcome;
-use crate::stats::{add_errors, Errors, ThreadStats, ERROR_NAMES};
+use crate::stats::{add_errors, Errors, ThreadStats, ERROR_CLASSES, ERROR_NAMES};
 
 pub const FORMAT_VERSION: u64 = 1;
 pub const ENGINE_NAME: &str = "wsgibench-engine";
@@ -75,7 +75,7 @@ fn kinds(plan: &Plan, st: &ThreadStats) -> Kinds {
     let open = plan.model.is_open();
     let mut t = Kinds {
         entries: Vec::new(),
-        errors: [0; 9],
+        errors: [0; ERROR_CLASSES],
         sent: 0,
         resent: 0,
         responses: 0,

@@ -4,8 +4,11 @@ use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 
+/// Number of error classes.
+pub const ERROR_CLASSES: usize = 11;
+
 /// Error classes, in the order of the result's `errors` object.
-pub const ERROR_NAMES: [&str; 9] = [
+pub const ERROR_NAMES: [&str; ERROR_CLASSES] = [
     "connect_refused",
     "connect_timeout",
     "connect_error",
@@ -15,6 +18,8 @@ pub const ERROR_NAMES: [&str; 9] = [
     "bad_status",
     "bad_body",
     "protocol_error",
+    "fd_limit",
+    "ports_exhausted",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,9 +33,13 @@ pub enum ErrorClass {
     BadStatus,
     BadBody,
     ProtocolError,
+    /// A connect failed for want of a file descriptor (EMFILE, ENFILE): the engine's limit.
+    FdLimit,
+    /// A connect found no free local address and port (EADDRNOTAVAIL): the engine's limit.
+    PortsExhausted,
 }
 
-pub type Errors = [u64; 9];
+pub type Errors = [u64; ERROR_CLASSES];
 
 /// Histogram range: 1 µs .. 1 h at 3 significant digits (the protocol's `hdr`).
 pub const HIST_MAX_US: u64 = 3_600_000_000;
@@ -69,7 +78,7 @@ impl KindStats {
             resent: 0,
             responses: 0,
             ok: 0,
-            errors: [0; 9],
+            errors: [0; ERROR_CLASSES],
             bad_status_codes: BTreeMap::new(),
             latency_us: new_hist(),
             service_us: new_hist(),

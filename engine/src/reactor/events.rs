@@ -6,7 +6,6 @@ use std::io::{self, Read};
 use super::conn::{is_reset, InFlight, Ticket};
 use super::{slots, ConnEnd, EndReason, Reactor};
 use crate::http::EofOutcome;
-use crate::net::connect_error_class;
 use crate::stats::{record_us, ErrorClass};
 
 impl Reactor {
@@ -19,7 +18,10 @@ impl Reactor {
             match c.handshake_done(ev) {
                 Ok(false) => {}
                 Ok(true) => self.on_connected(idx, ev, now),
-                Err(e) => self.fail(idx, connect_error_class(&e), now),
+                Err(e) => {
+                    let class = self.connect_error(&e);
+                    self.fail(idx, class, now);
+                }
             }
             return;
         }

@@ -27,7 +27,7 @@ use mio::{Interest, Poll};
 use crate::clock::Timeline;
 use crate::net::{connect_error_class, start_connect, ConnectStart, SourceSpread};
 use crate::rng::{KindPicker, Rng};
-use crate::stats::{record_us, ThreadStats};
+use crate::stats::{record_us, ErrorClass, ThreadStats};
 use crate::validate::Expect;
 
 use conn::{Conn, Ticket};
@@ -189,12 +189,7 @@ impl Reactor {
         e: &io::Error,
         now: u64,
     ) {
-        match e.raw_os_error() {
-            Some(libc::EMFILE) | Some(libc::ENFILE) => self.stats.exhaustion.fd_limit += 1,
-            Some(libc::EADDRNOTAVAIL) => self.stats.exhaustion.ephemeral_ports += 1,
-            _ => {}
-        }
-        let class = connect_error_class(e);
+        let class = self.connect_error(e);
         let sec = self.timeline.second_of(now);
         for t in tickets {
             self.stats.error(t.kind as usize, class, sec);
@@ -204,5 +199,17 @@ impl Reactor {
             reason: EndReason::Error(class),
             resume_at_ns: now,
         });
+    }
+
+    /// The error class of a failed connect; the engine's own limits are also counted as
+    /// exhaustion (saturation reasons).
+    pub(super) fn connect_error(&mut self, e: &io::Error) -> ErrorClass {
+        let class = connect_error_class(e);
+        match class {
+            ErrorClass::FdLimit => self.stats.exhaustion.fd_limit += 1,
+            ErrorClass::PortsExhausted => self.stats.exhaustion.ephemeral_ports += 1,
+            _ => {}
+        }
+        class
     }
 }

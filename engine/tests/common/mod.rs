@@ -57,10 +57,16 @@ pub fn all_errors(r: &Value) -> u64 {
 /// Every request sent ended exactly once: ok, or one error class (connect errors are pre-send).
 pub fn assert_accounting(r: &Value) {
     let t = &r["totals"];
-    let connect: u64 = ["connect_refused", "connect_timeout", "connect_error"]
-        .iter()
-        .map(|c| err(r, c))
-        .sum();
+    let connect: u64 = [
+        "connect_refused",
+        "connect_timeout",
+        "connect_error",
+        "fd_limit",
+        "ports_exhausted",
+    ]
+    .iter()
+    .map(|c| err(r, c))
+    .sum();
     let outcomes = total(r, "ok") + all_errors(r) - connect;
     assert_eq!(
         t["requests_sent"].as_u64().unwrap(),
