@@ -7,6 +7,7 @@ use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use serde_json::{json, Map, Value};
 
+use crate::clock::NS_PER_S;
 use crate::plan::{Plan, PROTOCOL_VERSION};
 use crate::runner::RunOutcome;
 use crate::stats::{add_errors, Errors, ThreadStats, ERROR_CLASSES, ERROR_NAMES};
@@ -174,6 +175,8 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
         (lag.value_at_quantile(0.99), lag.max())
     };
     let reasons = saturation_reasons(plan, out, cpu_fraction, lag_p99);
+    let window_s = crate::models::window_s(plan)
+        .unwrap_or(st.window.last_completion_ns as f64 / NS_PER_S as f64);
     json!({
         "format_version": FORMAT_VERSION,
         "engine": {"name": ENGINE_NAME, "version": ENGINE_VERSION, "protocol_version": PROTOCOL_VERSION},
@@ -194,6 +197,9 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
             "unsolicited_bytes": st.unsolicited_bytes,
             "abandoned": st.abandoned,
             "peak_open_connections": st.peak_open,
+            "window_s": window_s,
+            "ok_in_window": st.window.ok_in,
+            "completed_after_window": st.window.completed_after,
         },
         "kinds": k.entries,
         "timeline": timeline(st),

@@ -123,7 +123,8 @@ fn worker(
     thread: usize,
     start_ns: u64,
 ) -> std::io::Result<ThreadStats> {
-    let timeline = Timeline::new(start_ns);
+    let window_end_ns = models::window_s(plan).map_or(u64::MAX, |w| start_ns + secs_to_ns(w));
+    let timeline = Timeline::new(start_ns, window_end_ns);
     let seed = plan
         .seed
         .wrapping_mul(0x9e37_79b9)

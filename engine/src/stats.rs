@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 
+use crate::clock::Stamp;
+
 /// Number of error classes.
 pub const ERROR_CLASSES: usize = 11;
 
@@ -124,6 +126,29 @@ pub struct Exhaustion {
     pub ephemeral_ports: u64,
 }
 
+/// Outcomes against the measured window.
+#[derive(Default, Clone, Copy)]
+pub struct Window {
+    /// Valid replies completed within the window.
+    pub ok_in: u64,
+    /// Replies (ok or not) completed after the window, while in-flight requests drained.
+    pub completed_after: u64,
+    /// When the last request ended (reply or error), in ns since the start.
+    pub last_completion_ns: u64,
+}
+
+impl Window {
+    fn completion(&mut self, at: Stamp) {
+        self.last_completion_ns = self.last_completion_ns.max(at.offset_ns);
+    }
+
+    fn merge(&mut self, o: &Window) {
+        self.ok_in += o.ok_in;
+        self.completed_after += o.completed_after;
+        self.last_completion_ns = self.last_completion_ns.max(o.last_completion_ns);
+    }
+}
+
 pub struct ThreadStats {
     pub kinds: Vec<KindStats>,
     pub idle_close: u64,
@@ -142,6 +167,7 @@ pub struct ThreadStats {
     pub exhaustion: Exhaustion,
     /// Peak simultaneously open connections.
     pub peak_open: u64,
+    pub window: Window,
 }
 
 impl ThreadStats {
@@ -159,6 +185,7 @@ impl ThreadStats {
             lag_us: new_hist(),
             exhaustion: Exhaustion::default(),
             peak_open: 0,
+            window: Window::default(),
         }
     }
 
@@ -169,9 +196,10 @@ impl ThreadStats {
         &mut self.timeline[sec]
     }
 
-    pub fn error(&mut self, kind: usize, class: ErrorClass, sec: usize) {
+    pub fn error(&mut self, kind: usize, class: ErrorClass, at: Stamp) {
         self.kinds[kind].errors[class as usize] += 1;
-        let s = self.second(sec);
+        self.window.completion(at);
+        let s = self.second(at.sec);
         s.completed += 1;
         s.errors[class as usize] += 1;
     }
@@ -184,7 +212,7 @@ impl ThreadStats {
         outcome: Result<(), ErrorClass>,
         latency_us: u64,
         service_us: Option<u64>,
-        sec: usize,
+        at: Stamp,
     ) {
         let k = &mut self.kinds[kind];
         k.responses += 1;
@@ -201,7 +229,13 @@ impl ThreadStats {
                 }
             }
         }
-        let s = self.second(sec);
+        self.window.completion(at);
+        if !at.in_window {
+            self.window.completed_after += 1;
+        } else if outcome.is_ok() {
+            self.window.ok_in += 1;
+        }
+        let s = self.second(at.sec);
         s.completed += 1;
         match outcome {
             Ok(()) => s.ok += 1,
@@ -225,6 +259,7 @@ impl ThreadStats {
         self.exhaustion.fd_limit += o.exhaustion.fd_limit;
         self.exhaustion.ephemeral_ports += o.exhaustion.ephemeral_ports;
         self.peak_open += o.peak_open;
+        self.window.merge(&o.window);
         for (i, s) in o.timeline.iter().enumerate() {
             let d = self.second(i);
             d.completed += s.completed;
@@ -249,9 +284,14 @@ mod tests {
     fn merge_adds_counts_histograms_and_timeline() {
         let mut a = ThreadStats::new(1);
         let mut b = ThreadStats::new(1);
-        a.response(0, 200, Ok(()), 100, None, 0);
-        b.response(0, 500, Err(ErrorClass::BadStatus), 300, None, 2);
-        b.error(0, ErrorClass::Timeout, 2);
+        let at = |sec: usize| Stamp {
+            sec,
+            offset_ns: sec as u64 * 1_000_000_000,
+            in_window: true,
+        };
+        a.response(0, 200, Ok(()), 100, None, at(0));
+        b.response(0, 500, Err(ErrorClass::BadStatus), 300, None, at(2));
+        b.error(0, ErrorClass::Timeout, at(2));
         a.merge(&b);
         let k = &a.kinds[0];
         assert_eq!((k.responses, k.ok, k.latency_us.len()), (2, 1, 2));

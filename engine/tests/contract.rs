@@ -206,8 +206,14 @@ fn engine_additions_are_present() {
     let (code, stdout, stderr) = run_bin(&p, &[]);
     assert_eq!(code, 0, "stderr {stderr}");
     let r = assert_valid(&validator(), &stdout, "count");
-    for key in ["unannounced_closes", "resent"] {
+    for key in [
+        "unannounced_closes",
+        "resent",
+        "ok_in_window",
+        "completed_after_window",
+    ] {
         assert!(r["totals"][key].is_u64(), "totals.{key}: {}", r["totals"]);
     }
+    assert!(r["totals"]["window_s"].is_f64());
     assert!(r["kinds"][0]["resent"].is_u64());
 }

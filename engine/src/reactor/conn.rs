@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use mio::net::TcpStream;
 
 use super::{Config, KindConfig, Script};
+use crate::clock::Stamp;
 use crate::http::{Event, Head, ResponseParser};
 use crate::stats::{ErrorClass, ThreadStats};
 use crate::validate::BodyCheck;
@@ -176,7 +177,7 @@ impl Conn {
         cfg: &Config,
         stats: &mut ThreadStats,
         now: u64,
-        sec: usize,
+        at: Stamp,
     ) -> Result<u32, Option<ErrorClass>> {
         let mut stash = std::mem::take(&mut self.stash);
         let data: &[u8] = if stash.is_empty() {
@@ -185,7 +186,7 @@ impl Conn {
             stash.extend_from_slice(fresh);
             &stash
         };
-        let (off, completed) = self.parse(data, cfg, stats, now, sec)?;
+        let (off, completed) = self.parse(data, cfg, stats, now, at)?;
         if off < data.len() && !(self.closing && self.inflight.is_empty()) {
             if stash.is_empty() {
                 self.stash.extend_from_slice(&data[off..]);
@@ -204,7 +205,7 @@ impl Conn {
         cfg: &Config,
         stats: &mut ThreadStats,
         now: u64,
-        sec: usize,
+        at: Stamp,
     ) -> Result<(usize, u32), Option<ErrorClass>> {
         let mut off = 0;
         let mut completed = 0;
@@ -230,7 +231,7 @@ impl Conn {
                     }
                 }
                 Event::Complete => {
-                    self.finish_reply(cfg, stats, now, sec);
+                    self.finish_reply(cfg, stats, now, at);
                     completed += 1;
                     if self.closing {
                         // Nothing after a closing reply belongs to us.
@@ -252,10 +253,10 @@ impl Conn {
     }
 
     /// The stream ended and that completed a read-until-close reply: account it.
-    pub fn finish_at_eof(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, sec: usize) {
+    pub fn finish_at_eof(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, at: Stamp) {
         // The advance that reports completion consumes nothing.
         let _ = self.parser.advance(&[], false);
-        self.finish_reply(cfg, stats, now, sec);
+        self.finish_reply(cfg, stats, now, at);
     }
 
     /// The stream ended: what that means for the reply in progress.
@@ -264,7 +265,7 @@ impl Conn {
     }
 
     /// Account one complete reply (the front request).
-    fn finish_reply(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, sec: usize) {
+    fn finish_reply(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, at: Stamp) {
         let f = self.inflight.pop_front().expect("a request is outstanding");
         self.done_seq += 1;
         let kc = &cfg.kinds[f.kind as usize];
@@ -284,7 +285,7 @@ impl Conn {
             outcome,
             latency_us,
             service_us,
-            sec,
+            at,
         );
     }
 }

@@ -153,8 +153,8 @@ impl Reactor {
                 }
             };
             self.stats.bytes_received += n as u64;
-            let sec = self.timeline.second_of(now);
-            match c.consume(&self.scratch[..n], &self.cfg, &mut self.stats, now, sec) {
+            let at = self.timeline.stamp(now);
+            match c.consume(&self.scratch[..n], &self.cfg, &mut self.stats, now, at) {
                 Ok(done) => completed += done,
                 Err(None) => {
                     // Bytes with no request outstanding: not attributable to any request.
@@ -203,8 +203,8 @@ impl Reactor {
         let c = self.slots.live_mut(idx);
         match c.eof_outcome() {
             EofOutcome::Complete => {
-                let sec = self.timeline.second_of(now);
-                c.finish_at_eof(&self.cfg, &mut self.stats, now, sec);
+                let at = self.timeline.stamp(now);
+                c.finish_at_eof(&self.cfg, &mut self.stats, now, at);
                 if c.inflight.is_empty() {
                     self.server_closed_or_done(idx, now)
                 } else {
@@ -239,11 +239,11 @@ impl Reactor {
     /// The connection broke: the first outstanding request gets `class`, requests pipelined
     /// behind it `closed_before_response` (all of them `reset` on a reset).
     pub(super) fn fail(&mut self, idx: usize, class: ErrorClass, now: u64) {
-        let sec = self.timeline.second_of(now);
+        let at = self.timeline.stamp(now);
         let c = self.slots.live_mut(idx);
         // Requests reserved for the connection and not sent on it (all of them while connecting).
         for t in c.tickets.drain(..) {
-            self.stats.error(t.kind as usize, class, sec);
+            self.stats.error(t.kind as usize, class, at);
         }
         for (i, f) in c.inflight.drain(..).enumerate() {
             let cls = if i == 0 || class == ErrorClass::Reset {
@@ -251,7 +251,7 @@ impl Reactor {
             } else {
                 ErrorClass::ClosedBeforeResponse
             };
-            self.stats.error(f.kind as usize, cls, sec);
+            self.stats.error(f.kind as usize, cls, at);
         }
         self.end(idx, EndReason::Error(class), now);
     }

@@ -190,9 +190,9 @@ impl Reactor {
         now: u64,
     ) {
         let class = self.connect_error(e);
-        let sec = self.timeline.second_of(now);
+        let at = self.timeline.stamp(now);
         for t in tickets {
-            self.stats.error(t.kind as usize, class, sec);
+            self.stats.error(t.kind as usize, class, at);
         }
         self.ended.push(ConnEnd {
             script,

@@ -26,7 +26,7 @@ impl Reactor {
         }
         let c = self.slots.remove(idx);
         self.stats.unannounced_closes += 1;
-        let sec = self.timeline.second_of(now);
+        let at = self.timeline.stamp(now);
         let mut again = VecDeque::new();
         for f in &c.inflight {
             if !f.resent && self.cfg.kinds[f.kind as usize].idempotent {
@@ -43,7 +43,7 @@ impl Reactor {
                 } else {
                     ErrorClass::ClosedBeforeResponse
                 };
-                self.stats.error(f.kind as usize, cls, sec);
+                self.stats.error(f.kind as usize, cls, at);
             }
         }
         let script = c.script;

@@ -168,6 +168,10 @@ fn act(s: &mut TcpStream, action: Action, r: &Reply, stop: &AtomicBool) -> bool 
             std::thread::sleep(Duration::from_millis(100));
             return s.write_all(rest.as_bytes()).is_ok();
         }
+        Action::LateReply => {
+            std::thread::sleep(Duration::from_secs(1));
+            return s.write_all(r.ok.as_bytes()).is_ok();
+        }
         Action::UntilClose => {
             let _ = s.write_all(format!("HTTP/1.0 200 OK\r\n\r\n{}", r.body).as_bytes());
         }

@@ -26,6 +26,8 @@ pub enum Action {
     Garbage,
     /// Status line, a pause, then the rest.
     SlowHeaders,
+    /// The reply, after a pause of one second.
+    LateReply,
     /// Reply with chunked transfer-encoding.
     Chunked,
     /// HTTP/1.0 reply without Content-Length: body ends at close.
@@ -150,6 +152,7 @@ impl TestServer {
             Action::Reply,
             Action::CloseAfterReply,
             Action::SlowHeaders,
+            Action::LateReply,
             Action::Chunked,
             Action::UntilClose,
             Action::ReplyThenFin,
