@@ -45,6 +45,8 @@ pub(super) struct Conn {
     pub inflight: VecDeque<InFlight>,
     pub sent_seq: u64,
     pub done_seq: u64,
+    /// When the last reply completed: the next request was intended then (think time aside).
+    pub last_reply_ns: Option<u64>,
     parser: ResponseParser,
     check: Option<BodyCheck>,
     status: u16,
@@ -87,6 +89,7 @@ impl Conn {
             inflight: VecDeque::new(),
             sent_seq: 0,
             done_seq: 0,
+            last_reply_ns: None,
             parser: ResponseParser::default(),
             check: None,
             status: 0,
@@ -268,6 +271,7 @@ impl Conn {
     fn finish_reply(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, at: Stamp) {
         let f = self.inflight.pop_front().expect("a request is outstanding");
         self.done_seq += 1;
+        self.last_reply_ns = Some(now);
         let kc = &cfg.kinds[f.kind as usize];
         let body_ok = self.check.take().is_some_and(|ch| ch.finish(&kc.expect));
         let outcome = if self.status != kc.expect_status {

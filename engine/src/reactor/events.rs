@@ -259,10 +259,11 @@ impl Reactor {
     /// Close the connection and hand it back to the model.
     fn end(&mut self, idx: usize, reason: EndReason, now: u64) {
         let c = self.slots.remove(idx);
+        // When the next request was due: after think time, else as soon as the last reply came.
         let resume_at_ns = if c.thinking {
             c.think_due_ns
         } else {
-            now + c.script.think_ns
+            c.last_reply_ns.unwrap_or(now) + c.script.think_ns
         };
         self.ended.push(ConnEnd {
             script: c.script,

@@ -131,11 +131,29 @@ impl Reactor {
     /// Open a connection for `script`, reserving its first request now. `intended_ns` is when the
     /// model wanted it (open models), for schedule lag and corrected latency. False when the
     /// script or the budget has nothing left.
-    pub fn open(&mut self, mut script: Script, intended_ns: Option<u64>, now: u64) -> bool {
+    pub fn open(&mut self, script: Script, intended_ns: Option<u64>, now: u64) -> bool {
+        self.open_for(script, intended_ns, true, now)
+    }
+
+    /// Open a new connection for a script whose connection the server closed, its next request
+    /// intended at `intended_ns` (when it would have gone on the old connection), so that its
+    /// latency includes the reconnect. Not a schedule event: no lag is recorded. False when the
+    /// script or the budget has nothing left.
+    pub fn reconnect(&mut self, script: Script, intended_ns: Option<u64>, now: u64) -> bool {
+        self.open_for(script, intended_ns, false, now)
+    }
+
+    fn open_for(
+        &mut self,
+        mut script: Script,
+        intended_ns: Option<u64>,
+        lag: bool,
+        now: u64,
+    ) -> bool {
         let Some(kind) = self.issuer.reserve(&mut script, now) else {
             return false;
         };
-        if let Some(t) = intended_ns {
+        if let Some(t) = intended_ns.filter(|_| lag) {
             record_us(&mut self.stats.lag_us, now.saturating_sub(t) / 1000);
         }
         let ticket = Ticket {
