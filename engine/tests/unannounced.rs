@@ -95,10 +95,15 @@ fn close_racing_the_next_request_is_never_an_error() {
     assert!(srv.silent_closes() > 5);
     assert_eq!(total(&r, "ok"), srv.ok_replies());
     assert_eq!(all_errors(&r), 0, "{}", r["totals"]);
-    assert_eq!(
-        total(&r, "unannounced_closes") + total(&r, "idle_close"),
+    // Each close is seen as one or the other, except that a connection done when the window
+    // ends (at most one per connection) may be closed by the engine before it reads the FIN.
+    let seen = total(&r, "unannounced_closes") + total(&r, "idle_close");
+    assert!(
+        (seen..=seen + 4).contains(&srv.silent_closes()),
+        "seen {seen}, server {}",
         srv.silent_closes()
     );
+    assert!(total(&r, "unannounced_closes") > 0 || total(&r, "idle_close") > 0);
     assert_accounting(&r);
 }
 
