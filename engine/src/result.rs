@@ -10,15 +10,12 @@ use serde_json::{json, Map, Value};
 use crate::clock::NS_PER_S;
 use crate::plan::{Plan, PROTOCOL_VERSION};
 use crate::runner::RunOutcome;
+use crate::saturation;
 use crate::stats::{add_errors, Errors, ThreadStats, ERROR_CLASSES, ERROR_NAMES};
 
 pub const FORMAT_VERSION: u64 = 1;
 pub const ENGINE_NAME: &str = "wsgibench-engine";
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Saturation thresholds of the protocol.
-const CPU_SATURATED_FRACTION: f64 = 0.95;
-const LAG_P99_SATURATED_US: u64 = 10_000;
 
 /// HdrHistogram V2 compressed (deflate) encoding, base64: what HdrHistogram.decode() reads.
 pub fn encode_hdr(h: &Histogram<u64>) -> String {
@@ -115,52 +112,10 @@ fn timeline(st: &ThreadStats) -> Vec<Value> {
         .map(|(i, s)| {
             let (p50, p99) = s.latency_us.as_ref().map_or((0, 0), |h| (h.value_at_quantile(0.5), h.value_at_quantile(0.99)));
             json!({"t_s": i, "completed": s.completed, "ok": s.ok, "errors": errors_obj(&s.errors, true),
-                   "open_connections": s.open_connections, "p50_us": p50, "p99_us": p99})
+                   "open_connections": s.open_connections, "p50_us": p50, "p99_us": p99,
+                   "engine_cpu": s.engine_cpu()})
         })
         .collect()
-}
-
-/// Why the engine itself may have limited the load (empty: it did not).
-fn saturation_reasons(
-    plan: &Plan,
-    out: &RunOutcome,
-    cpu_fraction: f64,
-    lag_p99: u64,
-) -> Vec<String> {
-    let st = &out.stats;
-    let mut reasons = Vec::new();
-    if cpu_fraction >= CPU_SATURATED_FRACTION {
-        reasons.push(format!(
-            "engine CPU {:.0}% of its {} thread(s)",
-            cpu_fraction * 100.0,
-            plan.threads
-        ));
-    }
-    if plan.model.is_open() && lag_p99 > LAG_P99_SATURATED_US {
-        reasons.push(format!(
-            "schedule lag p99 {} us > {} us",
-            lag_p99, LAG_P99_SATURATED_US
-        ));
-    }
-    if st.exhaustion.fd_limit > 0 {
-        reasons.push(format!(
-            "engine hit its file-descriptor limit ({}) {} times",
-            out.nofile_limit, st.exhaustion.fd_limit
-        ));
-    }
-    if st.exhaustion.ephemeral_ports > 0 {
-        reasons.push(format!(
-            "engine ran out of ephemeral ports {} times",
-            st.exhaustion.ephemeral_ports
-        ));
-    }
-    if st.abandoned > 0 {
-        reasons.push(format!(
-            "{} planned requests never started before the hard stop",
-            st.abandoned
-        ));
-    }
-    reasons
 }
 
 pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
@@ -174,9 +129,9 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
     } else {
         (lag.value_at_quantile(0.99), lag.max())
     };
-    let reasons = saturation_reasons(plan, out, cpu_fraction, lag_p99);
     let window_s = crate::models::window_s(plan)
         .unwrap_or(st.window.last_completion_ns as f64 / NS_PER_S as f64);
+    let reasons = saturation::reasons(plan, out, cpu_fraction, lag_p99, window_s);
     json!({
         "format_version": FORMAT_VERSION,
         "engine": {"name": ENGINE_NAME, "version": ENGINE_VERSION, "protocol_version": PROTOCOL_VERSION},

@@ -147,6 +147,41 @@ fn worker(
     .run()
 }
 
+/// The thread's CPU time, sampled at the first look at the clock in each timeline second.
+struct CpuSampler {
+    sec: usize,
+    wall_ns: u64,
+    cpu_ns: u64,
+}
+
+impl CpuSampler {
+    fn new(now: u64, sec: usize) -> CpuSampler {
+        CpuSampler {
+            sec,
+            wall_ns: now,
+            cpu_ns: sys::thread_cpu_ns(),
+        }
+    }
+
+    /// In a new second (or at the end, `last`), charge the CPU time used since the previous
+    /// sample, and the wall time it took, to the second that sample was taken in. The loop
+    /// wakes at every second's start, so that is close to the second the time belongs to.
+    fn sample(&mut self, now: u64, sec: usize, stats: &mut ThreadStats, last: bool) {
+        if sec == self.sec && !last {
+            return;
+        }
+        let cpu = sys::thread_cpu_ns();
+        let s = stats.second(self.sec);
+        s.cpu_ns += cpu.saturating_sub(self.cpu_ns);
+        s.wall_ns += now.saturating_sub(self.wall_ns);
+        *self = CpuSampler {
+            sec,
+            wall_ns: now,
+            cpu_ns: cpu,
+        };
+    }
+}
+
 /// One thread's event loop: the reactor, its model and the timerfd that wakes it on schedule.
 struct Worker {
     rt: Reactor,
@@ -160,7 +195,9 @@ struct Worker {
 impl Worker {
     fn run(mut self) -> std::io::Result<ThreadStats> {
         let mut ended = Vec::new();
-        self.model.start(now_ns(), &mut self.rt);
+        let t0 = now_ns();
+        let mut cpu = CpuSampler::new(t0, self.timeline.second_of(t0));
+        self.model.start(t0, &mut self.rt);
         loop {
             let now = now_ns();
             self.rt.expire(now);
@@ -172,6 +209,7 @@ impl Worker {
                 self.model.on_conn_end(e, now, &mut self.rt);
             }
             let sec = self.timeline.second_of(now);
+            cpu.sample(now, sec, &mut self.rt.stats, false);
             let open = self.rt.open_conns();
             let s = self.rt.stats.second(sec);
             s.open_connections = s.open_connections.max(open);
@@ -191,6 +229,8 @@ impl Worker {
             }
             self.dispatch();
         }
+        let now = now_ns();
+        cpu.sample(now, self.timeline.second_of(now), &mut self.rt.stats, true);
         Ok(self.rt.stats)
     }
 

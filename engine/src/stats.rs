@@ -117,6 +117,21 @@ pub struct Second {
     pub errors: Errors,
     pub open_connections: u64,
     pub latency_us: Option<Histogram<u64>>,
+    /// Engine CPU time charged to this second, and the wall time it was measured over
+    /// (both summed over threads).
+    pub cpu_ns: u64,
+    pub wall_ns: u64,
+}
+
+impl Second {
+    /// Fraction of one core per engine thread during the second (0 when not measured).
+    pub fn engine_cpu(&self) -> f64 {
+        if self.wall_ns == 0 {
+            0.0
+        } else {
+            self.cpu_ns as f64 / self.wall_ns as f64
+        }
+    }
 }
 
 /// Resources the engine itself ran out of: these make a result `saturated`.
@@ -266,6 +281,8 @@ impl ThreadStats {
             d.ok += s.ok;
             add_errors(&mut d.errors, &s.errors);
             d.open_connections += s.open_connections;
+            d.cpu_ns += s.cpu_ns;
+            d.wall_ns += s.wall_ns;
             if let Some(h) = &s.latency_us {
                 d.latency_us
                     .get_or_insert_with(new_coarse_hist)

@@ -215,5 +215,6 @@ fn engine_additions_are_present() {
         assert!(r["totals"][key].is_u64(), "totals.{key}: {}", r["totals"]);
     }
     assert!(r["totals"]["window_s"].is_f64());
+    assert!(r["timeline"][0]["engine_cpu"].is_f64());
     assert!(r["kinds"][0]["resent"].is_u64());
 }

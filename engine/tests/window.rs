@@ -73,3 +73,23 @@ fn window_of_each_model() {
     assert_eq!(total(&r, "ok_in_window"), 50);
     assert_eq!(total(&r, "completed_after_window"), 0);
 }
+
+#[test]
+fn timeline_reports_engine_cpu_per_second() {
+    let srv = TestServer::start(|_, _| Action::Reply);
+    let r = run(&plan(
+        srv.port,
+        json!({"kind": "closed", "connections": 2, "duration_s": 1.2}),
+    ));
+    let tl = r["timeline"].as_array().unwrap();
+    assert!(tl.len() >= 2, "{tl:?}");
+    for s in tl {
+        let c = s["engine_cpu"]
+            .as_f64()
+            .expect("engine_cpu in every second");
+        assert!((0.0..=1.05).contains(&c), "{s}");
+    }
+    // A closed loop against a local server keeps its thread busy: it uses CPU every second.
+    assert!(tl[0]["engine_cpu"].as_f64().unwrap() > 0.0);
+    assert!(tl[1]["engine_cpu"].as_f64().unwrap() > 0.0);
+}
