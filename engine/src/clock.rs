@@ -21,15 +21,41 @@ pub fn secs_to_ns(s: f64) -> u64 {
     (s * NS_PER_S as f64).round().max(0.0) as u64
 }
 
-/// Whole seconds since the run started: the index of the result's per-second timeline.
+/// Whole seconds since the run started (the index of the result's per-second timeline), and
+/// the run's measured window.
 #[derive(Debug, Clone, Copy)]
 pub struct Timeline {
     start_ns: u64,
+    /// End of the measured window (u64::MAX: the window lasts until the last completion).
+    window_end_ns: u64,
+}
+
+/// When an outcome happened, as the result counts it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stamp {
+    /// Its timeline second.
+    pub sec: usize,
+    /// Nanoseconds since the run started.
+    pub offset_ns: u64,
+    /// Within the measured window [start, start + window].
+    pub in_window: bool,
 }
 
 impl Timeline {
-    pub fn new(start_ns: u64) -> Timeline {
-        Timeline { start_ns }
+    pub fn new(start_ns: u64, window_end_ns: u64) -> Timeline {
+        Timeline {
+            start_ns,
+            window_end_ns,
+        }
+    }
+
+    /// The timeline second, run offset and window membership of an outcome at `now_ns`.
+    pub fn stamp(&self, now_ns: u64) -> Stamp {
+        Stamp {
+            sec: self.second_of(now_ns),
+            offset_ns: now_ns.saturating_sub(self.start_ns),
+            in_window: now_ns <= self.window_end_ns,
+        }
     }
 
     /// The timeline second `now_ns` falls in (0 before the start).

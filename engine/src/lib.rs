@@ -10,6 +10,7 @@ pub mod reactor;
 pub mod result;
 pub mod rng;
 pub mod runner;
+pub mod saturation;
 pub mod stats;
 pub mod sys;
 pub mod validate;

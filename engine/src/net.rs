@@ -97,6 +97,25 @@ pub fn connect_error_class(e: &io::Error) -> crate::stats::ErrorClass {
     match e.raw_os_error() {
         Some(libc::ECONNREFUSED) => ConnectRefused,
         Some(libc::ETIMEDOUT) => ConnectTimeout,
+        Some(libc::EMFILE) | Some(libc::ENFILE) => FdLimit,
+        Some(libc::EADDRNOTAVAIL) => PortsExhausted,
         _ => ConnectError,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::ErrorClass;
+
+    #[test]
+    fn connect_errors_map_to_classes() {
+        let class = |errno| connect_error_class(&io::Error::from_raw_os_error(errno));
+        assert_eq!(class(libc::ECONNREFUSED), ErrorClass::ConnectRefused);
+        assert_eq!(class(libc::ETIMEDOUT), ErrorClass::ConnectTimeout);
+        assert_eq!(class(libc::EMFILE), ErrorClass::FdLimit);
+        assert_eq!(class(libc::ENFILE), ErrorClass::FdLimit);
+        assert_eq!(class(libc::EADDRNOTAVAIL), ErrorClass::PortsExhausted);
+        assert_eq!(class(libc::ENETUNREACH), ErrorClass::ConnectError);
     }
 }

@@ -7,17 +7,15 @@ use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use serde_json::{json, Map, Value};
 
+use crate::clock::NS_PER_S;
 use crate::plan::{Plan, PROTOCOL_VERSION};
 use crate::runner::RunOutcome;
-use crate::stats::{add_errors, Errors, ThreadStats, ERROR_NAMES};
+use crate::saturation;
+use crate::stats::{add_errors, Errors, ThreadStats, ERROR_CLASSES, ERROR_NAMES};
 
 pub const FORMAT_VERSION: u64 = 1;
 pub const ENGINE_NAME: &str = "wsgibench-engine";
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Saturation thresholds of the protocol.
-const CPU_SATURATED_FRACTION: f64 = 0.95;
-const LAG_P99_SATURATED_US: u64 = 10_000;
 
 /// HdrHistogram V2 compressed (deflate) encoding, base64: what HdrHistogram.decode() reads.
 pub fn encode_hdr(h: &Histogram<u64>) -> String {
@@ -65,6 +63,7 @@ struct Kinds {
     entries: Vec<Value>,
     errors: Errors,
     sent: u64,
+    resent: u64,
     responses: u64,
     ok: u64,
     codes: BTreeMap<u16, u64>,
@@ -74,8 +73,9 @@ fn kinds(plan: &Plan, st: &ThreadStats) -> Kinds {
     let open = plan.model.is_open();
     let mut t = Kinds {
         entries: Vec::new(),
-        errors: [0; 9],
+        errors: [0; ERROR_CLASSES],
         sent: 0,
+        resent: 0,
         responses: 0,
         ok: 0,
         codes: BTreeMap::new(),
@@ -83,6 +83,7 @@ fn kinds(plan: &Plan, st: &ThreadStats) -> Kinds {
     for (spec, k) in plan.requests.iter().zip(&st.kinds) {
         add_errors(&mut t.errors, &k.errors);
         t.sent += k.requests_sent;
+        t.resent += k.resent;
         t.responses += k.responses;
         t.ok += k.ok;
         for (c, n) in &k.bad_status_codes {
@@ -91,6 +92,7 @@ fn kinds(plan: &Plan, st: &ThreadStats) -> Kinds {
         t.entries.push(json!({
             "name": spec.name,
             "requests_sent": k.requests_sent,
+            "resent": k.resent,
             "responses": k.responses,
             "ok": k.ok,
             "errors": errors_obj(&k.errors, false),
@@ -110,52 +112,10 @@ fn timeline(st: &ThreadStats) -> Vec<Value> {
         .map(|(i, s)| {
             let (p50, p99) = s.latency_us.as_ref().map_or((0, 0), |h| (h.value_at_quantile(0.5), h.value_at_quantile(0.99)));
             json!({"t_s": i, "completed": s.completed, "ok": s.ok, "errors": errors_obj(&s.errors, true),
-                   "open_connections": s.open_connections, "p50_us": p50, "p99_us": p99})
+                   "open_connections": s.open_connections, "p50_us": p50, "p99_us": p99,
+                   "engine_cpu": s.engine_cpu()})
         })
         .collect()
-}
-
-/// Why the engine itself may have limited the load (empty: it did not).
-fn saturation_reasons(
-    plan: &Plan,
-    out: &RunOutcome,
-    cpu_fraction: f64,
-    lag_p99: u64,
-) -> Vec<String> {
-    let st = &out.stats;
-    let mut reasons = Vec::new();
-    if cpu_fraction >= CPU_SATURATED_FRACTION {
-        reasons.push(format!(
-            "engine CPU {:.0}% of its {} thread(s)",
-            cpu_fraction * 100.0,
-            plan.threads
-        ));
-    }
-    if plan.model.is_open() && lag_p99 > LAG_P99_SATURATED_US {
-        reasons.push(format!(
-            "schedule lag p99 {} us > {} us",
-            lag_p99, LAG_P99_SATURATED_US
-        ));
-    }
-    if st.exhaustion.fd_limit > 0 {
-        reasons.push(format!(
-            "engine hit its file-descriptor limit ({}) {} times",
-            out.nofile_limit, st.exhaustion.fd_limit
-        ));
-    }
-    if st.exhaustion.ephemeral_ports > 0 {
-        reasons.push(format!(
-            "engine ran out of ephemeral ports {} times",
-            st.exhaustion.ephemeral_ports
-        ));
-    }
-    if st.abandoned > 0 {
-        reasons.push(format!(
-            "{} planned requests never started before the hard stop",
-            st.abandoned
-        ));
-    }
-    reasons
 }
 
 pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
@@ -169,7 +129,9 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
     } else {
         (lag.value_at_quantile(0.99), lag.max())
     };
-    let reasons = saturation_reasons(plan, out, cpu_fraction, lag_p99);
+    let window_s = crate::models::window_s(plan)
+        .unwrap_or(st.window.last_completion_ns as f64 / NS_PER_S as f64);
+    let reasons = saturation::reasons(plan, out, cpu_fraction, lag_p99, window_s);
     json!({
         "format_version": FORMAT_VERSION,
         "engine": {"name": ENGINE_NAME, "version": ENGINE_VERSION, "protocol_version": PROTOCOL_VERSION},
@@ -181,6 +143,8 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
             "errors": errors_obj(&k.errors, false),
             "bad_status_codes": codes_obj(k.codes.iter()),
             "idle_close": st.idle_close,
+            "unannounced_closes": st.unannounced_closes,
+            "resent": k.resent,
             "connections_opened": st.connections_opened,
             "connection_close_replies": st.connection_close_replies,
             "bytes_received": st.bytes_received,
@@ -188,6 +152,9 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
             "unsolicited_bytes": st.unsolicited_bytes,
             "abandoned": st.abandoned,
             "peak_open_connections": st.peak_open,
+            "window_s": window_s,
+            "ok_in_window": st.window.ok_in,
+            "completed_after_window": st.window.completed_after,
         },
         "kinds": k.entries,
         "timeline": timeline(st),

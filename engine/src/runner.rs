@@ -42,6 +42,9 @@ pub fn config_of(plan: &Plan) -> Config {
                 plan.keep_alive,
             ),
             head_request: r.method.eq_ignore_ascii_case("HEAD"),
+            idempotent: ["GET", "HEAD"]
+                .iter()
+                .any(|m| r.method.eq_ignore_ascii_case(m)),
             expect_status: r.expect_status,
             expect: r.expect.clone(),
         })
@@ -120,7 +123,8 @@ fn worker(
     thread: usize,
     start_ns: u64,
 ) -> std::io::Result<ThreadStats> {
-    let timeline = Timeline::new(start_ns);
+    let window_end_ns = models::window_s(plan).map_or(u64::MAX, |w| start_ns + secs_to_ns(w));
+    let timeline = Timeline::new(start_ns, window_end_ns);
     let seed = plan
         .seed
         .wrapping_mul(0x9e37_79b9)
@@ -143,6 +147,41 @@ fn worker(
     .run()
 }
 
+/// The thread's CPU time, sampled at the first look at the clock in each timeline second.
+struct CpuSampler {
+    sec: usize,
+    wall_ns: u64,
+    cpu_ns: u64,
+}
+
+impl CpuSampler {
+    fn new(now: u64, sec: usize) -> CpuSampler {
+        CpuSampler {
+            sec,
+            wall_ns: now,
+            cpu_ns: sys::thread_cpu_ns(),
+        }
+    }
+
+    /// In a new second (or at the end, `last`), charge the CPU time used since the previous
+    /// sample, and the wall time it took, to the second that sample was taken in. The loop
+    /// wakes at every second's start, so that is close to the second the time belongs to.
+    fn sample(&mut self, now: u64, sec: usize, stats: &mut ThreadStats, last: bool) {
+        if sec == self.sec && !last {
+            return;
+        }
+        let cpu = sys::thread_cpu_ns();
+        let s = stats.second(self.sec);
+        s.cpu_ns += cpu.saturating_sub(self.cpu_ns);
+        s.wall_ns += now.saturating_sub(self.wall_ns);
+        *self = CpuSampler {
+            sec,
+            wall_ns: now,
+            cpu_ns: cpu,
+        };
+    }
+}
+
 /// One thread's event loop: the reactor, its model and the timerfd that wakes it on schedule.
 struct Worker {
     rt: Reactor,
@@ -156,7 +195,9 @@ struct Worker {
 impl Worker {
     fn run(mut self) -> std::io::Result<ThreadStats> {
         let mut ended = Vec::new();
-        self.model.start(now_ns(), &mut self.rt);
+        let t0 = now_ns();
+        let mut cpu = CpuSampler::new(t0, self.timeline.second_of(t0));
+        self.model.start(t0, &mut self.rt);
         loop {
             let now = now_ns();
             self.rt.expire(now);
@@ -168,6 +209,7 @@ impl Worker {
                 self.model.on_conn_end(e, now, &mut self.rt);
             }
             let sec = self.timeline.second_of(now);
+            cpu.sample(now, sec, &mut self.rt.stats, false);
             let open = self.rt.open_conns();
             let s = self.rt.stats.second(sec);
             s.open_connections = s.open_connections.max(open);
@@ -187,6 +229,8 @@ impl Worker {
             }
             self.dispatch();
         }
+        let now = now_ns();
+        cpu.sample(now, self.timeline.second_of(now), &mut self.rt.stats, true);
         Ok(self.rt.stats)
     }
 

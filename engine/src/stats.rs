@@ -4,8 +4,13 @@ use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 
+use crate::clock::Stamp;
+
+/// Number of error classes.
+pub const ERROR_CLASSES: usize = 11;
+
 /// Error classes, in the order of the result's `errors` object.
-pub const ERROR_NAMES: [&str; 9] = [
+pub const ERROR_NAMES: [&str; ERROR_CLASSES] = [
     "connect_refused",
     "connect_timeout",
     "connect_error",
@@ -15,6 +20,8 @@ pub const ERROR_NAMES: [&str; 9] = [
     "bad_status",
     "bad_body",
     "protocol_error",
+    "fd_limit",
+    "ports_exhausted",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,9 +35,13 @@ pub enum ErrorClass {
     BadStatus,
     BadBody,
     ProtocolError,
+    /// A connect failed for want of a file descriptor (EMFILE, ENFILE): the engine's limit.
+    FdLimit,
+    /// A connect found no free local address and port (EADDRNOTAVAIL): the engine's limit.
+    PortsExhausted,
 }
 
-pub type Errors = [u64; 9];
+pub type Errors = [u64; ERROR_CLASSES];
 
 /// Histogram range: 1 µs .. 1 h at 3 significant digits (the protocol's `hdr`).
 pub const HIST_MAX_US: u64 = 3_600_000_000;
@@ -49,7 +60,10 @@ pub fn record_us(h: &mut Histogram<u64>, us: u64) {
 }
 
 pub struct KindStats {
+    /// Requests put on the wire, each once (a re-send is not a new request).
     pub requests_sent: u64,
+    /// Requests sent again after an unannounced keep-alive close.
+    pub resent: u64,
     pub responses: u64,
     pub ok: u64,
     pub errors: Errors,
@@ -63,9 +77,10 @@ impl KindStats {
     fn new() -> KindStats {
         KindStats {
             requests_sent: 0,
+            resent: 0,
             responses: 0,
             ok: 0,
-            errors: [0; 9],
+            errors: [0; ERROR_CLASSES],
             bad_status_codes: BTreeMap::new(),
             latency_us: new_hist(),
             service_us: new_hist(),
@@ -75,6 +90,7 @@ impl KindStats {
 
     fn merge(&mut self, o: &KindStats) {
         self.requests_sent += o.requests_sent;
+        self.resent += o.resent;
         self.responses += o.responses;
         self.ok += o.ok;
         add_errors(&mut self.errors, &o.errors);
@@ -101,6 +117,21 @@ pub struct Second {
     pub errors: Errors,
     pub open_connections: u64,
     pub latency_us: Option<Histogram<u64>>,
+    /// Engine CPU time charged to this second, and the wall time it was measured over
+    /// (both summed over threads).
+    pub cpu_ns: u64,
+    pub wall_ns: u64,
+}
+
+impl Second {
+    /// Fraction of one core per engine thread during the second (0 when not measured).
+    pub fn engine_cpu(&self) -> f64 {
+        if self.wall_ns == 0 {
+            0.0
+        } else {
+            self.cpu_ns as f64 / self.wall_ns as f64
+        }
+    }
 }
 
 /// Resources the engine itself ran out of: these make a result `saturated`.
@@ -110,9 +141,34 @@ pub struct Exhaustion {
     pub ephemeral_ports: u64,
 }
 
+/// Outcomes against the measured window.
+#[derive(Default, Clone, Copy)]
+pub struct Window {
+    /// Valid replies completed within the window.
+    pub ok_in: u64,
+    /// Replies (ok or not) completed after the window, while in-flight requests drained.
+    pub completed_after: u64,
+    /// When the last request ended (reply or error), in ns since the start.
+    pub last_completion_ns: u64,
+}
+
+impl Window {
+    fn completion(&mut self, at: Stamp) {
+        self.last_completion_ns = self.last_completion_ns.max(at.offset_ns);
+    }
+
+    fn merge(&mut self, o: &Window) {
+        self.ok_in += o.ok_in;
+        self.completed_after += o.completed_after;
+        self.last_completion_ns = self.last_completion_ns.max(o.last_completion_ns);
+    }
+}
+
 pub struct ThreadStats {
     pub kinds: Vec<KindStats>,
     pub idle_close: u64,
+    /// Reused keep-alive connections the server closed silently with a request outstanding.
+    pub unannounced_closes: u64,
     pub connections_opened: u64,
     pub connection_close_replies: u64,
     pub bytes_received: u64,
@@ -126,6 +182,7 @@ pub struct ThreadStats {
     pub exhaustion: Exhaustion,
     /// Peak simultaneously open connections.
     pub peak_open: u64,
+    pub window: Window,
 }
 
 impl ThreadStats {
@@ -133,6 +190,7 @@ impl ThreadStats {
         ThreadStats {
             kinds: (0..kinds).map(|_| KindStats::new()).collect(),
             idle_close: 0,
+            unannounced_closes: 0,
             connections_opened: 0,
             connection_close_replies: 0,
             bytes_received: 0,
@@ -142,6 +200,7 @@ impl ThreadStats {
             lag_us: new_hist(),
             exhaustion: Exhaustion::default(),
             peak_open: 0,
+            window: Window::default(),
         }
     }
 
@@ -152,9 +211,10 @@ impl ThreadStats {
         &mut self.timeline[sec]
     }
 
-    pub fn error(&mut self, kind: usize, class: ErrorClass, sec: usize) {
+    pub fn error(&mut self, kind: usize, class: ErrorClass, at: Stamp) {
         self.kinds[kind].errors[class as usize] += 1;
-        let s = self.second(sec);
+        self.window.completion(at);
+        let s = self.second(at.sec);
         s.completed += 1;
         s.errors[class as usize] += 1;
     }
@@ -167,7 +227,7 @@ impl ThreadStats {
         outcome: Result<(), ErrorClass>,
         latency_us: u64,
         service_us: Option<u64>,
-        sec: usize,
+        at: Stamp,
     ) {
         let k = &mut self.kinds[kind];
         k.responses += 1;
@@ -184,7 +244,13 @@ impl ThreadStats {
                 }
             }
         }
-        let s = self.second(sec);
+        self.window.completion(at);
+        if !at.in_window {
+            self.window.completed_after += 1;
+        } else if outcome.is_ok() {
+            self.window.ok_in += 1;
+        }
+        let s = self.second(at.sec);
         s.completed += 1;
         match outcome {
             Ok(()) => s.ok += 1,
@@ -198,6 +264,7 @@ impl ThreadStats {
             a.merge(b);
         }
         self.idle_close += o.idle_close;
+        self.unannounced_closes += o.unannounced_closes;
         self.connections_opened += o.connections_opened;
         self.connection_close_replies += o.connection_close_replies;
         self.bytes_received += o.bytes_received;
@@ -207,12 +274,15 @@ impl ThreadStats {
         self.exhaustion.fd_limit += o.exhaustion.fd_limit;
         self.exhaustion.ephemeral_ports += o.exhaustion.ephemeral_ports;
         self.peak_open += o.peak_open;
+        self.window.merge(&o.window);
         for (i, s) in o.timeline.iter().enumerate() {
             let d = self.second(i);
             d.completed += s.completed;
             d.ok += s.ok;
             add_errors(&mut d.errors, &s.errors);
             d.open_connections += s.open_connections;
+            d.cpu_ns += s.cpu_ns;
+            d.wall_ns += s.wall_ns;
             if let Some(h) = &s.latency_us {
                 d.latency_us
                     .get_or_insert_with(new_coarse_hist)
@@ -231,9 +301,14 @@ mod tests {
     fn merge_adds_counts_histograms_and_timeline() {
         let mut a = ThreadStats::new(1);
         let mut b = ThreadStats::new(1);
-        a.response(0, 200, Ok(()), 100, None, 0);
-        b.response(0, 500, Err(ErrorClass::BadStatus), 300, None, 2);
-        b.error(0, ErrorClass::Timeout, 2);
+        let at = |sec: usize| Stamp {
+            sec,
+            offset_ns: sec as u64 * 1_000_000_000,
+            in_window: true,
+        };
+        a.response(0, 200, Ok(()), 100, None, at(0));
+        b.response(0, 500, Err(ErrorClass::BadStatus), 300, None, at(2));
+        b.error(0, ErrorClass::Timeout, at(2));
         a.merge(&b);
         let k = &a.kinds[0];
         assert_eq!((k.responses, k.ok, k.latency_us.len()), (2, 1, 2));

@@ -70,6 +70,16 @@ pub fn cpu_times_s() -> (f64, f64) {
     (tv(ru.ru_utime), tv(ru.ru_stime))
 }
 
+/// CPU time (user + system) the calling thread has used so far, in ns (RUSAGE_THREAD).
+pub fn thread_cpu_ns() -> u64 {
+    // SAFETY: zeroed rusage is a valid out-parameter.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: valid out-pointer.
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    ns(ru.ru_utime) + ns(ru.ru_stime)
+}
+
 /// Peak resident set size of the process in KiB.
 pub fn max_rss_kib() -> u64 {
     // SAFETY: as above.

@@ -195,3 +195,26 @@ fn version_prints_versions() {
         json!({"engine_version": env!("CARGO_PKG_VERSION"), "protocol_version": 1, "format_version": 1})
     );
 }
+
+#[test]
+fn engine_additions_are_present() {
+    let srv = TestServer::start(|_, _| Action::Reply);
+    let p = plan(
+        srv.port,
+        json!({"kind": "count", "requests": 10, "concurrency": 2}),
+    );
+    let (code, stdout, stderr) = run_bin(&p, &[]);
+    assert_eq!(code, 0, "stderr {stderr}");
+    let r = assert_valid(&validator(), &stdout, "count");
+    for key in [
+        "unannounced_closes",
+        "resent",
+        "ok_in_window",
+        "completed_after_window",
+    ] {
+        assert!(r["totals"][key].is_u64(), "totals.{key}: {}", r["totals"]);
+    }
+    assert!(r["totals"]["window_s"].is_f64());
+    assert!(r["timeline"][0]["engine_cpu"].is_f64());
+    assert!(r["kinds"][0]["resent"].is_u64());
+}

@@ -182,6 +182,11 @@ impl ResponseParser {
         Ok((nl + 1, Event::Body(&[])))
     }
 
+    /// No byte of a response has been seen since the last one completed (or since the start).
+    pub fn is_idle(&self) -> bool {
+        self.state == State::Head && !self.started
+    }
+
     /// The stream ended: what that means for the response in progress.
     pub fn on_eof(&mut self) -> EofOutcome {
         match self.state {

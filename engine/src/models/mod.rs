@@ -86,6 +86,28 @@ pub fn make(plan: &Plan, thread: usize, start_ns: u64) -> Box<dyn Model> {
     }
 }
 
+/// The measured window in seconds: the closed model's duration, the span of an open model's
+/// schedule (its duration, or connections_total / rate when that ends it sooner); None for
+/// `count`, whose window ends at its last completion.
+pub fn window_s(plan: &Plan) -> Option<f64> {
+    match plan.model {
+        ModelSpec::Closed { duration_s, .. } | ModelSpec::Sessions { duration_s, .. } => {
+            Some(duration_s)
+        }
+        ModelSpec::Rate {
+            rate,
+            duration_s,
+            connections_total,
+            ..
+        } => Some(
+            duration_s
+                .unwrap_or(f64::INFINITY)
+                .min(connections_total.map_or(f64::INFINITY, |n| n as f64 / rate)),
+        ),
+        ModelSpec::Count { .. } => None,
+    }
+}
+
 /// Latest time a run of this plan may take: the model's own span plus every timeout that can follow.
 pub fn hard_stop_ns(plan: &Plan, start_ns: u64) -> u64 {
     let t = plan.timeout_s;
@@ -93,17 +115,8 @@ pub fn hard_stop_ns(plan: &Plan, start_ns: u64) -> u64 {
     let grace = 0.25;
     let span_s = match plan.model {
         ModelSpec::Closed { duration_s, .. } => duration_s + ct.max(t),
-        ModelSpec::Rate {
-            rate,
-            duration_s,
-            connections_total,
-            calls,
-            ..
-        } => {
-            let d = duration_s
-                .unwrap_or(f64::INFINITY)
-                .min(connections_total.map_or(f64::INFINITY, |n| n as f64 / rate));
-            d + ct + calls as f64 * t
+        ModelSpec::Rate { calls, .. } => {
+            window_s(plan).unwrap_or(f64::INFINITY) + ct + calls as f64 * t
         }
         ModelSpec::Sessions {
             duration_s,

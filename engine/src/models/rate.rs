@@ -47,11 +47,13 @@ impl Model for Rate {
         self.schedule.peek()
     }
 
-    /// Calls left after the server closed (HTTP/1.0, Connection: close) go on a new connection;
-    /// after an error the rest of that connection's calls are dropped, as httperf does.
+    /// Calls left after the server closed (HTTP/1.0, Connection: close) go on a new connection,
+    /// the next one intended when it would have gone on the old one (at the last reply), so its
+    /// latency includes the reconnect; after an error the rest of that connection's calls are
+    /// dropped, as httperf does.
     fn on_conn_end(&mut self, end: ConnEnd, now: u64, rt: &mut Reactor) {
         if end.reason == EndReason::ServerClosed {
-            rt.open(end.script, None, now);
+            rt.reconnect(end.script, Some(end.resume_at_ns), now);
         }
     }
 

@@ -41,12 +41,13 @@ impl Model for Sessions {
         self.schedule.peek()
     }
 
-    /// A user whose connection the server closed comes back when their think time ends;
-    /// a user whose request failed leaves.
+    /// A user whose connection the server closed comes back when their think time ends, on a
+    /// new connection, the request intended at that time even when the close was noticed
+    /// later (so its latency includes the reconnect); a user whose request failed leaves.
     fn on_conn_end(&mut self, end: ConnEnd, now: u64, rt: &mut Reactor) {
         if end.reason == EndReason::ServerClosed {
             if end.resume_at_ns <= now {
-                rt.open(end.script, Some(end.resume_at_ns.max(now)), now);
+                rt.open(end.script, Some(end.resume_at_ns), now);
             } else {
                 rt.open_at(end.resume_at_ns, end.script);
             }

@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use mio::net::TcpStream;
 
 use super::{Config, KindConfig, Script};
+use crate::clock::Stamp;
 use crate::http::{Event, Head, ResponseParser};
 use crate::stats::{ErrorClass, ThreadStats};
 use crate::validate::BodyCheck;
@@ -16,14 +17,27 @@ pub(super) struct InFlight {
     pub kind: u16,
     pub intended_ns: u64,
     pub sent_ns: u64,
+    /// Sent a second time, after an unannounced close: never re-sent again.
+    pub resent: bool,
+}
+
+/// A request a connection must send before it reserves new ones: the one it was opened for,
+/// or requests re-sent after an unannounced close.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Ticket {
+    pub kind: u16,
+    /// Its own intended send time (re-sends keep the original one); None: the connection's.
+    pub intended_ns: Option<u64>,
+    pub resent: bool,
 }
 
 pub(super) struct Conn {
     pub sock: TcpStream,
     pub connecting: bool,
     pub script: Script,
-    /// Kind of the request the connection was opened for (reserved before connecting).
-    pub ticket: Option<u16>,
+    /// Requests the connection was opened for (reserved before connecting), sent first.
+    pub tickets: VecDeque<Ticket>,
+    /// Kind of the first of them (for the connect time).
     pub ticket_kind: u16,
     pub connect_start_ns: u64,
     /// Intended send time of the next send batch (open models); None means "now".
@@ -31,6 +45,8 @@ pub(super) struct Conn {
     pub inflight: VecDeque<InFlight>,
     pub sent_seq: u64,
     pub done_seq: u64,
+    /// When the last reply completed: the next request was intended then (think time aside).
+    pub last_reply_ns: Option<u64>,
     parser: ResponseParser,
     check: Option<BodyCheck>,
     status: u16,
@@ -53,11 +69,12 @@ pub(super) fn is_reset(e: &io::Error) -> bool {
 }
 
 impl Conn {
-    /// A connection being opened for `script`, its first request (`kind`) already reserved.
+    /// A connection being opened for `script`, its first requests (`tickets`, not empty)
+    /// already reserved.
     pub fn new(
         sock: TcpStream,
         script: Script,
-        kind: u16,
+        tickets: VecDeque<Ticket>,
         intended_ns: Option<u64>,
         now: u64,
     ) -> Conn {
@@ -65,13 +82,14 @@ impl Conn {
             sock,
             connecting: true,
             script,
-            ticket: Some(kind),
-            ticket_kind: kind,
+            ticket_kind: tickets.front().map_or(0, |t| t.kind),
+            tickets,
             connect_start_ns: now,
             intended_ns,
             inflight: VecDeque::new(),
             sent_seq: 0,
             done_seq: 0,
+            last_reply_ns: None,
             parser: ResponseParser::default(),
             check: None,
             status: 0,
@@ -99,28 +117,28 @@ impl Conn {
         }
     }
 
-    /// Write the pending bytes; false when the connection failed.
-    pub fn flush(&mut self) -> bool {
+    /// Write the pending bytes; Err when the connection failed.
+    pub fn flush(&mut self) -> io::Result<()> {
         while !self.wbuf.is_empty() {
             match self.sock.write(&self.wbuf) {
                 Ok(n) => {
                     self.wbuf.drain(..n);
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return true,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return false,
+                Err(e) => return Err(e),
             }
         }
         self.wbuf = Vec::new();
-        true
+        Ok(())
     }
 
-    /// Send `bytes` after whatever is pending, keeping what the socket does not take; false when
+    /// Send `bytes` after whatever is pending, keeping what the socket does not take; Err when
     /// the connection failed.
-    pub fn send(&mut self, bytes: &[u8]) -> bool {
+    pub fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
         if !self.wbuf.is_empty() {
             self.wbuf.extend_from_slice(bytes);
-            return true;
+            return Ok(());
         }
         let mut written = 0;
         loop {
@@ -128,16 +146,21 @@ impl Conn {
                 Ok(n) => {
                     written += n;
                     if written == bytes.len() {
-                        return true;
+                        return Ok(());
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return false,
+                Err(e) => return Err(e),
             }
         }
         self.wbuf.extend_from_slice(&bytes[written..]);
-        true
+        Ok(())
+    }
+
+    /// No byte of a reply is pending: the last reply is complete and none has begun since.
+    pub fn between_replies(&self) -> bool {
+        self.stash.is_empty() && self.parser.is_idle()
     }
 
     /// Wait `think_ns` after the last reply before sending again; returns the due time.
@@ -157,7 +180,7 @@ impl Conn {
         cfg: &Config,
         stats: &mut ThreadStats,
         now: u64,
-        sec: usize,
+        at: Stamp,
     ) -> Result<u32, Option<ErrorClass>> {
         let mut stash = std::mem::take(&mut self.stash);
         let data: &[u8] = if stash.is_empty() {
@@ -166,7 +189,7 @@ impl Conn {
             stash.extend_from_slice(fresh);
             &stash
         };
-        let (off, completed) = self.parse(data, cfg, stats, now, sec)?;
+        let (off, completed) = self.parse(data, cfg, stats, now, at)?;
         if off < data.len() && !(self.closing && self.inflight.is_empty()) {
             if stash.is_empty() {
                 self.stash.extend_from_slice(&data[off..]);
@@ -185,7 +208,7 @@ impl Conn {
         cfg: &Config,
         stats: &mut ThreadStats,
         now: u64,
-        sec: usize,
+        at: Stamp,
     ) -> Result<(usize, u32), Option<ErrorClass>> {
         let mut off = 0;
         let mut completed = 0;
@@ -211,7 +234,7 @@ impl Conn {
                     }
                 }
                 Event::Complete => {
-                    self.finish_reply(cfg, stats, now, sec);
+                    self.finish_reply(cfg, stats, now, at);
                     completed += 1;
                     if self.closing {
                         // Nothing after a closing reply belongs to us.
@@ -233,10 +256,10 @@ impl Conn {
     }
 
     /// The stream ended and that completed a read-until-close reply: account it.
-    pub fn finish_at_eof(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, sec: usize) {
+    pub fn finish_at_eof(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, at: Stamp) {
         // The advance that reports completion consumes nothing.
         let _ = self.parser.advance(&[], false);
-        self.finish_reply(cfg, stats, now, sec);
+        self.finish_reply(cfg, stats, now, at);
     }
 
     /// The stream ended: what that means for the reply in progress.
@@ -245,9 +268,10 @@ impl Conn {
     }
 
     /// Account one complete reply (the front request).
-    fn finish_reply(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, sec: usize) {
+    fn finish_reply(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, at: Stamp) {
         let f = self.inflight.pop_front().expect("a request is outstanding");
         self.done_seq += 1;
+        self.last_reply_ns = Some(now);
         let kc = &cfg.kinds[f.kind as usize];
         let body_ok = self.check.take().is_some_and(|ch| ch.finish(&kc.expect));
         let outcome = if self.status != kc.expect_status {
@@ -265,7 +289,7 @@ impl Conn {
             outcome,
             latency_us,
             service_us,
-            sec,
+            at,
         );
     }
 }

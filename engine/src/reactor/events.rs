@@ -3,10 +3,9 @@
 
 use std::io::{self, Read};
 
-use super::conn::{is_reset, InFlight};
+use super::conn::{is_reset, InFlight, Ticket};
 use super::{slots, ConnEnd, EndReason, Reactor};
 use crate::http::EofOutcome;
-use crate::net::connect_error_class;
 use crate::stats::{record_us, ErrorClass};
 
 impl Reactor {
@@ -19,7 +18,10 @@ impl Reactor {
             match c.handshake_done(ev) {
                 Ok(false) => {}
                 Ok(true) => self.on_connected(idx, ev, now),
-                Err(e) => self.fail(idx, connect_error_class(&e), now),
+                Err(e) => {
+                    let class = self.connect_error(&e);
+                    self.fail(idx, class, now);
+                }
             }
             return;
         }
@@ -47,11 +49,21 @@ impl Reactor {
 
     /// Write the pending bytes; false when the connection failed.
     fn flush(&mut self, idx: usize, now: u64) -> bool {
-        if self.slots.live_mut(idx).flush() {
-            return true;
+        match self.slots.live_mut(idx).flush() {
+            Ok(()) => true,
+            Err(e) => {
+                self.write_failed(idx, &e, now);
+                false
+            }
         }
-        self.fail(idx, ErrorClass::Reset, now);
-        false
+    }
+
+    /// A write failed: the connection is broken (a reset, unless the server silently closed a
+    /// reused connection, whose requests then go again on a new one).
+    fn write_failed(&mut self, idx: usize, e: &io::Error, now: u64) {
+        if !(is_reset(e) && self.resend_after_unannounced_close(idx, ErrorClass::Reset, now)) {
+            self.fail(idx, ErrorClass::Reset, now);
+        }
     }
 
     /// Send as many requests as the script, budget and pipelining depth allow.
@@ -68,8 +80,8 @@ impl Reactor {
             }
             return;
         }
-        if !c.send(&self.out) {
-            self.fail(idx, ErrorClass::Reset, now);
+        if let Err(e) = c.send(&self.out) {
+            self.write_failed(idx, &e, now);
         }
     }
 
@@ -79,25 +91,33 @@ impl Reactor {
         let c = self.slots.live_mut(idx);
         self.out.clear();
         while c.inflight.len() < c.script.depth as usize {
-            let kind = match c.ticket.take() {
-                Some(k) => k,
+            let t = match c.tickets.pop_front() {
+                Some(t) => t,
                 None => match self.issuer.reserve(&mut c.script, now) {
-                    Some(k) => k,
+                    Some(kind) => Ticket {
+                        kind,
+                        intended_ns: None,
+                        resent: false,
+                    },
                     None => break,
                 },
             };
             self.out
-                .extend_from_slice(&self.cfg.kinds[kind as usize].bytes);
+                .extend_from_slice(&self.cfg.kinds[t.kind as usize].bytes);
             c.inflight.push_back(InFlight {
-                kind,
-                intended_ns: c.intended_ns.unwrap_or(now),
+                kind: t.kind,
+                intended_ns: t.intended_ns.or(c.intended_ns).unwrap_or(now),
                 sent_ns: now,
+                resent: t.resent,
             });
             self.timers
                 .request
                 .push(now + self.cfg.timeout_ns, (idx, gen, c.sent_seq));
             c.sent_seq += 1;
-            self.stats.kinds[kind as usize].requests_sent += 1;
+            if !t.resent {
+                // A re-send is the same request again: counted once, when first sent.
+                self.stats.kinds[t.kind as usize].requests_sent += 1;
+            }
             if self.cfg.close_each {
                 // We asked the server to close after this one: nothing may follow it.
                 c.closing = true;
@@ -124,12 +144,17 @@ impl Reactor {
                     if c.inflight.is_empty() && is_reset(&e) {
                         return self.server_closed(idx, now);
                     }
+                    if is_reset(&e)
+                        && self.resend_after_unannounced_close(idx, ErrorClass::Reset, now)
+                    {
+                        return;
+                    }
                     return self.fail(idx, ErrorClass::Reset, now);
                 }
             };
             self.stats.bytes_received += n as u64;
-            let sec = self.timeline.second_of(now);
-            match c.consume(&self.scratch[..n], &self.cfg, &mut self.stats, now, sec) {
+            let at = self.timeline.stamp(now);
+            match c.consume(&self.scratch[..n], &self.cfg, &mut self.stats, now, at) {
                 Ok(done) => completed += done,
                 Err(None) => {
                     // Bytes with no request outstanding: not attributable to any request.
@@ -172,10 +197,14 @@ impl Reactor {
             // Closed while idle: a keep-alive connection the server dropped.
             return self.server_closed(idx, now);
         }
+        if self.resend_after_unannounced_close(idx, ErrorClass::ClosedBeforeResponse, now) {
+            return;
+        }
+        let c = self.slots.live_mut(idx);
         match c.eof_outcome() {
             EofOutcome::Complete => {
-                let sec = self.timeline.second_of(now);
-                c.finish_at_eof(&self.cfg, &mut self.stats, now, sec);
+                let at = self.timeline.stamp(now);
+                c.finish_at_eof(&self.cfg, &mut self.stats, now, at);
                 if c.inflight.is_empty() {
                     self.server_closed_or_done(idx, now)
                 } else {
@@ -210,20 +239,19 @@ impl Reactor {
     /// The connection broke: the first outstanding request gets `class`, requests pipelined
     /// behind it `closed_before_response` (all of them `reset` on a reset).
     pub(super) fn fail(&mut self, idx: usize, class: ErrorClass, now: u64) {
-        let sec = self.timeline.second_of(now);
+        let at = self.timeline.stamp(now);
         let c = self.slots.live_mut(idx);
-        if c.connecting {
-            let kind = c.ticket_kind as usize;
-            self.stats.error(kind, class, sec);
-        } else {
-            for (i, f) in c.inflight.drain(..).enumerate() {
-                let cls = if i == 0 || class == ErrorClass::Reset {
-                    class
-                } else {
-                    ErrorClass::ClosedBeforeResponse
-                };
-                self.stats.error(f.kind as usize, cls, sec);
-            }
+        // Requests reserved for the connection and not sent on it (all of them while connecting).
+        for t in c.tickets.drain(..) {
+            self.stats.error(t.kind as usize, class, at);
+        }
+        for (i, f) in c.inflight.drain(..).enumerate() {
+            let cls = if i == 0 || class == ErrorClass::Reset {
+                class
+            } else {
+                ErrorClass::ClosedBeforeResponse
+            };
+            self.stats.error(f.kind as usize, cls, at);
         }
         self.end(idx, EndReason::Error(class), now);
     }
@@ -231,10 +259,11 @@ impl Reactor {
     /// Close the connection and hand it back to the model.
     fn end(&mut self, idx: usize, reason: EndReason, now: u64) {
         let c = self.slots.remove(idx);
+        // When the next request was due: after think time, else as soon as the last reply came.
         let resume_at_ns = if c.thinking {
             c.think_due_ns
         } else {
-            now + c.script.think_ns
+            c.last_reply_ns.unwrap_or(now) + c.script.think_ns
         };
         self.ended.push(ConnEnd {
             script: c.script,

@@ -7,14 +7,17 @@
 //! - `slots`: live connections addressed by generation-checked mio tokens;
 //! - `timers`: connect and request timeouts, think timers, deferred opens;
 //! - `conn`: one connection's state: handshake, writes, parsing and accounting replies;
-//! - `events`: socket events driving connections, and how a connection ends.
+//! - `events`: socket events driving connections, and how a connection ends;
+//! - `resend`: unannounced keep-alive closes, and re-sending what they left unanswered.
 
 mod conn;
 mod events;
+mod resend;
 mod script;
 mod slots;
 mod timers;
 
+use std::collections::VecDeque;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -24,10 +27,10 @@ use mio::{Interest, Poll};
 use crate::clock::Timeline;
 use crate::net::{connect_error_class, start_connect, ConnectStart, SourceSpread};
 use crate::rng::{KindPicker, Rng};
-use crate::stats::{record_us, ThreadStats};
+use crate::stats::{record_us, ErrorClass, ThreadStats};
 use crate::validate::Expect;
 
-use conn::Conn;
+use conn::{Conn, Ticket};
 use script::Issuer;
 pub use script::{ConnEnd, EndReason, Script};
 use slots::Slots;
@@ -41,6 +44,8 @@ const SCRATCH_BYTES: usize = 64 * 1024;
 pub struct KindConfig {
     pub bytes: Vec<u8>,
     pub head_request: bool,
+    /// GET or HEAD: may be sent again after an unannounced keep-alive close.
+    pub idempotent: bool,
     pub expect_status: u16,
     pub expect: Expect,
 }
@@ -126,19 +131,51 @@ impl Reactor {
     /// Open a connection for `script`, reserving its first request now. `intended_ns` is when the
     /// model wanted it (open models), for schedule lag and corrected latency. False when the
     /// script or the budget has nothing left.
-    pub fn open(&mut self, mut script: Script, intended_ns: Option<u64>, now: u64) -> bool {
+    pub fn open(&mut self, script: Script, intended_ns: Option<u64>, now: u64) -> bool {
+        self.open_for(script, intended_ns, true, now)
+    }
+
+    /// Open a new connection for a script whose connection the server closed, its next request
+    /// intended at `intended_ns` (when it would have gone on the old connection), so that its
+    /// latency includes the reconnect. Not a schedule event: no lag is recorded. False when the
+    /// script or the budget has nothing left.
+    pub fn reconnect(&mut self, script: Script, intended_ns: Option<u64>, now: u64) -> bool {
+        self.open_for(script, intended_ns, false, now)
+    }
+
+    fn open_for(
+        &mut self,
+        mut script: Script,
+        intended_ns: Option<u64>,
+        lag: bool,
+        now: u64,
+    ) -> bool {
         let Some(kind) = self.issuer.reserve(&mut script, now) else {
             return false;
         };
-        if let Some(t) = intended_ns {
+        if let Some(t) = intended_ns.filter(|_| lag) {
             record_us(&mut self.stats.lag_us, now.saturating_sub(t) / 1000);
         }
+        let ticket = Ticket {
+            kind,
+            intended_ns: None,
+            resent: false,
+        };
+        self.connect(script, VecDeque::from([ticket]), intended_ns, now);
+        true
+    }
+
+    /// Start connecting for `script`, whose `tickets` (not empty) are already reserved.
+    fn connect(
+        &mut self,
+        script: Script,
+        tickets: VecDeque<Ticket>,
+        intended_ns: Option<u64>,
+        now: u64,
+    ) {
         let mut sock = match start_connect(self.cfg.addr, &mut self.spread, self.cfg.linger_zero) {
             ConnectStart::Pending(s) => s,
-            ConnectStart::Failed(e) => {
-                self.connect_failed(kind, script, &e, now);
-                return true;
-            }
+            ConnectStart::Failed(e) => return self.connect_failed(&tickets, script, &e, now),
         };
         let (idx, gen) = self.slots.reserve();
         if let Err(e) = self.poll.registry().register(
@@ -147,16 +184,14 @@ impl Reactor {
             Interest::READABLE | Interest::WRITABLE,
         ) {
             self.slots.unreserve(idx);
-            self.connect_failed(kind, script, &e, now);
-            return true;
+            return self.connect_failed(&tickets, script, &e, now);
         }
         self.slots
-            .put(idx, Conn::new(sock, script, kind, intended_ns, now));
+            .put(idx, Conn::new(sock, script, tickets, intended_ns, now));
         self.timers
             .connect
             .push(now + self.cfg.connect_timeout_ns, (idx, gen));
         self.stats.peak_open = self.stats.peak_open.max(self.slots.live());
-        true
     }
 
     /// Open `script` at `due_ns` (a user coming back after think time on a closed connection).
@@ -164,19 +199,35 @@ impl Reactor {
         self.timers.deferred_opens.push(due_ns, script);
     }
 
-    fn connect_failed(&mut self, kind: u16, script: Script, e: &io::Error, now: u64) {
-        match e.raw_os_error() {
-            Some(libc::EMFILE) | Some(libc::ENFILE) => self.stats.exhaustion.fd_limit += 1,
-            Some(libc::EADDRNOTAVAIL) => self.stats.exhaustion.ephemeral_ports += 1,
-            _ => {}
+    /// The connect failed at once: each request it was for gets the connect error class.
+    fn connect_failed(
+        &mut self,
+        tickets: &VecDeque<Ticket>,
+        script: Script,
+        e: &io::Error,
+        now: u64,
+    ) {
+        let class = self.connect_error(e);
+        let at = self.timeline.stamp(now);
+        for t in tickets {
+            self.stats.error(t.kind as usize, class, at);
         }
-        let class = connect_error_class(e);
-        self.stats
-            .error(kind as usize, class, self.timeline.second_of(now));
         self.ended.push(ConnEnd {
             script,
             reason: EndReason::Error(class),
             resume_at_ns: now,
         });
+    }
+
+    /// The error class of a failed connect; the engine's own limits are also counted as
+    /// exhaustion (saturation reasons).
+    pub(super) fn connect_error(&mut self, e: &io::Error) -> ErrorClass {
+        let class = connect_error_class(e);
+        match class {
+            ErrorClass::FdLimit => self.stats.exhaustion.fd_limit += 1,
+            ErrorClass::PortsExhausted => self.stats.exhaustion.ephemeral_ports += 1,
+            _ => {}
+        }
+        class
     }
 }

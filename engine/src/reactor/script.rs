@@ -40,7 +40,8 @@ pub enum EndReason {
 pub struct ConnEnd {
     pub script: Script,
     pub reason: EndReason,
-    /// When the user would have sent next (think timer), for reconnecting at that time.
+    /// When the next request was due on the connection (the last reply, plus think time), for
+    /// reconnecting at that time and measuring latency from it.
     pub resume_at_ns: u64,
 }
 

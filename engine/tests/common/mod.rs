@@ -6,9 +6,11 @@
 mod serve;
 mod server;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use serde_json::{json, Value};
 
-pub use server::{Action, TestServer};
+pub use server::{Action, Req, TestServer};
 
 /// A plan against `port` with one "pong" kind expecting 200 "Pong!".
 pub fn plan(port: u16, model: Value) -> Value {
@@ -55,10 +57,16 @@ pub fn all_errors(r: &Value) -> u64 {
 /// Every request sent ended exactly once: ok, or one error class (connect errors are pre-send).
 pub fn assert_accounting(r: &Value) {
     let t = &r["totals"];
-    let connect: u64 = ["connect_refused", "connect_timeout", "connect_error"]
-        .iter()
-        .map(|c| err(r, c))
-        .sum();
+    let connect: u64 = [
+        "connect_refused",
+        "connect_timeout",
+        "connect_error",
+        "fd_limit",
+        "ports_exhausted",
+    ]
+    .iter()
+    .map(|c| err(r, c))
+    .sum();
     let outcomes = total(r, "ok") + all_errors(r) - connect;
     assert_eq!(
         t["requests_sent"].as_u64().unwrap(),
@@ -70,5 +78,23 @@ pub fn assert_accounting(r: &Value) {
             k["latency_us"]["count"], k["responses"],
             "every response has a latency"
         );
+    }
+}
+
+/// A policy that answers every request, and after every `every`-th reply to a request at index
+/// `min_seq` or later on its connection, closes that connection silently as `how` says
+/// (`ReplyThenFin`, `ReplyThenRst`, `ReplyThenClose`).
+pub fn silent_every(
+    every: u64,
+    min_seq: u64,
+    how: Action,
+) -> impl Fn(u64, &Req) -> Action + Send + Sync + 'static {
+    let seen = AtomicU64::new(0);
+    move |_, req| {
+        if req.conn_seq >= min_seq && seen.fetch_add(1, Ordering::SeqCst) % every == every - 1 {
+            how
+        } else {
+            Action::Reply
+        }
     }
 }

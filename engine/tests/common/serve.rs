@@ -47,7 +47,7 @@ fn set_reset_on_close(s: &TcpStream) {
     }
 }
 
-fn parse_req(head: &[u8]) -> Req {
+fn parse_req(head: &[u8], conn_seq: u64) -> Req {
     let text = String::from_utf8_lossy(head).to_ascii_lowercase();
     let first = text.lines().next().unwrap_or_default().to_owned();
     let path = String::from_utf8_lossy(head)
@@ -66,6 +66,7 @@ fn parse_req(head: &[u8]) -> Req {
         http10,
         wants_close: conn_hdr.contains("close"),
         wants_keep_alive: conn_hdr.contains("keep-alive"),
+        conn_seq,
     }
 }
 
@@ -167,10 +168,18 @@ fn act(s: &mut TcpStream, action: Action, r: &Reply, stop: &AtomicBool) -> bool 
             std::thread::sleep(Duration::from_millis(100));
             return s.write_all(rest.as_bytes()).is_ok();
         }
+        Action::LateReply => {
+            std::thread::sleep(Duration::from_secs(1));
+            return s.write_all(r.ok.as_bytes()).is_ok();
+        }
         Action::UntilClose => {
             let _ = s.write_all(format!("HTTP/1.0 200 OK\r\n\r\n{}", r.body).as_bytes());
         }
         Action::CloseNoReply
+        | Action::ReplyThenFin
+        | Action::ReplyThenRst
+        | Action::ReplyThenClose
+        | Action::ReplyThenLateFin
         | Action::Reply
         | Action::Status500
         | Action::WrongBody
@@ -182,11 +191,13 @@ fn act(s: &mut TcpStream, action: Action, r: &Reply, stop: &AtomicBool) -> bool 
 pub(super) fn serve(mut s: TcpStream, counts: &Counts, stop: &AtomicBool, policy: &Policy) {
     let mut buf: Vec<u8> = Vec::new();
     let mut tmp = [0u8; 8192];
+    let mut conn_seq = 0;
     loop {
         // Serve every complete request in the buffer (pipelined requests arrive together).
         let mut served_in_batch = 0;
         while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            let req = parse_req(&buf[..end]);
+            let req = parse_req(&buf[..end], conn_seq);
+            conn_seq += 1;
             buf.drain(..end + 4);
             served_in_batch += 1;
             if served_in_batch == 2 {
@@ -197,6 +208,16 @@ pub(super) fn serve(mut s: TcpStream, counts: &Counts, stop: &AtomicBool, policy
                 std::thread::sleep(Duration::from_millis(30));
             }
             let reply = Reply::to(&req);
+            if matches!(
+                action,
+                Action::ReplyThenFin
+                    | Action::ReplyThenRst
+                    | Action::ReplyThenClose
+                    | Action::ReplyThenLateFin
+            ) {
+                let _ = s.write_all(reply.ok.as_bytes());
+                return vanish(&mut s, action, !buf.is_empty(), counts, stop);
+            }
             if !act(&mut s, action, &reply, stop) {
                 return;
             }
@@ -209,6 +230,48 @@ pub(super) fn serve(mut s: TcpStream, counts: &Counts, stop: &AtomicBool, policy
         match s.read(&mut tmp) {
             Ok(0) | Err(_) => return,
             Ok(n) => buf.extend_from_slice(&tmp[..n]),
+        }
+    }
+}
+
+/// After a reply, close without a word: at once (ReplyThenClose), or once the next request is
+/// there, in `pending` bytes already read or unread in the socket (ReplyThenFin: FIN,
+/// ReplyThenLateFin: FIN 100 ms later, ReplyThenRst: reset). A client that closes first gets no silent close, and none is counted.
+fn vanish(s: &mut TcpStream, action: Action, pending: bool, counts: &Counts, stop: &AtomicBool) {
+    if action != Action::ReplyThenClose && !pending && !wait_for_bytes(s, stop) {
+        return;
+    }
+    if action == Action::ReplyThenLateFin {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    counts.silent_closes.fetch_add(1, Ordering::SeqCst);
+    if action == Action::ReplyThenRst {
+        // Dropping the socket with SO_LINGER 0 resets it.
+        set_reset_on_close(s);
+    } else {
+        let _ = s.shutdown(Shutdown::Write);
+        drain_until_eof(s);
+    }
+}
+
+/// Wait until bytes can be read, without reading them; false when the client closed first.
+fn wait_for_bytes(s: &mut TcpStream, stop: &AtomicBool) -> bool {
+    let _ = s.set_read_timeout(Some(Duration::from_millis(20)));
+    let mut b = [0u8; 1];
+    loop {
+        match s.peek(&mut b) {
+            Ok(n) => return n > 0,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                if stop.load(Ordering::SeqCst) {
+                    return false;
+                }
+            }
+            Err(_) => return false,
         }
     }
 }

@@ -26,10 +26,23 @@ pub enum Action {
     Garbage,
     /// Status line, a pause, then the rest.
     SlowHeaders,
+    /// The reply, after a pause of one second.
+    LateReply,
     /// Reply with chunked transfer-encoding.
     Chunked,
     /// HTTP/1.0 reply without Content-Length: body ends at close.
     UntilClose,
+    /// Reply (keep-alive), then, once the next request has arrived (unread), close silently
+    /// with a FIN: an unannounced keep-alive close with that request outstanding.
+    ReplyThenFin,
+    /// Reply (keep-alive), then, once the next request has arrived (unread), reset
+    /// (SO_LINGER 0).
+    ReplyThenRst,
+    /// As ReplyThenFin, but 100 ms after the next request arrived.
+    ReplyThenLateFin,
+    /// Reply (keep-alive) and close with a FIN at once: the client may or may not have sent
+    /// its next request when it sees the close (the race of RFC 9112 §9.3.1).
+    ReplyThenClose,
 }
 
 /// A parsed request as the policy sees it.
@@ -38,6 +51,8 @@ pub struct Req {
     pub http10: bool,
     pub wants_close: bool,
     pub wants_keep_alive: bool,
+    /// Index of the request on its connection (0: the connection's first).
+    pub conn_seq: u64,
 }
 
 pub(super) type Policy = dyn Fn(u64, &Req) -> Action + Send + Sync;
@@ -47,6 +62,8 @@ pub struct Counts {
     pub connections: AtomicU64,
     /// Reads that held more than one request: proof the client pipelined.
     pub pipelined_batches: AtomicU64,
+    /// Connections closed silently after a reply (ReplyThen* actions actually carried out).
+    pub silent_closes: AtomicU64,
     actions: Mutex<HashMap<Action, u64>>,
     paths: Mutex<HashMap<String, u64>>,
 }
@@ -93,6 +110,7 @@ impl TestServer {
             requests: AtomicU64::new(0),
             connections: AtomicU64::new(0),
             pipelined_batches: AtomicU64::new(0),
+            silent_closes: AtomicU64::new(0),
             actions: Mutex::new(HashMap::new()),
             paths: Mutex::new(HashMap::new()),
         });
@@ -121,5 +139,29 @@ impl TestServer {
 
     pub fn n(&self, a: Action) -> u64 {
         self.counts.action(a)
+    }
+
+    /// Silent closes the server made.
+    pub fn silent_closes(&self) -> u64 {
+        self.counts.silent_closes.load(Ordering::SeqCst)
+    }
+
+    /// Replies the server sent with status 200 and the right body.
+    pub fn ok_replies(&self) -> u64 {
+        [
+            Action::Reply,
+            Action::CloseAfterReply,
+            Action::SlowHeaders,
+            Action::LateReply,
+            Action::Chunked,
+            Action::UntilClose,
+            Action::ReplyThenFin,
+            Action::ReplyThenRst,
+            Action::ReplyThenClose,
+            Action::ReplyThenLateFin,
+        ]
+        .iter()
+        .map(|&a| self.n(a))
+        .sum()
     }
 }
