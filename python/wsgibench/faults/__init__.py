@@ -61,8 +61,8 @@ FAULTS: dict[str, tuple[str, tuple[str, ...], str]] = {
         "after 20 requests closes keep-alive connections at random (p = 0.3) without "
         "`Connection: close`",
         ("--after", "20", "--probability", "0.3"),
-        "engine counts closed_before_response/reset (never retried); disqualified when "
-        "over the threshold",
+        "measured, no errors: the requests caught by a close are re-sent once on a new "
+        "connection (RFC 9112 §9.3.1); diagnosis unannounced-close with the count",
     ),
     "leak": (
         "keeps 4 MB per request",
