@@ -53,38 +53,85 @@ HEADERS = [
 ]
 
 
+WIDTH = 120
+# The terminal table: per load and level, so these columns are enough within 120 characters.
+TERMINAL = [
+    "server",
+    "req/s A",
+    "req/s B",
+    "change",
+    "p",
+    "p99 ms A",
+    "p99 ms B",
+    "change",
+    "p",
+    "verdict",
+]
+
+
+def _style(outcome: str) -> str:
+    colour = (
+        "green"
+        if outcome.startswith("faster")
+        else "red"
+        if outcome.startswith("slower")
+        else "yellow"
+        if outcome.startswith("mixed")
+        else None
+    )
+    return f"[{colour}]{outcome}[/]" if colour else outcome
+
+
+def _groups(result: Comparison) -> dict[tuple[str, float], list[CellChange]]:
+    """Matched cells by load and level (in order), servers by B's throughput, best first."""
+    found: dict[tuple[str, float], list[CellChange]] = {}
+    for c in result.cells:
+        if c.matched:
+            found.setdefault((c.load, c.level), []).append(c)
+    for cells in found.values():
+        cells.sort(key=lambda c: -((v := c.verdicts.get("rps_ok")) and v.median_b or 0.0))
+    return dict(sorted(found.items()))
+
+
+def one_sided(result: Comparison) -> list[str]:
+    """Cells present on one side only: one line per server and side."""
+    where: dict[tuple[str, str], list[str]] = {}
+    for c in result.cells:
+        if not c.matched:
+            side = "A" if c.status_b is None else "B"
+            where.setdefault((c.server, side), []).append(f"{c.load} {c.level:g}")
+    return [
+        f"{server}: only in {side} ({', '.join(cells)})"
+        for (server, side), cells in sorted(where.items())
+    ]
+
+
 def print_table(result: Comparison, console: Console) -> None:
-    console.print(f"[bold]A[/]: {result.a.describe()}", highlight=False)
-    console.print(f"[bold]B[/]: {result.b.describe()}", highlight=False)
+    console.print(f"[bold]A[/]: {result.a.describe()}", highlight=False, width=WIDTH)
+    console.print(f"[bold]B[/]: {result.b.describe()}", highlight=False, width=WIDTH)
     if result.differences:
         console.print(
             "[yellow]forced: the two differ in " + "; ".join(result.differences) + "[/]",
             highlight=False,
+            width=WIDTH,
         )
-    table = Table()
-    for i, h in enumerate(HEADERS):
-        table.add_column(h, justify="left" if i in (0, 1, 11, 12) else "right")
-    for c in result.cells:
-        row = _row(c)
-        outcome = row[11]
-        style = (
-            "green"
-            if outcome.startswith("faster")
-            else "red"
-            if outcome.startswith("slower")
-            else "yellow"
-            if outcome.startswith("mixed")
-            else None
-        )
-        if style:
-            row[11] = f"[{style}]{outcome}[/]"
-        table.add_row(*row)
-    console.print(table)
+    for (load, level), cells in _groups(result).items():
+        table = Table(title=f"{load} · {level:g}", title_justify="left")
+        for i, h in enumerate(TERMINAL):
+            table.add_column(h, justify="left" if i in (0, 9) else "right", overflow="fold")
+        for c in cells:
+            row = _row(c)
+            table.add_row(row[0], *row[3:11], _style(c.outcome))
+        console.print(table, width=WIDTH)
+    for line in one_sided(result):
+        console.print(line, highlight=False, width=WIDTH)
     counts = summary_counts(result)
     console.print(
-        "summary: " + ", ".join(f"{n} {what}" for what, n in counts.items()), highlight=False
+        "summary: " + ", ".join(f"{n} {what}" for what, n in counts.items()),
+        highlight=False,
+        width=WIDTH,
     )
-    console.print(METHOD_NOTE, highlight=False)
+    console.print(METHOD_NOTE, highlight=False, width=WIDTH)
 
 
 def markdown(result: Comparison) -> str:

@@ -12,6 +12,8 @@ from wsgibench.errors import UsageError
 from wsgibench.results.significance import ALPHA, Verdict, compare_samples
 from wsgibench.results.store import Store
 
+# Diagnoses that make a verdict rest on a number that may not be the server's.
+FLAGGED = ("contended", "engine-saturated", "littles-law")
 METRICS = (
     ("rps_ok", "throughput", True),
     ("latency_p50_us", "p50", False),
@@ -50,14 +52,25 @@ class CellChange:
     version_a: str | None = None
     version_b: str | None = None
     verdicts: dict[str, Verdict] = field(default_factory=dict)
+    # Diagnoses of either side that change what its numbers mean (contended, disputed, ...).
+    flags_a: list[str] = field(default_factory=list)
+    flags_b: list[str] = field(default_factory=list)
+
+    @property
+    def matched(self) -> bool:
+        return self.status_a is not None and self.status_b is not None
 
     @property
     def outcome(self) -> str:
+        """The verdict, and what it rests on when a side is not a plain measured cell."""
         text = self._outcome()
         odd = [
-            f"{side} {status}"
-            for side, status in (("A", self.status_a), ("B", self.status_b))
-            if status not in (None, "measured")
+            f"{side} {what}"
+            for side, status, flags in (
+                ("A", self.status_a, self.flags_a),
+                ("B", self.status_b, self.flags_b),
+            )
+            for what in ([status] if status not in (None, "measured") else []) + flags
         ]
         return text + (f" [{', '.join(odd)}]" if odd and "rps_ok" in self.verdicts else "")
 
@@ -147,6 +160,8 @@ def compare_stores(
             [r["id"] for r in reps_b],
             ((ca and ca.server_info) or {}).get("version"),
             ((cb and cb.server_info) or {}).get("version"),
+            flags_a=_flags(ca),
+            flags_b=_flags(cb),
         )
         for metric, _, _ in METRICS:
             va = [r[metric] for r in reps_a if r[metric] is not None]
@@ -155,6 +170,14 @@ def compare_stores(
                 change.verdicts[metric] = compare_samples(va, vb)
         changes.append(change)
     return Comparison(a, b, differences, changes)
+
+
+def _flags(cell: Any) -> list[str]:
+    """The diagnoses of a cell that a verdict resting on it must name."""
+    if cell is None:
+        return []
+    codes = {d.get("code") for d in cell.diagnoses or []}
+    return [code for code in FLAGGED if code in codes]
 
 
 def summary_counts(result: Comparison) -> dict[str, int]:

@@ -96,3 +96,25 @@ def test_compare_command_exit_codes_and_markdown(tmp_path):
     assert "forced" in md.read_text() and "| nginx-baseline | closed |" in md.read_text()
     same = runner.invoke(compare_command, [str(a), str(a), "--study-a", "1", "--study-b", "1"])
     assert same.exit_code == 0 and "no significant change" in same.output
+
+
+def test_terminal_table_matched_cells_only_within_120_columns(tmp_path):
+    a = build_store(tmp_path / "a.sqlite", levels=(4, 16), repeats=5)
+    b = build_store(tmp_path / "b.sqlite", levels=(4, 64), repeats=5, seed=2, slowdown=2.0)
+    result = compare_stores(_open(a), _open(b))
+    out = io.StringIO()
+    print_table(result, Console(file=out, width=240))
+    text = out.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= 120
+    assert "closed · 4" in text and "closed · 16" not in text and "closed · 64" not in text
+    assert "waitress: only in A (closed 16)" in text and "waitress: only in B (closed 64)" in text
+    assert not any(line.strip().startswith("│") and "only in" in line for line in text.splitlines())
+
+
+def test_a_verdict_says_when_it_rests_on_a_flagged_cell(tmp_path):
+    a = build_store(tmp_path / "a.sqlite", repeats=5)
+    b = build_store(tmp_path / "b.sqlite", repeats=5, seed=2, slowdown=2.0)
+    result = compare_stores(_open(a), _open(b))
+    change = result.cells[0]
+    change.flags_b = ["contended"]
+    assert change.outcome.startswith("slower") and change.outcome.endswith("[B contended]")
