@@ -96,17 +96,22 @@ def processes_cpu_s(pids: list[int]) -> dict[int, float]:
 
 
 class RunQueueWatch:
-    """How long the engine's threads waited for a CPU while runnable (the kernel's schedstat
-    run_delay), read every 50 ms until the engine exits. An engine whose CPU another process
-    takes cannot see it in its own CPU share, which only drops; this wait shows it."""
+    """How long the engine's busiest-waiting thread waited for a CPU while runnable (the kernel's
+    schedstat run_delay), read every 50 ms until the engine exits. An engine whose CPU another
+    process takes cannot see it in its own CPU share, which only drops; this wait shows it. Each
+    thread is judged on its own (an idle main thread must not dilute a starved worker)."""
 
     INTERVAL_S = 0.05
 
     def __init__(self, pid: int):
         self.pid = pid
-        self.waited_s: float | None = None
+        self._per_task: dict[str, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="wsgibench-runqueue", daemon=True)
+
+    @property
+    def waited_s(self) -> float | None:
+        return max(self._per_task.values()) if self._per_task else None
 
     def start(self) -> None:
         self._thread.start()
@@ -117,20 +122,17 @@ class RunQueueWatch:
 
     def _loop(self) -> None:
         while True:
-            waited = _run_delay_s(self.pid)
-            if waited is not None:
-                self.waited_s = waited
+            self._per_task.update(run_delays_s(self.pid))
             if self._stop.wait(self.INTERVAL_S):
                 return
 
 
-def _run_delay_s(pid: int) -> float | None:
-    """Sum over the process's threads of the time spent runnable but not running."""
-    total, seen = 0, False
+def run_delays_s(pid: int) -> dict[str, float]:
+    """Each thread's time so far spent runnable but not running, by thread id."""
+    found: dict[str, float] = {}
     for task in Path(f"/proc/{pid}/task").glob("*/schedstat"):
         try:
-            total += int(task.read_text().split()[1])
-            seen = True
+            found[task.parent.name] = int(task.read_text().split()[1]) / 1e9
         except (OSError, ValueError, IndexError):
             continue
-    return total / 1e9 if seen else None
+    return found

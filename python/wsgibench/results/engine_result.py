@@ -260,16 +260,16 @@ class EngineResult:
     saturated: bool
     saturation_reasons: tuple[str, ...]
     raw: dict[str, Any] = field(repr=False, compare=False)
-    # Seen from outside by the driver, not printed by the engine: how long its threads waited for
-    # a CPU while runnable (None when not measured).
+    # Seen from outside by the driver, not printed by the engine: how long its most-delayed
+    # thread waited for a CPU while runnable (None when not measured).
     runqueue_wait_s: float | None = None
 
     @property
     def runqueue_wait_fraction(self) -> float | None:
-        """The share of its threads' wall time the engine spent waiting for a CPU."""
+        """The share of the run its most-delayed thread spent waiting for a CPU."""
         if self.runqueue_wait_s is None or self.elapsed_s <= 0:
             return None
-        return self.runqueue_wait_s / (self.elapsed_s * max(self.cost.threads, 1))
+        return self.runqueue_wait_s / self.elapsed_s
 
     @property
     def model(self) -> dict[str, Any]:
