@@ -29,22 +29,9 @@ CHROME_FLAGS = [
     "--window-size=1400,1000",
 ]
 
-# Until `report` and `compare` are registered in wsgibench.cli, reach them through a tiny group.
-_SHIM = (
-    "import click; from wsgibench.cli.report import report_command, compare_command; "
-    "g = click.Group(commands=[report_command, compare_command]); g(prog_name='wsgibench')"
-)
-
 
 def wsgibench(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    from wsgibench.cli import cli
-
-    registered = args[0] in cli.commands
-    argv = (
-        [sys.executable, "-m", "wsgibench", *args]
-        if registered or args[0] not in ("report", "compare")
-        else [sys.executable, "-c", _SHIM, *args]
-    )
+    argv = [sys.executable, "-m", "wsgibench", *args]
     env = {**os.environ, "COLUMNS": "220"}  # rich tables wide enough not to wrap
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=env)
     if check:
@@ -78,7 +65,7 @@ duration_s = 1.0
 warmup_s = 0.3
 """)
     results = folder / f"{name}.sqlite"
-    wsgibench("run", str(study), "--results", str(results))
+    wsgibench("run", str(study), "--results", str(results), "--no-report")
     return results
 
 

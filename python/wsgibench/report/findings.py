@@ -11,8 +11,8 @@ from wsgibench.results.significance import compare_samples
 # Diagnoses worth a finding: they change what a number means (the rest are in the tables).
 MEANING = {
     "engine-saturated": "the load generator, not the server, was the bottleneck",
-    "contended": "other work took part of the CPUs: the numbers are lower than they would be",
-    "littles-law": "the latency fails Little's law: requests are missing from it",
+    "contended": "other work took part of the CPUs, the numbers are lower than they would be",
+    "littles-law": "the latency fails Little's law, requests are missing from it",
     "no-keep-alive": "measured with a new connection per request: the server does no keep-alive",
     "unannounced-close": "the server closes keep-alive connections without saying so "
     "(re-sent, not counted as errors)",
@@ -96,5 +96,5 @@ def _meanings(data: ReportData) -> list[str]:
     lines = []
     for code, servers in where.items():
         named = "; ".join(f"{s} ({', '.join(levels)})" for s, levels in sorted(servers.items()))
-        lines.append(f"{MEANING[code][0].upper()}{MEANING[code][1:]} for {named}.")
+        lines.append(f"{named}: {MEANING[code]}.")
     return lines
