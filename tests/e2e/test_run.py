@@ -89,6 +89,13 @@ def test_show_and_export(small_study):
     results, _ = small_study
     shown = _cli("show", str(results)).stdout
     assert "nginx-baseline" in shown and "req/s" in shown
+    assert max(len(line) for line in shown.splitlines()) <= 120
+    # each level's table: the ceiling first, then the servers by descending req/s
+    for table in shown.split("┏")[1:]:
+        rows = [line.split("│") for line in table.splitlines() if line.startswith("│")]
+        assert rows[0][1].strip().startswith("▲ nginx-baseline")
+        rps = [float(r[3].strip().replace(",", "")) for r in rows[1:]]
+        assert rps == sorted(rps, reverse=True), rps
     rows = list(csv.DictReader(io.StringIO(_cli("export", str(results), "--format", "csv").stdout)))
     assert len(rows) == 6
     assert all(float(r["rps_ok_median"]) > 0 for r in rows)
