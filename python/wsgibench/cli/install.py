@@ -8,7 +8,7 @@ import time
 from rich.console import Console
 
 from wsgibench.errors import EnvironmentProblem, UsageError, WsgibenchError
-from wsgibench.machine import venvs
+from wsgibench.machine import locks, venvs
 from wsgibench.run import checks
 from wsgibench.run.serve import ServeOptions, availability, installed_version, start
 from wsgibench.servers import ServerRecipe, catalog, get
@@ -57,6 +57,24 @@ def install_servers(
         version = installed_version(recipe)  # python X.Y.Z for standard-library servers
         what = f"{recipe.version_of} {version}" if recipe.version_of else version
         console.print(f"[green]ok[/]   {recipe.name}: {what} ({time.monotonic() - started:.0f} s)")
+    return failures
+
+
+def lock_servers(names: list[str], all_: bool, console: Console) -> list[str]:
+    """Write the lock of each selected server's venv (once per venv); returns those that failed."""
+    failures, done = [], set()
+    for recipe in _selected(names, all_, None):
+        env = recipe.env
+        if recipe.unavailable or env is None or not env.requirements or env.name in done:
+            continue
+        done.add(env.name)
+        try:
+            path = venvs.write_lock(env)
+        except WsgibenchError as exc:
+            console.print(f"[red]fail[/] {env.name}: {exc}")
+            failures.append(recipe.name)
+            continue
+        console.print(f"[green]ok[/]   {env.name}: {path} ({len(locks.pins(path))} packages)")
     return failures
 
 

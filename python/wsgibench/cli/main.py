@@ -61,6 +61,18 @@ def install(names: tuple[str, ...], all_: bool, study: str | None, force: bool) 
 
 
 @cli.command()
+@click.argument("names", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Lock every entry that has a venv.")
+@friendly
+def lock(names: tuple[str, ...], all_: bool) -> None:
+    """Pin every package of each named server's venv, with hashes, in its folder's .lock file."""
+    from wsgibench.cli.install import lock_servers
+
+    if lock_servers(list(names), all_=all_, console=console):
+        sys.exit(1)
+
+
+@cli.command()
 @click.argument("name")
 @click.option("--keep", is_flag=True, help="Keep it running until Ctrl-C (to poke at it).")
 @friendly

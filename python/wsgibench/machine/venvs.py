@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wsgibench.errors import EnvironmentProblem
+from wsgibench.machine import locks
 from wsgibench.paths import envs_dir
 
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -29,6 +30,9 @@ class PythonEnv:
     build_constraints: tuple[str, ...] = ()
     # mod_wsgi links against libpython: the venv must come from Debian's /usr/bin/python3.
     system_python: bool = False
+    # Every package pinned with hashes (machine/locks.py; `wsgibench lock` writes it): when it
+    # exists the venv is built from it, exactly.
+    lock: Path | None = None
 
 
 _MARKER = "wsgibench-env.json"
@@ -45,7 +49,7 @@ class InstalledEnv:
 
 
 def _normalise(name: str) -> str:
-    return name.lower().replace("_", "-")
+    return locks.normalise(name)
 
 
 def _base_python(spec: PythonEnv) -> str:
@@ -56,7 +60,15 @@ def _base_python(spec: PythonEnv) -> str:
 
 
 def env_path(spec: PythonEnv) -> Path:
-    key = json.dumps([spec.requirements, spec.no_deps, spec.build_constraints, _base_python(spec)])
+    key = json.dumps(
+        [
+            spec.requirements,
+            spec.no_deps,
+            spec.build_constraints,
+            _base_python(spec),
+            locks.digest(spec.lock),
+        ]
+    )
     digest = hashlib.sha256(key.encode()).hexdigest()[:10]
     return envs_dir() / f"{spec.name}-{digest}"
 
@@ -135,13 +147,24 @@ def install(spec: PythonEnv, force: bool = False) -> InstalledEnv:
     else:
         _run([base, "-m", "venv", str(path)], log, env)
         pip = [str(python), "-m", "pip", "install", "--disable-pip-version-check"]
-    if spec.requirements:  # empty for the standard library's wsgiref
-        _run([*pip, *spec.requirements], log, env)
-    if spec.no_deps:
-        _run([*pip, "--no-deps", *spec.no_deps], log, env)
+    if spec.lock is not None and spec.lock.exists():  # exactly the lock: pinned, hashed
+        _run([*pip, "--require-hashes", "--no-deps", "-r", str(spec.lock)], log, env)
+    else:
+        if spec.requirements:  # empty for the standard library's wsgiref
+            _run([*pip, *spec.requirements], log, env)
+        if spec.no_deps:
+            _run([*pip, "--no-deps", *spec.no_deps], log, env)
     packages = _freeze(python)
+    if spec.lock is not None and spec.lock.exists():
+        locks.check_installed(spec.lock, packages)
     (path / _MARKER).write_text(
-        json.dumps({"requirements": spec.requirements, "packages": packages})
+        json.dumps(
+            {
+                "requirements": spec.requirements,
+                "packages": packages,
+                "lock_sha256": locks.digest(spec.lock),
+            }
+        )
     )
     return InstalledEnv(path, python, packages)
 
@@ -165,3 +188,14 @@ def python_version(env: InstalledEnv) -> str:
     except OSError:
         pass
     return "?"
+
+
+def write_lock(spec: PythonEnv) -> Path:
+    """(Re)write the env's lock for the interpreter its venv is made from."""
+    uv = uv_binary()
+    if uv is None or spec.lock is None:
+        raise EnvironmentProblem(f"{spec.name}: locking needs uv and a lock path")
+    locks.compile_lock(
+        uv, _base_python(spec), spec.requirements, spec.no_deps, spec.lock, installer_env()
+    )
+    return spec.lock

@@ -5,7 +5,14 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from wsgibench.results.compare import METHOD_NOTE, METRICS, CellChange, Comparison, summary_counts
+from wsgibench.results.compare import (
+    METHOD_NOTE,
+    METRICS,
+    CellChange,
+    Comparison,
+    package_differences,
+    summary_counts,
+)
 from wsgibench.results.significance import Verdict
 
 
@@ -125,6 +132,12 @@ def print_table(result: Comparison, console: Console) -> None:
         console.print(table, width=WIDTH)
     for line in one_sided(result):
         console.print(line, highlight=False, width=WIDTH)
+    for server, changes in package_differences(result).items():
+        console.print(
+            f"[yellow]packages differ[/] for {server}: {'; '.join(changes)}",
+            highlight=False,
+            width=WIDTH,
+        )
     counts = summary_counts(result)
     console.print(
         "summary: " + ", ".join(f"{n} {what}" for what, n in counts.items()),

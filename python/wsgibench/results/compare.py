@@ -55,6 +55,8 @@ class CellChange:
     # Diagnoses of either side that change what its numbers mean (contended, disputed, ...).
     flags_a: list[str] = field(default_factory=list)
     flags_b: list[str] = field(default_factory=list)
+    # Packages of the server's venv that differ between A and B ("name 1.0 → 1.1").
+    package_changes: list[str] = field(default_factory=list)
 
     @property
     def matched(self) -> bool:
@@ -162,6 +164,7 @@ def compare_stores(
             ((cb and cb.server_info) or {}).get("version"),
             flags_a=_flags(ca),
             flags_b=_flags(cb),
+            package_changes=_package_changes(ca, cb),
         )
         for metric, _, _ in METRICS:
             va = [r[metric] for r in reps_a if r[metric] is not None]
@@ -170,6 +173,28 @@ def compare_stores(
                 change.verdicts[metric] = compare_samples(va, vb)
         changes.append(change)
     return Comparison(a, b, differences, changes)
+
+
+def _package_changes(a: Any, b: Any) -> list[str]:
+    """Every package of the server's venv whose version differs between the two cells."""
+    if a is None or b is None:
+        return []
+    pa = (a.server_info or {}).get("packages") or {}
+    pb = (b.server_info or {}).get("packages") or {}
+    return [
+        f"{name} {pa.get(name, '-')} → {pb.get(name, '-')}"
+        for name in sorted(set(pa) | set(pb))
+        if pa.get(name) != pb.get(name)
+    ]
+
+
+def package_differences(result: Comparison) -> dict[str, list[str]]:
+    """Per server, the packages that differ between A and B (servers with none left out)."""
+    found: dict[str, list[str]] = {}
+    for c in result.cells:
+        if c.package_changes:
+            found.setdefault(c.server, c.package_changes)
+    return found
 
 
 def _flags(cell: Any) -> list[str]:

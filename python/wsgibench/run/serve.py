@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from wsgibench.errors import EnvironmentProblem, StartupError
-from wsgibench.machine import venvs
+from wsgibench.machine import locks, venvs
 from wsgibench.machine.process import Readiness, RunningServer, free_port, launch
 from wsgibench.paths import APPS_DIR
 from wsgibench.run import checks
@@ -80,6 +80,8 @@ def server_info(recipe: ServerRecipe) -> dict[str, Any]:
         "version": installed_version(recipe),
         "requirements": list(recipe.env.requirements + recipe.env.no_deps) if recipe.env else [],
         "packages": env.packages if env else {},
+        # The lock the venv was built from: two cells with one hash ran the same packages.
+        "lock_sha256": locks.digest(recipe.env.lock) if recipe.env else None,
         "handles": list(recipe.handles),
     }
 

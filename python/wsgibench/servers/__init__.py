@@ -7,6 +7,7 @@ import importlib
 import pkgutil
 from dataclasses import replace
 from functools import cache
+from pathlib import Path
 
 from wsgibench.errors import UsageError
 from wsgibench.servers.recipe import (
@@ -45,10 +46,15 @@ def catalog() -> dict[str, ServerRecipe]:
     recipes: dict[str, ServerRecipe] = {}
     for folder in folders():
         module = importlib.import_module(f"{__name__}.{folder}")
+        home = Path(module.__file__ or "").parent
         for recipe in module.RECIPES:
             if recipe.name in recipes:
                 raise RuntimeError(f"duplicate server recipe {recipe.name!r}")
-            recipes[recipe.name] = replace(recipe, module=module.__name__)
+            env = recipe.env
+            if env is not None and env.requirements and env.lock is None:
+                # Its lock lives in the server's folder, named after the env.
+                env = replace(env, lock=home / f"{env.name}.lock")
+            recipes[recipe.name] = replace(recipe, module=module.__name__, env=env)
     return recipes
 
 
