@@ -105,6 +105,29 @@ fn kinds(plan: &Plan, st: &ThreadStats) -> Kinds {
     t
 }
 
+/// The closed loops' turnaround (see `ThreadStats::turnaround_ns`), in µs with ns precision;
+/// null for the open models.
+fn turnaround(plan: &Plan, st: &ThreadStats) -> Value {
+    if plan.model.is_open() {
+        return Value::Null;
+    }
+    let h = &st.turnaround_ns;
+    let us = |ns: f64| ns / 1000.0;
+    let q = |p: f64| {
+        if h.is_empty() {
+            0.0
+        } else {
+            us(h.value_at_quantile(p) as f64)
+        }
+    };
+    json!({
+        "count": h.len(),
+        "mean": if h.is_empty() { 0.0 } else { us(h.mean()) },
+        "p50": q(0.5),
+        "p99": q(0.99),
+    })
+}
+
 fn timeline(st: &ThreadStats) -> Vec<Value> {
     st.timeline
         .iter()
@@ -155,6 +178,7 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
             "window_s": window_s,
             "ok_in_window": st.window.ok_in,
             "completed_after_window": st.window.completed_after,
+            "turnaround_us": turnaround(plan, st),
         },
         "kinds": k.entries,
         "timeline": timeline(st),

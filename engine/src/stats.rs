@@ -59,6 +59,11 @@ pub fn record_us(h: &mut Histogram<u64>, us: u64) {
     h.saturating_record(us.clamp(1, HIST_MAX_US));
 }
 
+/// The engine's turnaround is mostly below a microsecond: its histogram counts ns, 1 ns .. 1 h.
+fn new_ns_hist() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, HIST_MAX_US * 1000, 3).expect("valid histogram bounds")
+}
+
 pub struct KindStats {
     /// Requests put on the wire, each once (a re-send is not a new request).
     pub requests_sent: u64,
@@ -179,6 +184,9 @@ pub struct ThreadStats {
     pub timeline: Vec<Second>,
     /// Open models: how late arrivals and think-time sends started, in µs.
     pub lag_us: Histogram<u64>,
+    /// Closed loops (closed, count): per request sent after a reply on its connection, ns from
+    /// the clock reading that saw the reply complete to the one just before the write.
+    pub turnaround_ns: Histogram<u64>,
     pub exhaustion: Exhaustion,
     /// Peak simultaneously open connections.
     pub peak_open: u64,
@@ -198,10 +206,16 @@ impl ThreadStats {
             abandoned: 0,
             timeline: Vec::new(),
             lag_us: new_hist(),
+            turnaround_ns: new_ns_hist(),
             exhaustion: Exhaustion::default(),
             peak_open: 0,
             window: Window::default(),
         }
+    }
+
+    /// `n` requests written `ns` after the reply they follow (closed loops).
+    pub fn turnaround(&mut self, ns: u64, n: u64) {
+        self.turnaround_ns.saturating_record_n(ns.max(1), n);
     }
 
     pub fn second(&mut self, sec: usize) -> &mut Second {
@@ -271,6 +285,9 @@ impl ThreadStats {
         self.unsolicited_bytes += o.unsolicited_bytes;
         self.abandoned += o.abandoned;
         self.lag_us.add(&o.lag_us).expect("same bounds");
+        self.turnaround_ns
+            .add(&o.turnaround_ns)
+            .expect("same bounds");
         self.exhaustion.fd_limit += o.exhaustion.fd_limit;
         self.exhaustion.ephemeral_ports += o.exhaustion.ephemeral_ports;
         self.peak_open += o.peak_open;

@@ -217,4 +217,8 @@ fn engine_additions_are_present() {
     assert!(r["totals"]["window_s"].is_f64());
     assert!(r["timeline"][0]["engine_cpu"].is_f64());
     assert!(r["kinds"][0]["resent"].is_u64());
+    assert_eq!(
+        r["totals"]["turnaround_us"]["count"], 8,
+        "10 requests on 2 connections"
+    );
 }

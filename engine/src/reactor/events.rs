@@ -5,6 +5,7 @@ use std::io::{self, Read};
 
 use super::conn::{is_reset, InFlight, Ticket};
 use super::{slots, ConnEnd, EndReason, Reactor};
+use crate::clock::now_ns;
 use crate::http::EofOutcome;
 use crate::stats::{record_us, ErrorClass};
 
@@ -68,11 +69,17 @@ impl Reactor {
 
     /// Send as many requests as the script, budget and pipelining depth allow.
     pub(super) fn fill(&mut self, idx: usize, now: u64) {
+        self.fill_from(idx, now, false);
+    }
+
+    /// As `fill`; `after_reply`: replies just completed on the connection (at `now`), so in the
+    /// closed loops the time from then to the write is the engine's own turnaround.
+    fn fill_from(&mut self, idx: usize, now: u64, after_reply: bool) {
         let c = self.slots.live_ref(idx);
         if c.thinking || c.closing || c.connecting {
             return;
         }
-        self.batch_requests(idx, now);
+        let n = self.batch_requests(idx, now);
         let c = self.slots.live_mut(idx);
         if self.out.is_empty() {
             if c.inflight.is_empty() {
@@ -80,16 +87,23 @@ impl Reactor {
             }
             return;
         }
+        if after_reply && !self.cfg.open_model {
+            // `now` is the loop's clock reading for this event; one more, just before the write.
+            let gap = now_ns().saturating_sub(c.last_reply_ns.unwrap_or(now));
+            self.stats.turnaround(gap, n);
+        }
         if let Err(e) = c.send(&self.out) {
             self.write_failed(idx, &e, now);
         }
     }
 
-    /// Put the requests the connection may send now into `self.out`, each with its timeout.
-    fn batch_requests(&mut self, idx: usize, now: u64) {
+    /// Put the requests the connection may send now into `self.out`, each with its timeout;
+    /// returns how many.
+    fn batch_requests(&mut self, idx: usize, now: u64) -> u64 {
         let gen = self.slots.gen(idx);
         let c = self.slots.live_mut(idx);
         self.out.clear();
+        let mut n = 0;
         while c.inflight.len() < c.script.depth as usize {
             let t = match c.tickets.pop_front() {
                 Some(t) => t,
@@ -114,6 +128,7 @@ impl Reactor {
                 .request
                 .push(now + self.cfg.timeout_ns, (idx, gen, c.sent_seq));
             c.sent_seq += 1;
+            n += 1;
             if !t.resent {
                 // A re-send is the same request again: counted once, when first sent.
                 self.stats.kinds[t.kind as usize].requests_sent += 1;
@@ -125,6 +140,7 @@ impl Reactor {
             }
         }
         c.intended_ns = None;
+        n
     }
 
     /// Read and parse what arrived. `hup`: the peer's FIN (or an error) is already known, so read
@@ -188,7 +204,7 @@ impl Reactor {
             self.timers.think.push(due, (idx, gen));
             return;
         }
-        self.fill(idx, now);
+        self.fill_from(idx, now, true);
     }
 
     fn on_eof(&mut self, idx: usize, now: u64) {

@@ -7,6 +7,8 @@ mod serve;
 mod server;
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -97,4 +99,49 @@ pub fn silent_every(
             Action::Reply
         }
     }
+}
+
+/// A server stall: t0 is `after` past the first request the server sees; every request that
+/// arrives in [t0, t0 + hold) is held (its connection thread reads nothing more) and answered
+/// at t0 + hold exactly, all at once; every other request is answered at once.
+pub fn stall_then_answer(
+    after: Duration,
+    hold: Duration,
+) -> impl Fn(u64, &Req) -> Action + Send + Sync + 'static {
+    let first = OnceLock::new();
+    move |_, _| {
+        let now = Instant::now();
+        let t0 = *first.get_or_init(|| now) + after;
+        if (t0..t0 + hold).contains(&now) {
+            Action::ReplyAt(t0 + hold)
+        } else {
+            Action::Reply
+        }
+    }
+}
+
+/// Sum of the values in a histogram summary (count × mean; exact below 2048 µs).
+pub fn sum_us(h: &Value) -> f64 {
+    h["count"].as_f64().unwrap() * h["mean"].as_f64().unwrap()
+}
+
+/// Every request's corrected latency is its service time plus the time from its intended send
+/// to its actual send, which holds its connection's handshake whenever the request opened one
+/// (and the schedule lag before the connect began): so Σ latency ≥ Σ service + Σ connect when
+/// every connection carried the request it was opened for at an intended time before the
+/// connect began. Fails when latency is measured from the connect's end or the actual send.
+pub fn assert_latency_holds_connects(r: &Value, what: &str) {
+    let k = &r["kinds"][0];
+    let (lat, svc, conn) = (
+        sum_us(&k["latency_us"]),
+        sum_us(&k["service_us"]),
+        sum_us(&k["connect_us"]),
+    );
+    assert_eq!(k["latency_us"]["count"], k["service_us"]["count"]);
+    // Histogram values are whole µs (floors), exact below 2048 µs; allow 0.1 % beyond that.
+    let slack = 0.001 * (lat + svc + conn);
+    assert!(
+        lat + slack >= svc + conn,
+        "{what}: Σlatency {lat} µs < Σservice {svc} + Σconnect {conn} µs"
+    );
 }

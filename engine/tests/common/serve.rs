@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::server::{Action, Counts, Policy, Req};
 
@@ -170,6 +170,10 @@ fn act(s: &mut TcpStream, action: Action, r: &Reply, stop: &AtomicBool) -> bool 
         }
         Action::LateReply => {
             std::thread::sleep(Duration::from_secs(1));
+            return s.write_all(r.ok.as_bytes()).is_ok();
+        }
+        Action::ReplyAt(when) => {
+            std::thread::sleep(when.saturating_duration_since(Instant::now()));
             return s.write_all(r.ok.as_bytes()).is_ok();
         }
         Action::UntilClose => {

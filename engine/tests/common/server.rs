@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use super::serve::serve;
 
@@ -28,6 +29,9 @@ pub enum Action {
     SlowHeaders,
     /// The reply, after a pause of one second.
     LateReply,
+    /// Hold the request (read nothing more on its connection) and reply at this instant: a
+    /// server stall (see `stall_then_answer`).
+    ReplyAt(Instant),
     /// Reply with chunked transfer-encoding.
     Chunked,
     /// HTTP/1.0 reply without Content-Length: body ends at close.
@@ -84,6 +88,16 @@ impl Counts {
     }
     pub fn action(&self, a: Action) -> u64 {
         *self.actions.lock().unwrap().get(&a).unwrap_or(&0)
+    }
+    /// Requests the server held for a stall (`ReplyAt`, whatever the instant).
+    pub fn held(&self) -> u64 {
+        self.actions
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(a, _)| matches!(a, Action::ReplyAt(_)))
+            .map(|(_, n)| n)
+            .sum()
     }
     pub fn path(&self, p: &str) -> u64 {
         *self.paths.lock().unwrap().get(p).unwrap_or(&0)
@@ -162,6 +176,7 @@ impl TestServer {
         ]
         .iter()
         .map(|&a| self.n(a))
-        .sum()
+        .sum::<u64>()
+            + self.counts.held()
     }
 }
