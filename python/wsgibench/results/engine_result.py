@@ -41,6 +41,12 @@ def _optional_float(d: Mapping[str, Any], key: str) -> float | None:
     return None if d.get(key) is None else _float(d, key)
 
 
+def _turnaround(value: Any) -> dict[str, float] | None:
+    if not isinstance(value, Mapping):
+        return None
+    return {str(k): float(v) for k, v in value.items() if isinstance(v, (int, float))}
+
+
 def _counts(value: Any) -> dict[str, int]:
     if not isinstance(value, Mapping):
         return {}
@@ -135,6 +141,9 @@ class Totals:
     window_s: float | None = None
     ok_in_window: int | None = None
     completed_after_window: int | None = None
+    # Closed loops: the engine's own time from a reply to the next request on its connection
+    # ({count, mean, p50, p99} in µs); None for open models.
+    turnaround_us: dict[str, float] | None = None
 
     @property
     def error_count(self) -> int:
@@ -183,6 +192,7 @@ class Totals:
             _optional_float(d, "window_s"),
             _optional_int(d, "ok_in_window"),
             _optional_int(d, "completed_after_window"),
+            _turnaround(d.get("turnaround_us")),
         )
 
 

@@ -69,6 +69,7 @@ def window_record(result: EngineResult) -> dict[str, Any]:
         "completed_after_window": t.completed_after_window,
         "unannounced_closes": t.unannounced_closes,
         "resent": t.resent,
+        "engine_turnaround_us": t.turnaround_us,
     }
 
 
