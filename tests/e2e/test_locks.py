@@ -1,0 +1,38 @@
+"""A server's venv is its lock, exactly: installed twice from scratch it holds the same packages,
+and they are the locked versions (uv installs with --require-hashes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from wsgibench.machine import locks
+from wsgibench.servers import get
+
+
+def _install(home: Path, *extra: str) -> dict[str, str]:
+    env = {**os.environ, "WSGIBENCH_HOME": str(home)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "wsgibench", "install", "waitress", *extra],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (marker,) = (home / "envs").glob("waitress-*/wsgibench-env.json")
+    return json.loads(marker.read_text())
+
+
+def test_installed_twice_from_its_lock_gives_the_same_packages(tmp_path: Path):
+    lock = get("waitress").env.lock
+    assert lock is not None and lock.exists()
+    first = _install(tmp_path / "home")
+    again = _install(tmp_path / "home", "--force")
+    assert first["packages"] == again["packages"]
+    assert first["lock_sha256"] == again["lock_sha256"] == locks.digest(lock)
+    for name, version in locks.pins(lock).items():
+        assert first["packages"][name] == version
