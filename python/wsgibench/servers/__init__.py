@@ -44,6 +44,7 @@ def folders() -> list[str]:
 def catalog() -> dict[str, ServerRecipe]:
     """All recipes by name, in folder order; adding a server means adding one folder."""
     recipes: dict[str, ServerRecipe] = {}
+    lock_of: dict[str, Path] = {}
     for folder in folders():
         module = importlib.import_module(f"{__name__}.{folder}")
         home = Path(module.__file__ or "").parent
@@ -52,8 +53,10 @@ def catalog() -> dict[str, ServerRecipe]:
                 raise RuntimeError(f"duplicate server recipe {recipe.name!r}")
             env = recipe.env
             if env is not None and env.requirements and env.lock is None:
-                # Its lock lives in the server's folder, named after the env.
-                env = replace(env, lock=home / f"{env.name}.lock")
+                # Its lock lives in the folder of the first server that uses it, named after the
+                # env (cherrypy's recipe uses the venv cheroot's folder defines and locks).
+                lock = lock_of.setdefault(env.name, home / f"{env.name}.lock")
+                env = replace(env, lock=lock)
             recipes[recipe.name] = replace(recipe, module=module.__name__, env=env)
     return recipes
 
