@@ -170,6 +170,9 @@ def studies() -> None:
     show_default=True,
     help="Write the HTML report (and PNG charts) beside the store when the study ends.",
 )
+@click.option(
+    "--full", is_flag=True, help="A seed study at its seed's full size (its [full] table)."
+)
 @click.option("--server-cpus", help="The server's CPUs, e.g. 0-3 (default: the study's layout).")
 @click.option("--engine-cpus", help="The engine's CPUs, e.g. 4-7 (one engine thread per CPU).")
 @friendly
@@ -185,6 +188,7 @@ def run(
     resume: bool,
     force: bool,
     report: bool,
+    full: bool,
     server_cpus: str | None,
     engine_cpus: str | None,
 ) -> None:
@@ -204,6 +208,7 @@ def run(
         force=force,
         cpus={"server_cpus": server_cpus, "engine_cpus": engine_cpus},
         report=report,
+        full=full,
         console=console,
     )
 

@@ -33,6 +33,18 @@ def split_list(value: str, cast) -> list:
         raise UsageError(f"cannot read {value!r} as a comma-separated list of numbers") from None
 
 
+def full_size(raw: dict[str, Any], name: str) -> dict[str, Any]:
+    """The study as its seed ran it at full size: [full] replaces top-level keys, and
+    [full.load.NAME] the keys of that load."""
+    full = raw.get("full")
+    if not isinstance(full, dict):
+        raise UsageError(f"{name} has no [full] size: it already runs as its seed did")
+    loads = full.get("load", {})
+    merged = {**raw, **{k: v for k, v in full.items() if k != "load"}}
+    merged["load"] = [{**load, **loads.get(load.get("name"), {})} for load in raw.get("load", [])]
+    return merged
+
+
 def overrides(
     study_name: str,
     servers: str | None,
@@ -41,11 +53,15 @@ def overrides(
     levels: str | None,
     app_env: tuple[str, ...] = (),
     cpus: dict[str, str | None] | None = None,
+    full: bool = False,
 ) -> dict[str, Any]:
     import tomllib
 
     raw = tomllib.loads(study_path(study_name).read_text()) if study_name else {}
     out: dict[str, Any] = {}
+    if full:  # the seed's own size: the study's [full] table, loads matched by name
+        raw = full_size(raw, study_name)
+        out.update({k: v for k, v in raw.items() if k != "full"})
     for key, value in (cpus or {}).items():  # --server-cpus 0-3, --engine-cpus 4-7
         if value:
             try:
@@ -93,11 +109,12 @@ def run_study(
     force: bool = False,
     cpus: dict[str, str | None] | None = None,
     report: bool = True,
+    full: bool = False,
     console: Console,
 ) -> Store:
     try:
         study = load_study(
-            name, overrides(name, servers, repeats, duration, levels, app_env, cpus or {})
+            name, overrides(name, servers, repeats, duration, levels, app_env, cpus or {}, full)
         )
     except Exception as exc:
         import tomllib

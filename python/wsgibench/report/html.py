@@ -9,6 +9,7 @@ from wsgibench.report import format as fmt
 from wsgibench.report.charts import Chart
 from wsgibench.report.data import BASELINE, ReportData
 from wsgibench.report.findings import findings
+from wsgibench.report.seed import against_seed
 from wsgibench.report.table import METRICS, LoadTable
 from wsgibench.report.vega import javascript, versions
 from wsgibench.results.summary import layout_text
@@ -51,6 +52,27 @@ def _index(data: ReportData) -> str:
         for sid, name, status, date in data.studies
     )
     return f"<details><summary>Studies in this store ({len(data.studies)})</summary><ul>{items}</ul></details>"
+
+
+def _against_seed(data: ReportData) -> str:
+    found = against_seed(data)
+    if found is None:
+        return ""
+    seed, lines = found
+    head = "".join(
+        f"<th>{h}</th>" for h in ("what", "the seed", "here", "verdict", "why", "source")
+    )
+    rows = "".join(
+        f"<tr><td class=l>{_e(f.what)}</td><td>{_e(f.theirs)}</td><td>{_e(f.ours)}</td>"
+        f"<td class=l><b>{_e(f.verdict)}</b></td><td class=l>{_e(f.sentence)}</td>"
+        f"<td class=l>{_e(f.source)}</td></tr>"
+        for f in lines
+    )
+    return (
+        f"<h2 id=against-seed>Against the seed</h2><p class=meta>seed {_e(seed['seed'])} "
+        f"({_e(seed['file'])}): {_e(seed['title'])}</p>"
+        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    )
 
 
 def _findings(data: ReportData) -> str:
@@ -217,6 +239,7 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> st
 <h1>{_e(title)}</h1>
 <p class=meta>{_e(data.meta.config.get("description", ""))}</p>
 {_findings(data)}
+{_against_seed(data)}
 {_index(data)}
 {_environment(data)}
 {"".join(sections)}

@@ -6,6 +6,7 @@ from wsgibench.report import format as fmt
 from wsgibench.report.charts import Chart
 from wsgibench.report.data import ReportData
 from wsgibench.report.findings import findings
+from wsgibench.report.seed import against_seed, sentence
 from wsgibench.report.table import METRICS, LoadTable
 
 
@@ -71,6 +72,13 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart
     found = findings(data)
     if found:
         lines += ["### Findings", "", *(f"- {line}" for line in found), ""]
+    seed = against_seed(data)
+    if seed is not None:
+        claims, said = seed
+        lines += [f"### Against the seed (seed {claims['seed']}: {claims['title']})", ""]
+        lines += [
+            f"- {sentence(f)} (the seed: {f.theirs}; here: {f.ours}; {f.source})" for f in said
+        ] + [""]
     lines += [
         f"- date: {meta.date}",
         f"- machine: {meta.machine}",

@@ -78,6 +78,7 @@ class Placement:
     policy: str = "given"
     workers_rule: str = "the study's workers"
     engine_threads: int = 1
+    server_threads: int = 1  # threads per worker, for the servers that take them
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -100,7 +101,10 @@ def place(
     if load.cpus is not None:
         layout = scaled_layout(topo, load.cpus)
     cpus = len(layout.server_cpus)
-    if study.workers == "auto" or recipe.workers_follow_cpus:
+    own = study.server_settings.get(recipe.name, {})
+    if "workers" in own:
+        workers, rule = own["workers"], f"{own['workers']}, as the study's seed ran it"
+    elif study.workers == "auto" or recipe.workers_follow_cpus:
         workers, rule = recipe.auto_workers(cpus)
     elif load.cpus is not None:
         workers, rule = load.cpus, f"one worker per server CPU ({load.cpus}), scaling"
@@ -111,7 +115,14 @@ def place(
         shared = f"{layout.note}: req/s understates the server"
     threads = study.engine_threads or len(layout.engine_cpus)
     return Placement(
-        layout.server_cpus, layout.engine_cpus, workers, shared, layout.policy, rule, threads
+        layout.server_cpus,
+        layout.engine_cpus,
+        workers,
+        shared,
+        layout.policy,
+        rule,
+        threads,
+        own.get("threads", study.threads),
     )
 
 
@@ -154,7 +165,7 @@ def serve_options(study: Study, placement: Placement, env: dict[str, str]) -> Se
     switches = {} if study.tcp_nodelay else {"WSGIBENCH_TCP_NODELAY": "0"}
     return ServeOptions(
         workers=placement.workers,
-        threads=study.threads,
+        threads=placement.server_threads,
         app=get_app(study.app).module_name,
         app_dir=APPS_DIR,
         cpus=placement.server_cpus,

@@ -38,7 +38,11 @@ class StudyRunner:
         self.progress: Progress = progress or (lambda _msg: None)
         self.engine: Engine = engine or EngineProcess()
         self.topology = topology.read()
-        self.layout = topology.layout(self.topology, study.server_cpus, study.engine_cpus)
+        self.layout = (
+            topology.scaled_layout(self.topology, study.server_cpu_count)
+            if study.server_cpu_count and study.server_cpus is None
+            else topology.layout(self.topology, study.server_cpus, study.engine_cpus)
+        )
         self.server_cpus, self.engine_cpus = self.layout.server_cpus, self.layout.engine_cpus
         self.current_server: RunningServer | None = None  # the server of the cell in progress
         self.doctor = doctor.findings(sorted(set(self.server_cpus + self.engine_cpus)))

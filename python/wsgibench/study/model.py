@@ -29,6 +29,9 @@ _TOP_KEYS = {
     "workers",
     "threads",
     "engine_threads",
+    "server_settings",
+    "server_cpu_count",
+    "full",
     "memory_limit_mb",
     "error_threshold",
     "server_cpus",
@@ -67,6 +70,10 @@ class Study:
     workers: int | Literal["auto"] = 1
     threads: int = 1
     engine_threads: int | None = None  # default: one engine thread per engine CPU
+    # Per server: workers and threads the seed gave it ({"uwsgi-http11": {"workers": 5}}).
+    server_settings: dict[str, dict[str, int]] = field(default_factory=dict)
+    # The server gets this many CPUs (whole cores first) and the engine the rest.
+    server_cpu_count: int | None = None
     memory_limit_mb: int | None = 512
     error_threshold: float = 0.05  # error fraction beyond which a server is disqualified
     server_cpus: list[int] | None = None
@@ -159,6 +166,10 @@ def _parse_study(raw: dict[str, Any], where: str) -> Study:
     engine_threads = raw.get("engine_threads")
     if engine_threads is not None:
         engine_threads = _positive_int(engine_threads, "engine_threads", where)
+    settings = _server_settings(raw.get("server_settings", {}), servers, where)
+    cpu_count = raw.get("server_cpu_count")
+    if cpu_count is not None:
+        cpu_count = _positive_int(cpu_count, "server_cpu_count", where)
     threshold = float(raw.get("error_threshold", 0.05))
     if not 0 <= threshold <= 1:
         raise UsageError(f"{where}: error_threshold is a fraction between 0 and 1")
@@ -180,6 +191,8 @@ def _parse_study(raw: dict[str, Any], where: str) -> Study:
         workers=workers,
         threads=threads,
         engine_threads=engine_threads,
+        server_settings=settings,
+        server_cpu_count=cpu_count,
         memory_limit_mb=memory or None,
         error_threshold=threshold,
         server_cpus=_cpu_list(raw.get("server_cpus"), "server_cpus", where),
@@ -191,6 +204,25 @@ def _parse_study(raw: dict[str, Any], where: str) -> Study:
         tcp_nodelay=bool(raw.get("tcp_nodelay", True)),
         access_log=bool(raw.get("access_log", False)),
     )
+
+
+def _server_settings(raw: Any, servers: list[str], where: str) -> dict[str, dict[str, int]]:
+    if not isinstance(raw, dict):
+        raise UsageError(f"{where}: server_settings must be a table of server -> settings")
+    out: dict[str, dict[str, int]] = {}
+    for server, settings in raw.items():
+        if server not in servers or not isinstance(settings, dict) or not settings:
+            raise UsageError(
+                f"{where}: server_settings names {server!r}, not a server of the "
+                "study, or gives it no settings"
+            )
+        unknown = set(settings) - {"workers", "threads"}
+        if unknown:
+            raise UsageError(f"{where}: server_settings.{server}: unknown {', '.join(unknown)}")
+        out[str(server)] = {
+            k: _positive_int(v, f"server_settings.{server}.{k}", where) for k, v in settings.items()
+        }
+    return out
 
 
 def _servers(servers: Any, where: str) -> list[str]:

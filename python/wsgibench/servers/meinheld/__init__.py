@@ -25,4 +25,16 @@ RECIPES = [
         ),
         summary="picoev C server, keep-alive, one process; not monkey-patched",
     ),
+    ServerRecipe(
+        name="meinheld-site-example",
+        project="meinheld",
+        flavour=Flavour.NATIVE,
+        env=ENV,
+        version_of="meinheld",
+        system_packages=("build-essential", "python3-dev"),
+        launch=launch_script(here(__file__), "--keepalive", "0"),
+        multi_worker=False,
+        handles=("access log off", "keep-alive left off, as meinheld's site example runs"),
+        summary="seed 004's meinheld: its site example, keep-alive off (the default)",
+    ),
 ]
