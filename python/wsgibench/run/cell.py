@@ -353,6 +353,7 @@ def measure_repeat(
             result.cost.cpu_s,
             harness,
             result.runqueue_wait_fraction,
+            result.cost.cpu_fraction,
         ),
         **dropped(result),
     }

@@ -89,7 +89,8 @@ def dropped(result: EngineResult) -> dict[str, Any]:
 
 
 CONTENDED_PCT = 5.0  # other work above this share of a set of CPUs flags the repeat
-STARVED_WAIT_PCT = 5.0  # the engine waited for a CPU this share of its time: it was starved
+STARVED_WAIT_PCT = 5.0  # the engine waited for a CPU this share of its time ...
+STARVED_DEMAND = 0.5  # ... while it wanted (used + waited) at least half a CPU per thread
 
 
 def interference_record(
@@ -102,6 +103,7 @@ def interference_record(
     engine_own_s: float,
     harness_s: float,
     engine_wait: float | None,
+    engine_cpu_fraction: float = 1.0,
 ) -> dict[str, Any]:
     """How much of the server's and the engine's CPUs other work took during the repeat. The
     harness itself (sampler, this process) is not pinned: its CPU time is taken off each set's
@@ -122,5 +124,11 @@ def interference_record(
     found["contended"] = "; ".join(flags) or None
     # Runnable but not running: the engine wanted its CPU and something else had it.
     found["engine_waited_pct"] = None if engine_wait is None else round(100 * engine_wait, 2)
-    found["engine_starved"] = engine_wait is not None and 100 * engine_wait > STARVED_WAIT_PCT
+    # An engine that mostly waits on the server (a sleeping app) may wait for its CPU now and
+    # then without being held back: starved means it wanted the CPU and could not have it.
+    found["engine_starved"] = (
+        engine_wait is not None
+        and 100 * engine_wait > STARVED_WAIT_PCT
+        and engine_cpu_fraction + engine_wait >= STARVED_DEMAND
+    )
     return found

@@ -287,3 +287,12 @@ def test_unannounced_closes_are_said_and_not_errors(tmp_path):
     assert outcome.status == "measured" and outcome.repeats[0]["errors"] == 0
     (said,) = [d for d in outcome.diagnoses if d["code"] == "unannounced-close"]
     assert "without announcing it (100 of 110 connections)" in said["message"]
+
+
+def test_an_engine_that_mostly_waits_on_the_server_is_not_starved(tmp_path):
+    # A sleeping app: the engine used 5 % of its CPU and waited for it 20 % of the time, so it
+    # wanted a quarter of a CPU at most and had it; other work on its CPU is said, not fatal.
+    base = result(ok=200, mean_us=1000)
+    idle = replace(base, runqueue_wait_s=0.2, cost=replace(base.cost, cpu_fraction=0.05))
+    outcome, _ = _measure(tmp_path, [idle], level=1)
+    assert outcome.status == "measured" and outcome.repeats[0]["saturated"] == 0
