@@ -38,8 +38,10 @@ def test_tornado2015_report_states_the_seeds_ratio_beside_ours(tmp_path: Path):
     line = next(x for x in summary.splitlines() if x.startswith("- non-blocking over blocking"))
     assert "the seed: 39.35×" in line
     ours = float(re.search(r"here: ([\d.]+)×", line).group(1))
-    assert 25 < ours < 45, line  # 40 sleepers at once against one at a time
-    assert ": held —" in line
+    assert 20 < ours < 45, line  # 40 sleepers at once against one at a time
+    # 20 ms sleeps against the seed's 1 s: the start-up of each request weighs more, so the
+    # ratio is shown beside the seed's but not judged against it
+    assert ": not comparable —" in line and "WSGIBENCH_SLEEP_S" in line
     # absolute req/s are not comparable: this run slept 0.02 s, the seed 1 s
     blocking = next(x for x in summary.splitlines() if x.startswith("- blocking handler"))
     assert "not comparable" in blocking and "WSGIBENCH_SLEEP_S" in blocking

@@ -78,7 +78,7 @@ def _figure(data: ReportData, f: dict[str, Any], why_not: str | None) -> Finding
     )
 
 
-def _ratio(data: ReportData, r: dict[str, Any]) -> Finding:
+def _ratio(data: ReportData, r: dict[str, Any], why_not: str | None = None) -> Finding:
     a = _value(_cells(data, r["a"], r.get("level"), r.get("load")), r["metric"])
     b = _value(_cells(data, r["b"], r.get("level"), r.get("load")), r["metric"])
     theirs = float(r["theirs"])
@@ -98,6 +98,8 @@ def _ratio(data: ReportData, r: dict[str, Any]) -> Finding:
     how = (
         "held" if verdict == "held" else "same direction, another size" if same_side else "reversed"
     )
+    if why_not:  # the run changed what the ratio depends on (e.g. a shorter sleep)
+        verdict, how = "not comparable", f"{how}; {why_not}"
     return Finding(
         r["what"],
         f"{theirs:.2f}×",
@@ -151,7 +153,7 @@ def against_seed(data: ReportData) -> tuple[dict[str, Any], list[Finding]] | Non
     if any(str(ran.get(k, v)) != str(v) for k, v in wanted.items()):
         why_not = f"this run changed the seed's setting ({ran}), so absolute figures differ"
     found = [_figure(data, f, why_not) for f in seed.get("figure", [])]
-    found += [_ratio(data, r) for r in seed.get("ratio", [])]
+    found += [_ratio(data, r, why_not) for r in seed.get("ratio", [])]
     found += [_ranking(data, r) for r in seed.get("ranking", [])]
     return seed, found
 
