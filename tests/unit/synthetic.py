@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from wsgibench.results.engine_result import ERROR_CLASSES
 from wsgibench.results.store import Store
 
 ENV = {
@@ -17,17 +18,6 @@ ENV = {
     "os": "Debian 12",
     "engine": {"engine_version": "0.1.0", "protocol_version": 1, "format_version": 1},
 }
-ERROR_CLASSES = (
-    "connect_refused",
-    "connect_timeout",
-    "connect_error",
-    "reset",
-    "closed_before_response",
-    "timeout",
-    "bad_status",
-    "bad_body",
-    "protocol_error",
-)
 
 
 def engine_result(

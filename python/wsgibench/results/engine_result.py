@@ -13,6 +13,19 @@ from typing import Any
 RESULT_FORMAT_VERSION = 1
 # Error classes that are the engine's own limits (descriptors, ephemeral ports), not the server's.
 ENGINE_LIMIT_CLASSES = ("fd_limit", "ports_exhausted")
+# Every error class of a result, in the engine's order (docs/engine-result.schema.json).
+ERROR_CLASSES = (
+    "connect_refused",
+    "connect_timeout",
+    "connect_error",
+    "reset",
+    "closed_before_response",
+    "timeout",
+    "bad_status",
+    "bad_body",
+    "protocol_error",
+    *ENGINE_LIMIT_CLASSES,
+)
 
 
 class MalformedResult(ValueError):

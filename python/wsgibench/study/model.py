@@ -17,7 +17,7 @@ from wsgibench.servers import catalog, get
 from wsgibench.study.apps import AppSpec, get_app
 from wsgibench.study.loads import Load, RequestKind, parse_load
 
-_TOP_KEYS = {
+TOP_KEYS = {
     "name",
     "description",
     "seed",
@@ -149,7 +149,7 @@ def parse_study(raw: dict[str, Any], where: str) -> Study:
 
 
 def _parse_study(raw: dict[str, Any], where: str) -> Study:
-    unknown = set(raw) - _TOP_KEYS
+    unknown = set(raw) - TOP_KEYS
     if unknown:
         raise UsageError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
     servers = _servers(raw.get("servers"), where)

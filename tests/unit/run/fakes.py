@@ -8,19 +8,7 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
-from wsgibench.results.engine_result import EngineResult
-
-ERROR_CLASSES = (
-    "connect_refused",
-    "connect_timeout",
-    "connect_error",
-    "reset",
-    "closed_before_response",
-    "timeout",
-    "bad_status",
-    "bad_body",
-    "protocol_error",
-)
+from wsgibench.results.engine_result import ERROR_CLASSES, EngineResult
 
 
 def _histogram(mean_us: float, p50_us: int, p99_us: int) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wsgibench.errors import UsageError
-from wsgibench.study.model import load_study, parse_study
+from wsgibench.study.model import TOP_KEYS, load_study, parse_study
 
 EXAMPLES = int(os.environ.get("WSGIBENCH_FUZZ_EXAMPLES", "60"))
 SETTINGS = settings(
@@ -21,26 +21,7 @@ SETTINGS = settings(
     suppress_health_check=list(HealthCheck),
 )
 
-TOP = [
-    "name",
-    "description",
-    "seed",
-    "servers",
-    "app",
-    "repeats",
-    "trim",
-    "random_order",
-    "workers",
-    "threads",
-    "memory_limit_mb",
-    "error_threshold",
-    "server_cpus",
-    "engine_cpus",
-    "requests",
-    "source",
-    "load",
-    "bogus",
-]
+TOP = [*sorted(TOP_KEYS), "bogus"]  # every key a study may have, and one it may not
 LOAD = [
     "name",
     "model",
