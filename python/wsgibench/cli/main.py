@@ -23,12 +23,12 @@ def cli() -> None:
 @click.option("--faults", is_flag=True, help="List the fault-injection test servers instead.")
 @friendly
 def servers(verbose: bool, faults: bool) -> None:
-    """List every catalog entry: flavour, availability here, installed version."""
+    """List every catalog entry: interface, flavour, availability here, installed version."""
     from wsgibench.run.serve import availability, installed_version
     from wsgibench.servers import catalog, fault_catalog
 
     table = Table(title="wsgibench server catalog")
-    for col in ("name", "flavour", "available", "version", "notes"):
+    for col in ("name", "interface", "flavour", "available", "version", "notes"):
         table.add_column(col)
     for recipe in (fault_catalog() if faults else catalog()).values():
         ok, why = availability(recipe)
@@ -37,6 +37,7 @@ def servers(verbose: bool, faults: bool) -> None:
             notes += "\n  handles: " + "; ".join(recipe.handles)
         table.add_row(
             recipe.name,
+            str(recipe.interface),
             str(recipe.flavour),
             "yes" if ok else "no",
             installed_version(recipe) or "-",

@@ -130,7 +130,11 @@ class RunQueueWatch:
 def run_delays_s(pid: int) -> dict[str, float]:
     """Each thread's time so far spent runnable but not running, by thread id."""
     found: dict[str, float] = {}
-    for task in Path(f"/proc/{pid}/task").glob("*/schedstat"):
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").glob("*/schedstat"))
+    except OSError:  # the process has exited
+        return found
+    for task in tasks:
         try:
             found[task.parent.name] = int(task.read_text().split()[1]) / 1e9
         except (OSError, ValueError, IndexError):

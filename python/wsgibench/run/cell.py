@@ -148,6 +148,11 @@ class CellContext:
 
 def refusal(recipe: ServerRecipe, study: Study, workers: int) -> CellOutcome | None:
     """Why this server cannot take this cell at all (recorded as unavailable), or None."""
+    if get_app(study.app).module_for(recipe.interface) is None:
+        return CellOutcome(
+            "unavailable",
+            f"an {recipe.interface} server; app {study.app!r} has no {recipe.interface} version",
+        )
     if recipe.apps and study.app not in recipe.apps:
         return CellOutcome(
             "unavailable", f"serves only the app(s) {', '.join(recipe.apps)}, not {study.app!r}"
@@ -166,7 +171,7 @@ def serve_options(study: Study, placement: Placement, env: dict[str, str]) -> Se
     return ServeOptions(
         workers=placement.workers,
         threads=placement.server_threads,
-        app=get_app(study.app).module_name,
+        app=study.app,
         app_dir=APPS_DIR,
         cpus=placement.server_cpus,
         memory_limit_bytes=mb * 2**20 if mb else None,
@@ -192,7 +197,8 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         return refused
     db = ctx.databases.use(cell.load.name, database_kind(study, cell.load), placement.server_cpus)
     ctx.progress(f"{cell.label}: starting")
-    options = serve_options(study, placement, ctx.databases.env_for(server_python(recipe)))
+    env = ctx.databases.env_for(server_python(recipe))
+    options = serve_options(study, placement, env)
     try:
         server, workdir = start(recipe, options)
     except StartupError as exc:
@@ -207,6 +213,8 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     }
     if db is not None:
         isolation["database"] = db.info()
+    # ASGI: the loop and parser the server really runs, and a fallback from what it asked for
+    isolation["runtime"], fallback = checks.asgi_runtime(recipe, server.host, server.port)
     if placement.shared:
         isolation["placement"] = placement.shared
     try:
@@ -229,6 +237,8 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         outcome.notes.append(f"database: {db.version()}")
     if recipe.flavour == Flavour.REFERENCE:  # `show` has no flavour column
         outcome.notes.append(str(Flavour.REFERENCE))
+    if fallback:
+        outcome.diagnoses.append(fallback.as_dict())
     return outcome
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 from dataclasses import asdict, dataclass
+from typing import Any
 
+from wsgibench.results.diagnose import Diagnosis
 from wsgibench.run import http as _http
+from wsgibench.servers import ServerRecipe
 from wsgibench.study.apps import PROBE_BODY, PROBE_PATH
 
 
@@ -108,3 +112,52 @@ def check(
     keep_alive = attempt("keep-alive", _http.request(path), 2, False)
     pipelining = attempt("pipelining", _http.request(path), 2, True)
     return Capabilities(pong, http10, keep_alive, pipelining, "; ".join(problems))
+
+
+# Markers of a server's HTTP parser among the modules on the stack of the app's call.
+PARSERS = (
+    ("httptools_impl", "httptools"),
+    ("h11_impl", "h11"),
+    ("hypercorn.protocol.h11", "h11"),
+    ("hypercorn.protocol.h2", "h2"),
+)
+RUNTIME_PATH = "/wsgibench-runtime"
+
+
+def runtime(host: str, port: int, timeout_s: float = 2.0) -> dict[str, str] | None:
+    """The event loop and HTTP parser an ASGI server really runs, as its app sees them (the
+    ASGI apps answer RUNTIME_PATH with their loop's class and the modules on their stack)."""
+    try:
+        (reply,) = fetch(host, port, _http.request(RUNTIME_PATH, close=True), timeout_s=timeout_s)
+        return parse_runtime(json.loads(reply.body))
+    except (OSError, _http.BadResponse, ValueError):
+        return None
+
+
+def parse_runtime(seen: dict[str, Any]) -> dict[str, str]:
+    """The loop ("uvloop" or "asyncio") and the parser, from what the app reported."""
+    loop = "uvloop" if "uvloop" in str(seen.get("loop", "")) else "asyncio"
+    modules = " ".join(seen.get("modules", []))
+    http = next((name for marker, name in PARSERS if marker in modules), "unknown")
+    return {"loop": loop, "http": http, "loop_class": str(seen.get("loop", ""))}
+
+
+def asgi_runtime(
+    recipe: ServerRecipe, host: str, port: int
+) -> tuple[dict[str, str] | None, Diagnosis | None]:
+    """What an ASGI server runs on, and a diagnosis when it is not what the recipe asked for
+    (uvicorn without uvloop and httptools falls back to asyncio and h11, several times slower)."""
+    if recipe.interface != "ASGI":
+        return None, None
+    seen = runtime(host, port)
+    wanted = dict(recipe.expects)
+    if seen is None or not wanted:
+        return seen, None
+    wrong = [f"{k} {seen.get(k)} (not {v})" for k, v in wanted.items() if seen.get(k) != v]
+    if not wrong:
+        return seen, None
+    return seen, Diagnosis(
+        "fallback",
+        f"{recipe.name} runs on {', '.join(wrong)}: a fallback, "
+        "so this is not the configuration its name says",
+    )

@@ -16,7 +16,7 @@ from wsgibench.machine.process import Readiness, RunningServer, free_port, launc
 from wsgibench.paths import APPS_DIR
 from wsgibench.run import checks
 from wsgibench.servers import LaunchContext, ServerRecipe
-from wsgibench.study.apps import PROBE_BODY, PROBE_PATH
+from wsgibench.study.apps import PROBE_BODY, PROBE_PATH, get_app
 
 PORT_ATTEMPTS = 3
 
@@ -26,7 +26,7 @@ class ServeOptions:
     workers: int = 1
     threads: int = 1
     backlog: int = 2048
-    app: str = "pong"
+    app: str = "pong"  # the study's app by name; each server gets it in its own interface
     app_dir: Path = APPS_DIR
     cpus: list[int] | None = None
     memory_limit_bytes: int | None = None
@@ -121,7 +121,7 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
         workers=options.workers,
         threads=options.threads,
         backlog=options.backlog,
-        app=options.app,
+        app=get_app(options.app).module_for(recipe.interface) or options.app,
         app_dir=app_dir,
         workdir=workdir,
         python=server_python(recipe),

@@ -17,6 +17,7 @@ __all__ = [
     "Binary",
     "Command",
     "Flavour",
+    "Interface",
     "LaunchContext",
     "PythonEnv",
     "ServerRecipe",
@@ -25,6 +26,13 @@ __all__ = [
 
 # The launchers' shared module (launchkit.py): put on the launcher processes' PYTHONPATH.
 LAUNCHKIT_DIR = Path(__file__).resolve().parent / "_launchkit"
+
+
+class Interface(enum.StrEnum):
+    """How the server calls the app: each server gets the study's app in its own interface."""
+
+    WSGI = "WSGI"
+    ASGI = "ASGI"
 
 
 class Flavour(enum.StrEnum):
@@ -132,6 +140,10 @@ class ServerRecipe:
     apps: tuple[str, ...] = ()
     # No env: run with wsgibench's own interpreter (the standard-library fault servers).
     stdlib_python: bool = False
+    interface: Interface = Interface.WSGI
+    # What the server must run on, read from the running server (e.g. {"loop": "uvloop",
+    # "http": "httptools"}): anything else is a fallback, flagged beside the number.
+    expects: tuple[tuple[str, str], ...] = ()
     # The module that defines it (set by the catalog): its folder is the server's home.
     module: str = field(default="", compare=False)
 

@@ -22,10 +22,16 @@ class AppSpec:
     env: dict[str, str] = field(default_factory=dict)  # defaults of the app's WSGIBENCH_* settings
     module: str = ""  # module in apps/ exposing `app`; the app's name when empty
     database: str | None = None  # the database a load gets when it names none (see _databases)
+    # The same app for ASGI servers: same paths, status, headers and bodies (None: WSGI only).
+    asgi_module: str | None = None
 
     @property
     def module_name(self) -> str:
         return self.module or self.name
+
+    def module_for(self, interface: str) -> str | None:
+        """The app's module in this interface, or None when it has no such version."""
+        return self.asgi_module if interface == "ASGI" else self.module_name
 
 
 _PONG = RequestKind()
@@ -38,15 +44,22 @@ _DB = RequestKind(name="db", path="/", expect={"status": 200, "body_float": {"mi
 APPS: dict[str, AppSpec] = {
     spec.name: spec
     for spec in (
-        AppSpec("pong", "seed 000: `Pong!`, text/plain, Content-Length", (_PONG,)),
+        AppSpec(
+            "pong",
+            "seed 000: `Pong!`, text/plain, Content-Length",
+            (_PONG,),
+            asgi_module="asgi_pong",
+        ),
         AppSpec(
             "pong_slow", "pong after 3 ms of CPU: a known slowdown, for compare's tests", (_PONG,)
         ),
         AppSpec(
             "sleep",
-            "seed 001: time.sleep(WSGIBENCH_SLEEP_S, default 1 s), then `Slept`",
+            "seed 001: time.sleep(WSGIBENCH_SLEEP_S, default 1 s), then `Slept` (ASGI: an awaited "
+            "asyncio.sleep, or time.sleep with WSGIBENCH_SLEEP_BLOCKING=1)",
             (_SLEEP,),
             {"WSGIBENCH_SLEEP_S": "1"},
+            asgi_module="asgi_sleep",
         ),
         AppSpec(
             "mixed",
@@ -57,6 +70,7 @@ APPS: dict[str, AppSpec] = {
             ),
             {"WSGIBENCH_SLEEP_S": "1"},
             module="sleep",
+            asgi_module="asgi_sleep",
         ),
         AppSpec(
             "db",

@@ -1,0 +1,48 @@
+"""Hypercorn: an ASGI server on h11, with asyncio or uvloop workers; started from a launcher so
+its keep-alive request limit (1,000 by default) and its extra headers are off."""
+
+from wsgibench.servers.recipe import (
+    Flavour,
+    Interface,
+    PythonEnv,
+    ServerRecipe,
+    here,
+    launch_script,
+)
+
+ENV = PythonEnv("hypercorn", ("hypercorn==0.18.0", "uvloop==0.23.0"))
+_HANDLES = (
+    "keep_alive_max_requests raised: by default a connection closes after 1,000 requests",
+    "backlog passed (default 100)",
+    "no access log; no server or date header: the WSGI servers' bytes",
+)
+
+RECIPES = [
+    ServerRecipe(
+        name="hypercorn",
+        project="Hypercorn",
+        flavour=Flavour.CALLBACK,
+        interface=Interface.ASGI,
+        env=ENV,
+        version_of="hypercorn",
+        launch=launch_script(here(__file__), "--loop", "asyncio"),
+        multi_worker=False,
+        # h11 is Hypercorn's only HTTP/1.1 parser: only the loop is a choice to check.
+        expects=(("loop", "asyncio"),),
+        handles=_HANDLES,
+        summary="ASGI on asyncio + h11, one process",
+    ),
+    ServerRecipe(
+        name="hypercorn-uvloop",
+        project="Hypercorn",
+        flavour=Flavour.CALLBACK,
+        interface=Interface.ASGI,
+        env=ENV,
+        version_of="hypercorn",
+        launch=launch_script(here(__file__), "--loop", "uvloop"),
+        multi_worker=False,
+        expects=(("loop", "uvloop"),),
+        handles=_HANDLES,
+        summary="ASGI on uvloop + h11, one process",
+    ),
+]

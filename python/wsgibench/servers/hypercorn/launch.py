@@ -1,0 +1,30 @@
+"""Hypercorn in one process from its Python API, so that the settings its command line lacks are
+set: no limit of requests per keep-alive connection, no server or date header, the backlog."""
+
+import asyncio
+
+import launchkit
+from hypercorn.asyncio import serve
+from hypercorn.config import Config
+
+args = launchkit.parse(extra=lambda p: p.add_argument("--loop", default="asyncio"))
+app = launchkit.load_app(args)
+config = Config()
+config.bind = [f"{args.host}:{args.port}"]
+config.backlog = args.backlog
+config.accesslog = None
+config.loglevel = "WARNING"
+config.keep_alive_timeout = 75
+for name, value in (
+    ("keep_alive_max_requests", 10**9),
+    ("include_server_header", False),
+    ("include_date_header", False),
+):
+    if hasattr(config, name):  # settings of recent releases
+        setattr(config, name, value)
+if args.loop == "uvloop":
+    import uvloop
+
+    uvloop.run(serve(app, config))
+else:
+    asyncio.run(serve(app, config))

@@ -1,0 +1,110 @@
+"""ASGI servers end to end: each serves the pong app and is measured, its loop and parser read from
+the running server; seed 001's shape in ASGI (an awaited sleep serves 40 at once, a blocking one
+one at a time); and uvicorn without uvloop is seen to fall back."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from wsgibench.machine import venvs
+from wsgibench.results.store import Store
+from wsgibench.run.study import StudyRunner
+from wsgibench.servers import get
+from wsgibench.study.model import parse_study
+
+from .helpers import measured_or_engine_bound, require, server_flags
+
+ASGI = ["uvicorn", "uvicorn-h11", "hypercorn", "hypercorn-uvloop"]
+
+
+def _run(tmp_path: Path, spec: dict) -> list:
+    store = Store(tmp_path / f"{spec['name']}.sqlite")
+    study_id = StudyRunner(parse_study(spec, spec["name"]), store).run()
+    return store.cells(study_id)
+
+
+def test_every_asgi_server_is_measured_on_what_it_says(tmp_path: Path):
+    for name in ASGI:
+        require(name)
+    cells = _run(
+        tmp_path,
+        {
+            "name": "asgi-small",
+            "servers": ASGI,
+            "repeats": 1,
+            "load": [
+                {"name": "c", "model": "closed", "levels": [16], "duration_s": 1, "warmup_s": 0.2}
+            ],
+        },
+    )
+    assert {c.server for c in cells} == set(ASGI)
+    for cell in cells:
+        assert measured_or_engine_bound(cell), (cell.server, cell.status, cell.reason)
+        assert "fallback" not in server_flags(cell.diagnoses), cell.diagnoses
+        wanted = dict(get(cell.server).expects)
+        assert {k: cell.isolation["runtime"][k] for k in wanted} == wanted, cell.isolation
+
+
+def test_seed_001_in_asgi_awaited_against_blocking_sleep(tmp_path: Path):
+    require("uvicorn")
+    sleep_s = 0.2
+    spec = {
+        "name": "asgi-sleep",
+        "servers": ["uvicorn"],
+        "repeats": 1,
+        "app": "sleep",
+        "app_env": {"WSGIBENCH_SLEEP_S": str(sleep_s)},
+        "load": [
+            {
+                "name": "ab",
+                "model": "count",
+                "http": "1.0",
+                "keep_alive": False,
+                "requests": 80,
+                "levels": [40],
+                "timeout_s": 60,
+                "warmup_s": 0,
+            }
+        ],
+    }
+    (awaited,) = _run(tmp_path, spec)
+    spec = {
+        **spec,
+        "name": "asgi-sleep-blocking",
+        "app_env": {**spec["app_env"], "WSGIBENCH_SLEEP_BLOCKING": "1"},
+    }
+    (blocking,) = _run(tmp_path, spec)
+    fast = Store(tmp_path / "asgi-sleep.sqlite").repeats(awaited.id)[0]["rps_ok"]
+    slow = Store(tmp_path / "asgi-sleep-blocking.sqlite").repeats(blocking.id)[0]["rps_ok"]
+    assert fast >= 35 / sleep_s, fast  # 40 sleeping at once
+    assert 0.8 / sleep_s <= slow <= 1.2 / sleep_s, slow  # one at a time
+
+
+def test_uvicorn_without_uvloop_is_flagged_as_a_fallback(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("WSGIBENCH_HOME", str(tmp_path / "home"))
+    env = venvs.install(get("uvicorn").env)
+    uv = venvs.uv_binary()
+    subprocess.run(
+        [uv, "pip", "uninstall", "--python", str(env.python), "uvloop", "httptools"],
+        check=True,
+        capture_output=True,
+        env={**os.environ, **venvs.installer_env()},
+    )
+    (cell,) = _run(
+        tmp_path,
+        {
+            "name": "asgi-fallback",
+            "servers": ["uvicorn"],
+            "repeats": 1,
+            "load": [
+                {"name": "c", "model": "closed", "levels": [4], "duration_s": 0.5, "warmup_s": 0}
+            ],
+        },
+    )
+    assert cell.isolation["runtime"]["loop"] == "asyncio"
+    assert cell.isolation["runtime"]["http"] == "h11"
+    (fallback,) = [d for d in cell.diagnoses if d["code"] == "fallback"]
+    assert "loop asyncio (not uvloop)" in fallback["message"]
+    assert "http h11 (not httptools)" in fallback["message"]

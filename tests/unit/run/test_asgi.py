@@ -1,0 +1,45 @@
+"""ASGI beside WSGI: each server gets the study's app in its interface, an app without an ASGI
+version is unavailable to ASGI servers, and the loop and parser are read from what the app saw."""
+
+from __future__ import annotations
+
+from wsgibench.run.cell import Placement, refusal, serve_options
+from wsgibench.run.checks import parse_runtime
+from wsgibench.servers import get
+from wsgibench.study.apps import get_app
+from wsgibench.study.model import parse_study
+
+PLACED = Placement(server_cpus=[0], engine_cpus=[1], workers=1)
+LOAD = {"name": "c", "model": "closed", "levels": [4], "duration_s": 1}
+
+
+def test_each_interface_gets_its_version_of_the_app():
+    assert get_app("pong").module_for("WSGI") == "pong"
+    assert get_app("pong").module_for("ASGI") == "asgi_pong"
+    assert get_app("mixed").module_for("ASGI") == "asgi_sleep"
+    study = parse_study({"servers": ["uvicorn", "waitress"], "app": "mixed", "load": [LOAD]}, "t")
+    assert serve_options(study, PLACED, {}).app == "mixed"  # resolved per server when it starts
+
+
+def test_an_app_without_an_asgi_version_is_unavailable_to_asgi_servers():
+    study = parse_study({"servers": ["uvicorn"], "app": "db", "load": [LOAD]}, "t")
+    refused = refusal(get("uvicorn"), study, 1)
+    assert refused is not None and refused.status == "unavailable"
+    assert refused.reason == "an ASGI server; app 'db' has no ASGI version"
+
+
+def test_loop_and_parser_from_what_the_app_saw():
+    seen = {
+        "loop": "uvloop.Loop",
+        "modules": ["asgi_pong", "uvicorn.protocols.http.httptools_impl", "uvloop"],
+    }
+    assert parse_runtime(seen) == {
+        "loop": "uvloop",
+        "http": "httptools",
+        "loop_class": "uvloop.Loop",
+    }
+    fallen = {
+        "loop": "asyncio.unix_events._UnixSelectorEventLoop",
+        "modules": ["asgi_pong", "uvicorn.protocols.http.h11_impl"],
+    }
+    assert parse_runtime(fallen)["loop"] == "asyncio" and parse_runtime(fallen)["http"] == "h11"
