@@ -16,7 +16,7 @@ from wsgibench.study.model import parse_study
 
 from .helpers import measured_or_engine_bound, require, server_flags
 
-ASGI = ["uvicorn", "uvicorn-h11", "hypercorn", "hypercorn-uvloop"]
+ASGI = ["uvicorn", "uvicorn-h11", "hypercorn", "hypercorn-uvloop", "granian-asgi"]
 
 
 def _run(tmp_path: Path, spec: dict) -> list:
@@ -45,6 +45,14 @@ def test_every_asgi_server_is_measured_on_what_it_says(tmp_path: Path):
         assert "fallback" not in server_flags(cell.diagnoses), cell.diagnoses
         wanted = dict(get(cell.server).expects)
         assert {k: cell.isolation["runtime"][k] for k in wanted} == wanted, cell.isolation
+        # the bytes it puts on the wire for the same reply, stored beside its numbers
+        caps = cell.capabilities
+        assert caps["pong"] and caps["keep_alive"] and caps["wire_bytes"] >= 60, caps
+        assert (
+            caps["wire_head"].startswith("HTTP/1.1 200") and "content-length" in caps["wire_head"]
+        )
+    uvicorn = next(c for c in cells if c.server == "uvicorn")
+    assert uvicorn.capabilities["wire_head"] == "HTTP/1.1 200 OK | content-type, content-length"
 
 
 def test_seed_001_in_asgi_awaited_against_blocking_sleep(tmp_path: Path):

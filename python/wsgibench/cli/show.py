@@ -91,7 +91,8 @@ def _caps(caps: dict[str, Any] | None) -> str:
     if not caps:
         return "-"
     marks = [("1.0", "http10"), ("ka", "keep_alive"), ("pipe", "pipelining")]
-    return " ".join(label if caps.get(key) else f"no-{label}" for label, key in marks)
+    said = " ".join(label if caps.get(key) else f"no-{label}" for label, key in marks)
+    return said + (f" {caps['wire_bytes']}B" if caps.get("wire_bytes") else "")
 
 
 def groups(

@@ -27,11 +27,14 @@ def level(value: float) -> str:
 
 
 def caps(capabilities: dict | None) -> str:
-    """HTTP/1.0, keep-alive and pipelining support, as the behaviour checks found it."""
+    """HTTP/1.0, keep-alive and pipelining support, as the behaviour checks found it, and the
+    bytes of one pong reply on the wire (a server that sends less is seen to)."""
     if not capabilities:
         return "-"
     marks = [("HTTP/1.0", "http10"), ("keep-alive", "keep_alive"), ("pipelining", "pipelining")]
-    return ", ".join(label if capabilities.get(key) else f"no {label}" for label, key in marks)
+    said = ", ".join(label if capabilities.get(key) else f"no {label}" for label, key in marks)
+    wire = capabilities.get("wire_bytes")
+    return said + (f"; {wire} B per reply ({capabilities.get('wire_head', '')})" if wire else "")
 
 
 def ids(values: list[int]) -> str:

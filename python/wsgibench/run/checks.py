@@ -21,6 +21,10 @@ class Capabilities:
     keep_alive: bool  # two requests answered on one HTTP/1.1 connection
     pipelining: bool  # two requests sent together, both answered in order
     detail: str  # what went wrong, if anything
+    # What the server puts on the wire for the pong reply of a keep-alive request: its size in
+    # bytes (status line, headers, body) and its status line with the header names.
+    wire_bytes: int | None = None
+    wire_head: str = ""
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -34,6 +38,7 @@ class _Conn:
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.deadline = time.monotonic() + timeout_s
         self.buf = b""
+        self.last_raw = b""  # the bytes of the last whole response
         self.eof = False
 
     def send(self, data: bytes) -> None:
@@ -43,7 +48,7 @@ class _Conn:
         while True:
             try:
                 resp, used = _http.parse(self.buf, eof=self.eof)
-                self.buf = self.buf[used:]
+                self.last_raw, self.buf = self.buf[:used], self.buf[used:]
                 return resp
             except _http.IncompleteResponse:
                 if self.eof:
@@ -111,7 +116,29 @@ def check(
     http10 = attempt("http/1.0", _http.request(path, version="1.0"), 1, True)
     keep_alive = attempt("keep-alive", _http.request(path), 2, False)
     pipelining = attempt("pipelining", _http.request(path), 2, True)
-    return Capabilities(pong, http10, keep_alive, pipelining, "; ".join(problems))
+    size, head = wire(host, port, path, timeout_s)
+    return Capabilities(pong, http10, keep_alive, pipelining, "; ".join(problems), size, head)
+
+
+def wire(
+    host: str, port: int, path: str = PROBE_PATH, timeout_s: float = 2.0
+) -> tuple[int | None, str]:
+    """The bytes of one pong reply to a plain keep-alive HTTP/1.1 request, and its head: the
+    status line and the header names (values such as dates change from reply to reply)."""
+    try:
+        conn = _Conn(host, port, timeout_s)
+    except OSError:
+        return None, ""
+    try:
+        conn.send(_http.request(path))
+        conn.response()
+    except (OSError, _http.BadResponse, ValueError):
+        return None, ""
+    finally:
+        conn.close()
+    lines = conn.last_raw.split(b"\r\n\r\n", 1)[0].decode("latin-1").split("\r\n")
+    names = [line.split(":", 1)[0].strip().lower() for line in lines[1:]]
+    return len(conn.last_raw), " | ".join([lines[0], ", ".join(names)])
 
 
 # Markers of a server's HTTP parser among the modules on the stack of the app's call.

@@ -1,15 +1,23 @@
-"""Granian: a Rust (hyper/tokio) HTTP server calling the WSGI app through its blocking threads."""
+"""Granian: a Rust (hyper/tokio) HTTP server calling the WSGI app through its blocking threads, or
+an ASGI app on an asyncio loop (its default interface is neither: RSGI, its own)."""
 
-from wsgibench.servers.recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+from wsgibench.servers.recipe import (
+    Command,
+    Flavour,
+    Interface,
+    LaunchContext,
+    PythonEnv,
+    ServerRecipe,
+)
 
 ENV = PythonEnv("granian", ("granian==2.8.7",))
 
 
-def _launch(ctx: LaunchContext) -> list[Command]:
+def _launch(ctx: LaunchContext, interface: str = "wsgi") -> list[Command]:
     argv = [
         ctx.env_bin("granian"),
         "--interface",
-        "wsgi",
+        interface,
         "--host",
         ctx.host,
         "--port",
@@ -24,9 +32,15 @@ def _launch(ctx: LaunchContext) -> list[Command]:
         "--working-dir",
         str(ctx.app_dir),
     ]
+    if interface == "asgi":  # named: "auto" takes uvloop when installed (not in this venv)
+        argv += ["--loop", "asyncio"]
     if ctx.threads > 1:
         argv += ["--blocking-threads", str(ctx.threads)]
     return [Command([*argv, f"{ctx.app}:app"])]
+
+
+def _launch_asgi(ctx: LaunchContext) -> list[Command]:
+    return _launch(ctx, "asgi")
 
 
 RECIPES = [
@@ -39,5 +53,22 @@ RECIPES = [
         launch=_launch,
         handles=("--backlog passed (default 1024)", "--no-access-log"),
         summary="Rust HTTP core (tokio), WSGI calls on blocking threads, worker processes",
+    ),
+    ServerRecipe(
+        name="granian-asgi",
+        project="Granian",
+        flavour=Flavour.NATIVE,
+        interface=Interface.ASGI,
+        env=ENV,
+        version_of="granian",
+        launch=_launch_asgi,
+        expects=(("loop", "asyncio"),),
+        handles=(
+            "--interface asgi (its default is RSGI)",
+            "--loop asyncio named",
+            "--backlog passed (default 1024)",
+            "--no-access-log",
+        ),
+        summary="Rust HTTP core (tokio), the ASGI app on an asyncio loop, worker processes",
     ),
 ]
