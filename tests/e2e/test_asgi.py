@@ -16,7 +16,14 @@ from wsgibench.study.model import parse_study
 
 from .helpers import measured_or_engine_bound, require, server_flags
 
-ASGI = ["uvicorn", "uvicorn-h11", "hypercorn", "hypercorn-uvloop", "granian-asgi"]
+ASGI = [
+    "uvicorn",
+    "uvicorn-h11",
+    "hypercorn",
+    "hypercorn-uvloop",
+    "granian-asgi",
+    "gunicorn-uvicorn",
+]
 
 
 def _run(tmp_path: Path, spec: dict) -> list:

@@ -40,6 +40,7 @@ class Facts:
     saturation_reasons: tuple[str, ...] = ()
     contended: str | None = None  # what other work took of the server's or engine's CPUs
     depth: int = 1  # requests in flight per connection (pipelining)
+    refused_503: int = 0  # replies 503: work refused at a concurrency limit
     unannounced_closes: int = 0  # keep-alive connections closed after a reply without saying so
     resent: int = 0  # requests re-sent on a new connection because of them
 
@@ -95,6 +96,7 @@ def facts_from(
         saturation_reasons=tuple(extra.get("saturation_reasons") or engine.saturation_reasons),
         contended=(extra.get("interference") or {}).get("contended"),
         depth=_depth(engine),
+        refused_503=totals.bad_status_codes.get("503", 0),
         unannounced_closes=totals.unannounced_closes,
         resent=totals.resent,
     )
@@ -208,6 +210,16 @@ def _little(f: Facts) -> Diagnosis | None:
     return None
 
 
+def _refused(f: Facts) -> Diagnosis | None:
+    if f.refused_503:
+        return Diagnosis(
+            "refused-503",
+            f"{f.refused_503} replies were 503 Service Unavailable: the server refused work at a "
+            "concurrency limit of its own (counted as bad_status errors), it did not fail",
+        )
+    return None
+
+
 def _unannounced(f: Facts) -> Diagnosis | None:
     if f.unannounced_closes:
         return Diagnosis(
@@ -233,6 +245,7 @@ def _contended(f: Facts) -> Diagnosis | None:
 RULES: tuple[Callable[[Facts], Diagnosis | None], ...] = (
     _contended,
     _unannounced,
+    _refused,
     _saturated,
     _keep_alive,
     _backlog,

@@ -296,3 +296,11 @@ def test_an_engine_that_mostly_waits_on_the_server_is_not_starved(tmp_path):
     idle = replace(base, runqueue_wait_s=0.2, cost=replace(base.cost, cpu_fraction=0.05))
     outcome, _ = _measure(tmp_path, [idle], level=1)
     assert outcome.status == "measured" and outcome.repeats[0]["saturated"] == 0
+
+
+def test_503_from_a_concurrency_limit_is_its_own_kind(tmp_path):
+    limited = result(ok=9_900, errors={"bad_status": 100}, mean_us=1000)
+    limited = replace(limited, totals=replace(limited.totals, bad_status_codes={"503": 100}))
+    outcome, _ = _measure(tmp_path, [limited], repeats=1)
+    (said,) = [d for d in outcome.diagnoses if d["code"] == "refused-503"]
+    assert said["message"].startswith("100 replies were 503 Service Unavailable")

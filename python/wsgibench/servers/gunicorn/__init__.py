@@ -1,13 +1,25 @@
 """gunicorn with its sync, gthread, gevent and eventlet workers, and 3 workers behind nginx."""
 
 from wsgibench.servers.nginx.config import NGINX, nginx_proxy
-from wsgibench.servers.recipe import Command, Flavour, LaunchContext, PythonEnv, ServerRecipe
+from wsgibench.servers.recipe import (
+    Command,
+    Flavour,
+    Interface,
+    LaunchContext,
+    PythonEnv,
+    ServerRecipe,
+)
 
 VERSION = "27.0.1"
 ENV = PythonEnv("gunicorn", (f"gunicorn=={VERSION}",))
 GEVENT_ENV = PythonEnv("gunicorn-gevent", (f"gunicorn=={VERSION}", "gevent==26.9.0"))
 # gunicorn 26 dropped the eventlet worker.
 EVENTLET_ENV = PythonEnv("gunicorn-eventlet", ("gunicorn==25.0.3", "eventlet==0.41.3"))
+# The ASGI worker moved out of uvicorn into its own package (uvicorn-worker).
+UVICORN_ENV = PythonEnv(
+    "gunicorn-uvicorn",
+    (f"gunicorn=={VERSION}", "uvicorn-worker==0.4.0", "uvloop==0.23.0", "httptools==0.9.0"),
+)
 
 
 def _argv(ctx: LaunchContext, worker_class: str, port: int, workers: int, *extra: str) -> list[str]:
@@ -100,5 +112,22 @@ RECIPES = [
         launch=_behind_nginx,
         multi_worker=False,
         summary="seed 000's gunicorn-3w: 3 sync workers behind nginx proxy_pass",
+    ),
+    ServerRecipe(
+        name="gunicorn-uvicorn",
+        project="gunicorn",
+        workers_rule="2N+1",
+        flavour=Flavour.CALLBACK,
+        interface=Interface.ASGI,
+        env=UVICORN_ENV,
+        version_of="gunicorn",
+        launch=_simple("uvicorn_worker.UvicornWorker"),
+        expects=(("loop", "uvloop"), ("http", "httptools")),
+        handles=(
+            "uvicorn's worker class for gunicorn, from the uvicorn-worker package",
+            "no access log (gunicorn's default); uvicorn's server header kept: its bytes "
+            "are measured",
+        ),
+        summary="pre-fork gunicorn arbiter with uvicorn ASGI workers (uvloop + httptools)",
     ),
 ]
