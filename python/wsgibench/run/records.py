@@ -90,6 +90,7 @@ def dropped(result: EngineResult) -> dict[str, Any]:
 
 CONTENDED_PCT = 5.0  # other work above this share of a set of CPUs flags the repeat
 STARVED_WAIT_PCT = 5.0  # the engine waited for a CPU this share of its time ...
+MIN_JUDGED_S = 1.0  # shorter repeats are recorded but not judged
 STARVED_DEMAND = 0.5  # ... while it wanted (used + waited) at least half a CPU per thread
 
 
@@ -121,13 +122,16 @@ def interference_record(
             flags.append(
                 f"{side} CPUs {use.cpus}: other work {other:.0f} %, stolen {use.steal_pct:.0f} %"
             )
-    found["contended"] = "; ".join(flags) or None
+    # /proc/stat counts in 10 ms ticks: a repeat under a second is too short to judge by them.
+    judged = wall_s >= MIN_JUDGED_S
+    found["contended"] = ("; ".join(flags) or None) if judged else None
     # Runnable but not running: the engine wanted its CPU and something else had it.
     found["engine_waited_pct"] = None if engine_wait is None else round(100 * engine_wait, 2)
     # An engine that mostly waits on the server (a sleeping app) may wait for its CPU now and
     # then without being held back: starved means it wanted the CPU and could not have it.
     found["engine_starved"] = (
-        engine_wait is not None
+        judged
+        and engine_wait is not None
         and 100 * engine_wait > STARVED_WAIT_PCT
         and engine_cpu_fraction + engine_wait >= STARVED_DEMAND
     )
