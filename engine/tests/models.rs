@@ -261,6 +261,11 @@ fn threads_merge_histograms() {
     assert_eq!(total(&r, "ok"), 300);
     assert_eq!(r["kinds"][0]["latency_us"]["count"], 300);
     assert_eq!(r["cost"]["threads"], 2);
+    // The turnaround histograms merge across threads too: one per request after a reply on its
+    // connection (300 requests on 4 connections).
+    assert_eq!(total(&r, "connections_opened"), 4);
+    assert_eq!(r["totals"]["turnaround_us"]["count"], 296);
+    assert!(r["totals"]["turnaround_us"]["p50"].as_f64().unwrap() < 1000.0);
     // More threads than workers: the idle thread must not hold the run up.
     p["model"] = json!({"kind": "count", "requests": 50, "concurrency": 1});
     p["threads"] = json!(3);

@@ -39,21 +39,6 @@ fn closed_loop_turnaround_is_present_and_small() {
 }
 
 #[test]
-fn count_turnaround_merges_across_threads() {
-    let srv = TestServer::start(|_, _| Action::Reply);
-    let mut p = plan(
-        srv.port,
-        json!({"kind": "count", "requests": 300, "concurrency": 4}),
-    );
-    p["threads"] = json!(2);
-    let r = run(&p);
-    assert_eq!(total(&r, "ok"), 300);
-    assert_eq!(total(&r, "connections_opened"), 4);
-    assert_turnaround(&r, "count, 2 threads");
-    assert_eq!(r["totals"]["turnaround_us"]["count"], 296);
-}
-
-#[test]
 fn turnaround_without_keep_alive_and_in_open_models() {
     // Every request on a connection of its own: none follows a reply on its connection.
     let srv = TestServer::start(|_, _| Action::Reply);
