@@ -16,7 +16,9 @@ options (each overrides the plan):
   --http 1.0|1.1  --keep-alive | --no-keep-alive
   --method M  --expect-status N  --expect-body TEXT
   --timeout S  --connect-timeout S  --threads N  --cpus 1[,2..]  --seed N
-  --allow-remote  --no-spread-source  --linger-zero  --pretty";
+  --allow-remote  --no-spread-source  --linger-zero  --pretty
+  --gate   say `ready` on stderr, start at `start UNIX_NS` read on stdin; `stop` or the end
+           of stdin ends the engine (exit 4): a load host's synchronized start";
 
 /// What the command line asks for.
 #[derive(Debug)]
@@ -27,6 +29,8 @@ pub enum Command {
         plan_source: Option<String>,
         overrides: Vec<(String, String)>,
         pretty: bool,
+        /// Wait for `start UNIX_NS` on stdin after saying `ready` (a load host's start gate).
+        gated: bool,
     },
 }
 
@@ -72,7 +76,7 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
         "run" => {}
         other => return Err(format!("unknown command {other:?} (run or version)")),
     }
-    let (mut plan_source, mut overrides, mut pretty) = (None, Vec::new(), false);
+    let (mut plan_source, mut overrides, mut pretty, mut gated) = (None, Vec::new(), false, false);
     let mut it = args[1..].iter();
     while let Some(a) = it.next() {
         if let Some(flag) = a.strip_prefix("--") {
@@ -82,6 +86,8 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             };
             if name == "pretty" {
                 pretty = true;
+            } else if name == "gate" {
+                gated = true;
             } else if BOOL_FLAGS.contains(&name) {
                 overrides.push((name.to_owned(), String::new()));
             } else if VALUE_FLAGS.contains(&name) {
@@ -102,10 +108,14 @@ pub fn parse_args(args: &[String]) -> Result<Command, String> {
             return Err(format!("unexpected argument {a:?}"));
         }
     }
+    if gated && plan_source.as_deref() == Some("-") {
+        return Err("--gate reads the start on stdin: give the plan as a file".into());
+    }
     Ok(Command::Run {
         plan_source,
         overrides,
         pretty,
+        gated,
     })
 }
 

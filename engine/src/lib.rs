@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod clock;
+pub mod gate;
 pub mod http;
 pub mod models;
 pub mod net;
@@ -37,8 +38,18 @@ impl std::fmt::Display for RunError {
 
 /// Run a plan given as JSON and return the result document.
 pub fn run_value(plan_value: &Value) -> Result<Value, RunError> {
+    run_value_gated(plan_value, false)
+}
+
+/// Run a plan; when `gated`, start only at the instant the controller gives (`gate.rs`).
+pub fn run_value_gated(plan_value: &Value, gated: bool) -> Result<Value, RunError> {
     let plan = plan::Plan::from_value(plan_value).map_err(RunError::Plan)?;
-    let outcome = runner::run(&plan).map_err(RunError::Io)?;
+    let outcome = if gated {
+        runner::run_after(&plan, gate::wait_for_start)
+    } else {
+        runner::run(&plan)
+    }
+    .map_err(RunError::Io)?;
     Ok(result::build(&plan, plan_value, &outcome))
 }
 

@@ -14,7 +14,7 @@ fn fail(code: u8, msg: &str) -> ExitCode {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (plan_source, overrides, pretty) = match cli::parse_args(&args) {
+    let (plan_source, overrides, pretty, gated) = match cli::parse_args(&args) {
         Ok(Command::Version) => {
             println!("{}", wsgibench_engine::version_json());
             return ExitCode::SUCCESS;
@@ -27,7 +27,8 @@ fn main() -> ExitCode {
             plan_source,
             overrides,
             pretty,
-        }) => (plan_source, overrides, pretty),
+            gated,
+        }) => (plan_source, overrides, pretty, gated),
         Err(e) => return fail(2, &format!("{e}; see --help")),
     };
     let mut plan = match plan_source.as_deref() {
@@ -55,7 +56,7 @@ fn main() -> ExitCode {
     if let Err(e) = cli::apply_overrides(&mut plan, &overrides) {
         return fail(2, &format!("bad plan: {e}"));
     }
-    match wsgibench_engine::run_value(&plan) {
+    match wsgibench_engine::run_value_gated(&plan, gated) {
         Ok(result) => {
             let text = if pretty {
                 serde_json::to_string_pretty(&result)

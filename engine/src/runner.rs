@@ -66,11 +66,20 @@ pub fn config_of(plan: &Plan) -> Config {
 const EVENTS_PER_SCHEDULE_CHECK: usize = 32;
 
 pub fn run(plan: &Plan) -> std::io::Result<RunOutcome> {
+    run_after(plan, || Ok(()))
+}
+
+/// Run a plan once `gate` returns: everything is set up before it, no connection is opened.
+pub fn run_after(
+    plan: &Plan,
+    gate: impl FnOnce() -> std::io::Result<()>,
+) -> std::io::Result<RunOutcome> {
     let nofile_limit = sys::raise_nofile();
     let pin_error = sys::pin_current_thread(&plan.cpus)
         .err()
         .map(|e| format!("sched_setaffinity: {e}"));
     let cfg = Arc::new(config_of(plan));
+    gate()?;
     let (u0, s0) = sys::cpu_times_s();
     let started_unix_s = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

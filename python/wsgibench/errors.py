@@ -28,3 +28,7 @@ class StartupError(WsgibenchError):
 
 class EngineError(WsgibenchError):
     exit_code = EXIT_ENVIRONMENT
+
+
+class LoadHostLost(EngineError):
+    """A load host died, stopped reporting or failed during a cell: the cell is invalid."""

@@ -38,7 +38,14 @@ pub fn make(plan: &Plan, thread: usize, start_ns: u64) -> Box<dyn Model> {
     let threads = plan.threads;
     let schedule = |rate, duration_s, total, arrival| {
         Schedule::new(
-            start_ns, rate, duration_s, total, arrival, thread, threads, plan.seed,
+            start_ns + plan.phase_ns,
+            rate,
+            duration_s,
+            total,
+            arrival,
+            thread,
+            threads,
+            plan.seed,
         )
     };
     match plan.model {

@@ -50,6 +50,9 @@ pub struct Plan {
     pub spread_source: bool,
     /// Close client sockets with SO_LINGER 0 (RST, no TIME_WAIT) (engine addition).
     pub linger_zero: bool,
+    /// Open models: this host's arrivals start this long after the run's start, so that the
+    /// uniform schedules of several load hosts interleave instead of arriving together.
+    pub phase_ns: u64,
 }
 
 type Fields = Map<String, Value>;
@@ -125,6 +128,15 @@ fn parse_cpus(v: Option<&Value>) -> Result<Vec<usize>, PlanError> {
     }
 }
 
+/// `phase_s`: from 0 up to (not including) one second.
+fn parse_phase(m: &Fields) -> Result<u64, PlanError> {
+    match num(m, "phase_s", "plan")? {
+        None => Ok(0),
+        Some(p) if (0.0..1.0).contains(&p) => Ok(crate::clock::secs_to_ns(p)),
+        Some(p) => err(format!("phase_s must be in [0, 1) seconds, not {p}")),
+    }
+}
+
 impl Plan {
     pub fn from_value(v: &Value) -> Result<Plan, PlanError> {
         let m = obj(v, "plan")?;
@@ -150,6 +162,7 @@ impl Plan {
             seed: int(m, "seed", "plan")?.unwrap_or(1),
             spread_source: boolean(m, "spread_source", "plan")?.unwrap_or(true),
             linger_zero: boolean(m, "linger_zero", "plan")?.unwrap_or(false),
+            phase_ns: parse_phase(m)?,
         })
     }
 

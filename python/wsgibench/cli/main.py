@@ -176,6 +176,22 @@ def studies() -> None:
 )
 @click.option("--server-cpus", help="The server's CPUs, e.g. 0-3 (default: the study's layout).")
 @click.option("--engine-cpus", help="The engine's CPUs, e.g. 4-7 (one engine thread per CPU).")
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    help="Send the load from every worker of this Dask scheduler (tcp://host:8786), one load "
+    "host per worker.",
+)
+@click.option(
+    "--load-hosts",
+    type=click.IntRange(min=1),
+    help="Send the load from N load hosts of a local Dask cluster started for the run.",
+)
+@click.option(
+    "--server-host",
+    metavar="ADDRESS",
+    help="The address the server listens on and the load goes to (default 127.0.0.1).",
+)
 @friendly
 def run(
     study: str,
@@ -192,6 +208,9 @@ def run(
     full: bool,
     server_cpus: str | None,
     engine_cpus: str | None,
+    cluster: str | None,
+    load_hosts: int | None,
+    server_host: str | None,
 ) -> None:
     """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
     from wsgibench.cli.run import run_study
@@ -208,6 +227,7 @@ def run(
         resume=resume,
         force=force,
         cpus={"server_cpus": server_cpus, "engine_cpus": engine_cpus},
+        hosts={"cluster": cluster, "load_hosts": load_hosts, "server_host": server_host},
         report=report,
         full=full,
         console=console,

@@ -54,6 +54,7 @@ def overrides(
     app_env: tuple[str, ...] = (),
     cpus: dict[str, str | None] | None = None,
     full: bool = False,
+    hosts: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     import tomllib
 
@@ -68,6 +69,12 @@ def overrides(
                 out[key] = parse_cpulist(value)
             except ValueError:
                 raise UsageError(f"cannot read {value!r} as CPUs (e.g. 0-3,8)") from None
+    given = {k: v for k, v in (hosts or {}).items() if v is not None}
+    if (
+        "cluster" in given or "load_hosts" in given
+    ):  # the command line's choice replaces the study's
+        out.update({"cluster": None, "load_hosts": None})
+    out.update(given)
     if servers:
         out["servers"] = split_list(servers, str)
     if app_env:
@@ -108,13 +115,15 @@ def run_study(
     resume: bool = False,
     force: bool = False,
     cpus: dict[str, str | None] | None = None,
+    hosts: dict[str, Any] | None = None,
     report: bool = True,
     full: bool = False,
     console: Console,
 ) -> Store:
     try:
         study = load_study(
-            name, overrides(name, servers, repeats, duration, levels, app_env, cpus or {}, full)
+            name,
+            overrides(name, servers, repeats, duration, levels, app_env, cpus or {}, full, hosts),
         )
     except Exception as exc:
         import tomllib

@@ -79,6 +79,12 @@ FAULTS: dict[str, tuple[str, tuple[str, ...], str]] = {
         (),
         "disqualified at start-up after 3 fresh ports: … Address already in use",
     ),
+    "counted": (
+        "a good server that counts its replies by client address and, at SIGTERM, writes them "
+        "to $WSGIBENCH_REPLY_COUNTS/replies-PID.json (the ground truth of the load-host tests)",
+        (),
+        "measured, no errors; the replies it counted equal the engine's ok count",
+    ),
     "sigterm": (
         "ignores SIGTERM (otherwise a good server)",
         (),

@@ -9,6 +9,7 @@ faults that start `--after N` requests (N > 8) hit the measured load, not the ch
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import signal
@@ -32,6 +33,7 @@ KINDS = (
     "refuse",
     "port",
     "sigterm",
+    "counted",
 )
 
 
@@ -42,9 +44,26 @@ class State:
         self.requests = 0
         self.active = 0
         self.rng = random.Random(args.seed)
+        self.started = time.time()
         self.leaked: list[bytes] = []
         self.leaked_mb = 0
         self.held: list[socket.socket] = []
+        self.by_peer: dict[str, int] = {}  # replies sent, by the client's address
+
+    def replied(self, peer: str) -> None:
+        with self.lock:
+            self.by_peer[peer] = self.by_peer.get(peer, 0) + 1
+
+    def write_counts(self) -> None:
+        """counted: the replies it sent to each client address, into $WSGIBENCH_REPLY_COUNTS."""
+        folder = os.environ.get("WSGIBENCH_REPLY_COUNTS")
+        if folder:
+            with self.lock:
+                text = json.dumps({"started": self.started, "by_peer": self.by_peer})
+            path = os.path.join(folder, f"replies-{os.getpid()}.json")
+            with open(path + ".tmp", "w") as f:
+                f.write(text)
+            os.replace(path + ".tmp", path)
 
     def count(self) -> int:
         with self.lock:
@@ -96,6 +115,7 @@ def _reset(conn: socket.socket) -> None:
 
 def serve_connection(conn: socket.socket, st: State) -> None:
     a = st.args
+    peer = conn.getpeername()[0]
     with st.lock:
         st.active += 1
     try:
@@ -133,6 +153,7 @@ def serve_connection(conn: socket.socket, st: State) -> None:
             if a.kind == "wrongbody" and n % a.every == 0:
                 body = b"Pang!"
             conn.sendall(_reply(status, body, keep))
+            st.replied(peer)
             if not keep:
                 break
             if a.kind == "closeka" and late:
@@ -193,6 +214,13 @@ def main(argv: list[str] | None = None) -> None:
     s.listen(a.backlog)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     st = State(a)
+    if a.kind == "counted":
+
+        def stop(signum, frame):
+            st.write_counts()
+            os._exit(0)
+
+        signal.signal(signal.SIGTERM, stop)
     print(f"fault {a.kind} listening on {a.host}:{a.port} (pid {os.getpid()})", flush=True)
     while True:
         conn, _ = s.accept()

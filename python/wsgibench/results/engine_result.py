@@ -7,7 +7,7 @@ these, never the raw JSON; `raw` keeps the document exactly as the engine printe
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 RESULT_FORMAT_VERSION = 1
@@ -218,8 +218,8 @@ class Second:
     ok: int
     errors: dict[str, int]
     open_connections: int
-    p50_us: int
-    p99_us: int
+    p50_us: int | None  # None in a result merged from several load hosts
+    p99_us: int | None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Second:
@@ -229,8 +229,8 @@ class Second:
             _int(d, "ok", 0),
             _counts(d.get("errors")),
             _int(d, "open_connections", 0),
-            _int(d, "p50_us", 0),
-            _int(d, "p99_us", 0),
+            None if "p50_us" in d and d["p50_us"] is None else _int(d, "p50_us", 0),
+            None if "p99_us" in d and d["p99_us"] is None else _int(d, "p99_us", 0),
         )
 
 
@@ -267,6 +267,33 @@ class Cost:
 
 
 @dataclass(frozen=True)
+class LoadHostRun:
+    """One load host's share of a result merged from several hosts, as that host printed it."""
+
+    address: str
+    hostname: str
+    started_unix_s: float  # its real start, in the controller's clock
+    start_after_first_s: float
+    clock_offset_s: float
+    clock_uncertainty_s: float
+    runqueue_wait_s: float | None
+    result: EngineResult
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> LoadHostRun:
+        return cls(
+            str(d["address"]),
+            str(d.get("hostname", "")),
+            _float(d, "started_unix_s"),
+            _float(d, "start_after_first_s", 0.0),
+            _float(d, "clock_offset_s", 0.0),
+            _float(d, "clock_uncertainty_s", 0.0),
+            _optional_float(d, "runqueue_wait_s"),
+            EngineResult.from_dict(d["result"]),
+        )
+
+
+@dataclass(frozen=True)
 class EngineResult:
     """One run of the engine: totals, the request kinds by name, the timeline, cost, saturation."""
 
@@ -286,6 +313,22 @@ class EngineResult:
     # Seen from outside by the driver, not printed by the engine: how long its most-delayed
     # thread waited for a CPU while runnable (None when not measured).
     runqueue_wait_s: float | None = None
+    # Load from several hosts: each host's own result, and how far apart their starts were.
+    load_hosts: tuple[LoadHostRun, ...] = ()
+    start_skew_s: float | None = None
+    start_skew_bound_s: float | None = None
+
+    def with_runqueue_wait(self, waited_s: float | None) -> EngineResult:
+        return replace(self, runqueue_wait_s=waited_s)
+
+    @property
+    def skew_exceeded(self) -> bool:
+        """The load hosts started further apart than the cell allows."""
+        return (
+            self.start_skew_s is not None
+            and self.start_skew_bound_s is not None
+            and self.start_skew_s > self.start_skew_bound_s
+        )
 
     @property
     def runqueue_wait_fraction(self) -> float | None:
@@ -334,6 +377,9 @@ class EngineResult:
                 saturated=bool(d.get("saturated")),
                 saturation_reasons=tuple(str(r) for r in d.get("saturation_reasons") or ()),
                 raw=dict(d),
+                load_hosts=tuple(LoadHostRun.from_dict(h) for h in d.get("load_hosts") or ()),
+                start_skew_s=_optional_float(d, "start_skew_s"),
+                start_skew_bound_s=_optional_float(d, "start_skew_bound_s"),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise MalformedResult(f"engine result lacks or misstates {exc}") from None

@@ -24,7 +24,7 @@ CREATE TABLE IF NOT EXISTS studies (
     name TEXT NOT NULL,
     started_unix_s REAL NOT NULL,
     finished_unix_s REAL,
-    status TEXT NOT NULL,              -- running | finished | interrupted
+    status TEXT NOT NULL,              -- running | finished | interrupted | incomplete
     config_json TEXT NOT NULL,         -- the study as run (TOML parsed, overrides applied)
     environment_json TEXT NOT NULL     -- machine, kernel, sysctls, versions, git commit
 );
@@ -187,6 +187,16 @@ class Store:
                 "UPDATE studies SET status=?, finished_unix_s=? WHERE id=?",
                 (status, time.time(), study_id),
             )
+
+    def delete_cell(self, cell_id: int) -> None:
+        """Remove a cell and its repeats (a cell `--resume` runs again)."""
+        with self.db:
+            self.db.execute(
+                "DELETE FROM samples WHERE repeat_id IN (SELECT id FROM repeats WHERE cell_id=?)",
+                (cell_id,),
+            )
+            self.db.execute("DELETE FROM repeats WHERE cell_id=?", (cell_id,))
+            self.db.execute("DELETE FROM cells WHERE id=?", (cell_id,))
 
     def save_cell(self, study_id: int, cell: dict[str, Any], repeats: list[dict[str, Any]]) -> int:
         """One transaction per finished cell: a killed run leaves whole cells or none."""

@@ -5,20 +5,19 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import psutil
 
 from wsgibench.databases import LoadDatabase
-from wsgibench.errors import EngineError, StartupError
+from wsgibench.errors import EngineError, LoadHostLost, StartupError
 from wsgibench.machine import cpustat, netstat
 from wsgibench.machine.process import STOP_GRACE_S, RunningServer
 from wsgibench.machine.sampler import Sampler
 from wsgibench.machine.topology import Layout, Topology, scaled_layout
 from wsgibench.paths import APPS_DIR
 from wsgibench.results import diagnose, latency
-from wsgibench.results.diagnose import Diagnosis
 from wsgibench.results.store import Store
 from wsgibench.run import checks
 from wsgibench.run.engine import Engine
@@ -30,6 +29,9 @@ from wsgibench.study.apps import get_app
 from wsgibench.study.loads import Load
 from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan
+
+# The note on a cell that a lost load host made invalid: `--resume` runs such a cell again.
+HOST_LOST = "load host lost: the other hosts were stopped, nothing was re-run"
 
 
 @dataclass
@@ -219,6 +221,8 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         isolation["placement"] = placement.shared
     try:
         outcome = check_and_measure(cell, server, ctx, placement)
+    except LoadHostLost as exc:  # invalid, said so; `--resume` runs the cell again
+        outcome = CellOutcome("invalid", f"{exc}; {HOST_LOST}", notes=[HOST_LOST])
     except EngineError as exc:
         outcome = CellOutcome("failed", f"engine: {exc}")
     finally:
@@ -252,35 +256,6 @@ def check_and_measure(
     return measure(cell, server, caps, ctx, placement)
 
 
-def as_supported(load: Load, caps: checks.Capabilities) -> tuple[Load, list[Diagnosis]]:
-    """The load as this server can take it. A server that silently closes keep-alive connections
-    would show a wall of resets (seed 003's uWSGI): it gets a new connection per request instead,
-    said beside the number; likewise pipelining is dropped for servers that do not answer it."""
-    found = []
-    if load.wants_keep_alive and not caps.keep_alive:
-        load = replace(load, keep_alive=False)
-        found.append(
-            Diagnosis(
-                "no-keep-alive",
-                "no keep-alive: the server does not answer a second request on a "
-                "connection, so this was measured with a new connection per request",
-            )
-        )
-    pipeline = load.params.get("pipeline", 1)
-    if pipeline not in (1, False) and not caps.pipelining:
-        load = replace(
-            load, params={**load.params, "pipeline": 1 if pipeline is not True else False}
-        )
-        found.append(
-            Diagnosis(
-                "no-pipelining",
-                "no pipelining: pipelined requests were not all answered, so this "
-                "was measured without pipelining",
-            )
-        )
-    return load, found
-
-
 # -- 3. measure, and 4. judge each repeat (run/judge.py) ---------------------------------------
 
 
@@ -298,19 +273,21 @@ def measure(
     if not caps.pong:
         outcome.disqualify(f"wrong answer to a plain request: {caps.detail}")
         return outcome
-    load, adapted = as_supported(cell.load, caps)
+    load, adapted = checks.as_supported(cell.load, caps)
     outcome.diagnoses.extend(d.as_dict() for d in adapted)
     seed, engine_cpus = study.seed * 1000 + cell.position, placement.engine_cpus
-    threads = placement.engine_threads
+    threads, host = placement.engine_threads, server.host
     requests = list(study.requests)
     if load.warmup_s > 0:
         ctx.progress(f"{cell.label}: warm-up")
         ctx.engine.run(
-            load.plan(cell.level, server.port, requests, engine_cpus, seed, True, threads)
+            load.plan(cell.level, server.port, requests, engine_cpus, seed, True, threads, host)
         )
     for idx in range(study.repeats):
         ctx.progress(f"{cell.label}: repeat {idx + 1}/{study.repeats}")
-        plan = load.plan(cell.level, server.port, requests, engine_cpus, seed + idx, False, threads)
+        plan = load.plan(
+            cell.level, server.port, requests, engine_cpus, seed + idx, False, threads, host
+        )
         rep = measure_repeat(idx, plan, server, ctx, placement)
         outcome.repeats.append(rep)
         if judge_repeat(outcome, rep, server, study.error_threshold):

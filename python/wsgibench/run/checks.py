@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import socket
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from wsgibench.results.diagnose import Diagnosis
 from wsgibench.run import http as _http
 from wsgibench.servers import ServerRecipe
 from wsgibench.study.apps import PROBE_BODY, PROBE_PATH
+from wsgibench.study.loads import Load
 
 
 @dataclass(frozen=True)
@@ -188,3 +189,32 @@ def asgi_runtime(
         f"{recipe.name} runs on {', '.join(wrong)}: a fallback, "
         "so this is not the configuration its name says",
     )
+
+
+def as_supported(load: Load, caps: Capabilities) -> tuple[Load, list[Diagnosis]]:
+    """The load as this server can take it. A server that silently closes keep-alive connections
+    would show a wall of resets (seed 003's uWSGI): it gets a new connection per request instead,
+    said beside the number; likewise pipelining is dropped for servers that do not answer it."""
+    found = []
+    if load.wants_keep_alive and not caps.keep_alive:
+        load = replace(load, keep_alive=False)
+        found.append(
+            Diagnosis(
+                "no-keep-alive",
+                "no keep-alive: the server does not answer a second request on a "
+                "connection, so this was measured with a new connection per request",
+            )
+        )
+    pipeline = load.params.get("pipeline", 1)
+    if pipeline not in (1, False) and not caps.pipelining:
+        load = replace(
+            load, params={**load.params, "pipeline": 1 if pipeline is not True else False}
+        )
+        found.append(
+            Diagnosis(
+                "no-pipelining",
+                "no pipelining: pipelined requests were not all answered, so this "
+                "was measured without pipelining",
+            )
+        )
+    return load, found

@@ -87,7 +87,7 @@ def bound_seconds(plan: dict[str, Any]) -> float:
     return base + 2 * plan.get("timeout_s", 5.0) + 30.0
 
 
-def _engine_child() -> None:
+def engine_child() -> None:
     raise_nofile()
     # The engine dies with wsgibench, even when wsgibench is SIGKILLed (no orphaned load).
     try:
@@ -107,7 +107,7 @@ def run_plan(plan: dict[str, Any]) -> EngineResult:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_engine_child,
+        preexec_fn=engine_child,
     )
     watch = cpustat.RunQueueWatch(proc.pid)
     watch.start()

@@ -38,6 +38,13 @@ def judge_repeat(
             )
         outcome.disqualify(reason)
         return True
+    if result.skew_exceeded and outcome.status == "measured":
+        assert result.start_skew_s is not None and result.start_skew_bound_s is not None
+        outcome.status = "invalid"
+        outcome.reason = (
+            f"load hosts started {1e3 * result.start_skew_s:.1f} ms apart in repeat "
+            f"{rep['idx'] + 1}, more than the {1e3 * result.start_skew_bound_s:g} ms bound"
+        )
     reasons = saturation_reasons(rep)
     if reasons and outcome.status == "measured":
         outcome.status = "invalid"

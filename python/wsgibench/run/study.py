@@ -13,7 +13,15 @@ from wsgibench.machine import doctor, environment, topology
 from wsgibench.machine.process import RunningServer
 from wsgibench.results.compare import metadata_differences
 from wsgibench.results.store import Cell, Store
-from wsgibench.run.cell import CellContext, CellOutcome, database_kind, run_cell, save_cell
+from wsgibench.run.cell import (
+    HOST_LOST,
+    CellContext,
+    CellOutcome,
+    database_kind,
+    run_cell,
+    save_cell,
+)
+from wsgibench.run.cluster import ClusterEngine, LoadHosts, check_target
 from wsgibench.run.engine import Engine, EngineProcess, engine_version
 from wsgibench.servers.mod_wsgi import APACHE
 from wsgibench.servers.nginx.config import NGINX
@@ -37,6 +45,8 @@ class StudyRunner:
         self.store = store
         self.progress: Progress = progress or (lambda _msg: None)
         self.engine: Engine = engine or EngineProcess()
+        self.load_hosts: LoadHosts | None = None  # started by run() when the study names them
+        self._given_engine = engine is not None
         self.topology = topology.read()
         self.layout = (
             topology.scaled_layout(self.topology, study.server_cpu_count)
@@ -57,10 +67,33 @@ class StudyRunner:
         databases.preflight(
             {k for load in self.study.loads if (k := database_kind(self.study, load))}
         )
+        try:
+            self._connect_load_hosts()
+            return self._run(on_cell_done, resume, force)
+        finally:
+            if self.load_hosts is not None:
+                self.load_hosts.close()
+                self.load_hosts = None
+
+    def _connect_load_hosts(self) -> None:
+        """The study's load hosts, checked, and the engine that spreads each cell over them."""
+        spec = self.study.load_hosts
+        if spec is None or self._given_engine:
+            return
+        self.progress("load hosts: connecting and checking")
+        self.load_hosts = LoadHosts(spec.cluster, spec.local_workers)
+        hosts = self.load_hosts.preflight()
+        check_target(hosts, self.study.server_host)
+        self.engine = ClusterEngine(self.load_hosts, spec.skew_bound_s)
+
+    def _run(self, on_cell_done: CellDone | None, resume: bool, force: bool) -> int:
         study_id = self._begin(resume, force)
         done = {(c.server, c.load, c.level): c for c in self.store.cells(study_id)}
+        # A cell a lost load host made invalid is run again by --resume.
+        for key in [k for k, c in done.items() if HOST_LOST in c.notes]:
+            self.store.delete_cell(done.pop(key).id)
         out_of = _left_the_sweep(done.values())
-        status = "interrupted"
+        status, lost = "interrupted", 0
         try:
             for cell in plan_cells(self.study):
                 if self.databases.load not in (None, cell.load.name):
@@ -70,9 +103,11 @@ class StudyRunner:
                 started = time.time()
                 outcome = self._outcome(cell, out_of)
                 save_cell(self.store, study_id, cell, outcome, started)
+                lost += HOST_LOST in outcome.notes
                 if on_cell_done:
                     on_cell_done(cell, outcome)
-            status = "finished"
+            # cells lost with a load host are left for --resume
+            status = "incomplete" if lost else "finished"
         finally:
             self.databases.stop()
             self.store.finish_study(study_id, status)
@@ -127,6 +162,12 @@ class StudyRunner:
         found["server_cpus"], found["engine_cpus"] = self.server_cpus, self.engine_cpus
         found["topology"], found["layout"] = self.topology.as_dict(), self.layout.as_dict()
         found["doctor"] = [f.as_dict() for f in self.doctor]
+        if self.load_hosts is not None:
+            assert self.study.load_hosts is not None
+            found["load_hosts"] = {
+                **self.study.load_hosts.as_dict(),
+                "hosts": [h.as_dict() for h in self.load_hosts.hosts],
+            }
         return found
 
 

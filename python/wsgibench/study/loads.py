@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,13 +90,17 @@ class Load:
         seed: int,
         warmup: bool = False,
         threads: int = 1,
+        host: str = "127.0.0.1",
     ) -> dict[str, Any]:
+        """The engine plan of one level; a target off loopback is one the study named."""
         model = {"kind": self.model, **self.params, self.level_field: _num(level)}
         if warmup:
             model = _shortened(model, self.warmup_s)
+        remote = not ipaddress.ip_address(host).is_loopback
         return {
             "protocol_version": PROTOCOL_VERSION,
-            "target": {"host": "127.0.0.1", "port": port},
+            "target": {"host": host, "port": port},
+            **({"allow_remote": True} if remote else {}),
             "model": model,
             "http": {"version": self.http, "keep_alive": self.keep_alive},
             "requests": [r.plan() for r in requests],

@@ -16,6 +16,7 @@ from wsgibench.paths import STUDIES_DIR
 from wsgibench.servers import catalog, get
 from wsgibench.study.apps import AppSpec, get_app
 from wsgibench.study.loads import Load, RequestKind, parse_load
+from wsgibench.study.split import HOST_KEYS, LoadHostsSpec, parse_hosts
 
 TOP_KEYS = {
     "name",
@@ -44,6 +45,7 @@ TOP_KEYS = {
     "backlog",
     "tcp_nodelay",
     "access_log",
+    *HOST_KEYS,
 }
 
 
@@ -81,6 +83,9 @@ class Study:
     source: str = ""
     # What this machine could not do of the study as written (e.g. scaling steps it skipped).
     skipped: tuple[str, ...] = ()
+    # The address the server listens on (and the engine targets), and the load hosts, if any.
+    server_host: str = "127.0.0.1"
+    load_hosts: LoadHostsSpec | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def server_names(self) -> list[str]:
@@ -176,6 +181,7 @@ def _parse_study(raw: dict[str, Any], where: str) -> Study:
     memory = raw.get("memory_limit_mb", 512)
     if memory is not None and (not isinstance(memory, int) or memory <= 0):
         raise UsageError(f"{where}: memory_limit_mb must be a positive integer (or absent)")
+    hosts = parse_hosts(raw, where)
     return Study(
         name=str(raw.get("name") or Path(where).stem),
         description=str(raw.get("description", "")),
@@ -203,6 +209,8 @@ def _parse_study(raw: dict[str, Any], where: str) -> Study:
         backlog=_positive_int(raw.get("backlog", 2048), "backlog", where),
         tcp_nodelay=bool(raw.get("tcp_nodelay", True)),
         access_log=bool(raw.get("access_log", False)),
+        server_host=hosts[0],
+        load_hosts=hosts[1],
     )
 
 
