@@ -80,9 +80,10 @@ FAULTS: dict[str, tuple[str, tuple[str, ...], str]] = {
         "disqualified at start-up after 3 fresh ports: … Address already in use",
     ),
     "counted": (
-        "a good server that counts its replies by client address and, at SIGTERM, writes them "
-        "to $WSGIBENCH_REPLY_COUNTS/replies-PID.json (the ground truth of the load-host tests)",
-        (),
+        "a good server that takes 2 ms per reply, counts its replies by client address and, at "
+        "SIGTERM, writes them to $WSGIBENCH_REPLY_COUNTS/replies-PID.json (the load-host "
+        "tests' ground truth)",
+        ("--delay", "0.002"),
         "measured, no errors; the replies it counted equal the engine's ok count",
     ),
     "sigterm": (

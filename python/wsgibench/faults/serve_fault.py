@@ -133,7 +133,7 @@ def serve_connection(conn: socket.socket, st: State) -> None:
             if a.kind == "hang" and late:
                 st.held.append(conn)
                 return
-            if a.kind == "slow":
+            if a.kind in ("slow", "counted"):
                 time.sleep(a.delay)
             if a.kind == "reset" and late:
                 _reset(conn)

@@ -117,13 +117,14 @@ def _merge_totals(docs: Sequence[Mapping[str, Any]], elapsed_s: float) -> dict[s
     totals: dict[str, Any] = {"errors": {}, "bad_status_codes": {}}
     for field in _SUMMED_TOTALS:
         values = [d["totals"].get(field) for d in docs]
-        totals[field] = None if any(v is None for v in values) else sum(map(int, values))
+        if all(v is not None for v in values):  # a count some host lacks is left out, not guessed
+            totals[field] = sum(map(int, values))
     for d in docs:
         add_counts(totals["errors"], d["totals"].get("errors"))
         add_counts(totals["bad_status_codes"], d["totals"].get("bad_status_codes"))
     windows = [d["totals"].get("window_s") for d in docs]
     totals["window_s"] = None if None in windows else max(float(w) for w in windows)
-    if totals["window_s"] and totals["ok_in_window"] is not None:
+    if totals["window_s"] and totals.get("ok_in_window") is not None:
         totals["rps_ok"] = totals["ok_in_window"] / totals["window_s"]
     else:
         totals["rps_ok"] = totals["ok"] / elapsed_s if elapsed_s else 0.0

@@ -180,6 +180,7 @@ def serve_options(study: Study, placement: Placement, env: dict[str, str]) -> Se
         backlog=study.backlog,
         access_log=study.access_log,
         env=tuple(sorted({**study.app_env, **switches, **env}.items())),
+        host=study.server_host,
     )
 
 

@@ -1,0 +1,102 @@
+"""Merging load hosts' results: histograms added exactly (the merged histogram holds every value
+of every host), counters summed, timelines summed by second, saturation kept with the host named,
+and nothing made up where no exact merge exists."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hdrh.histogram import HdrHistogram
+
+from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.merge import merge_results
+
+
+def _hist(values: list[int]) -> dict:
+    h = HdrHistogram(1, 3_600_000_000, 3)
+    for v in values:
+        h.record_value(v)
+    return {"count": len(values), "min": 0, "mean": 0.0, "p50": 0, "p90": 0, "p99": 0,
+            "p999": 0, "max": 0, "stdev": 0.0, "hdr": h.encode().decode()}  # fmt: skip
+
+
+def _doc(values: list[int], ok: int, errors: dict, saturated: bool = False, start=100.0) -> dict:
+    return {
+        "format_version": 1,
+        "engine": {"name": "wsgibench-engine", "version": "0.1.0", "protocol_version": 1},
+        "plan": {"model": {"kind": "closed", "connections": 2, "duration_s": 2}},
+        "started_unix_s": start,
+        "elapsed_s": 2.0,
+        "totals": {
+            "requests_sent": ok + sum(errors.values()), "responses": ok, "ok": ok,
+            "errors": errors, "bad_status_codes": {"503": errors.get("bad_status", 0)},
+            "idle_close": 1, "connections_opened": 2, "connection_close_replies": 0,
+            "bytes_received": 100 * ok, "rps_ok": ok / 2, "window_s": 2.0,
+            "ok_in_window": ok - 1, "completed_after_window": 1,
+            "turnaround_us": {"count": ok, "mean": 10.0, "p50": 9, "p99": 30},
+        },  # fmt: skip
+        "kinds": [
+            {"name": "pong", "requests_sent": ok, "responses": ok, "ok": ok, "errors": errors,
+             "bad_status_codes": {}, "latency_us": _hist(values), "service_us": None,
+             "connect_us": _hist([50, 60])}
+        ],  # fmt: skip
+        "timeline": [
+            {"t_s": 0, "completed": ok // 2, "ok": ok // 2, "errors": {}, "open_connections": 2,
+             "p50_us": 100, "p99_us": 200},
+            {"t_s": 1, "completed": ok - ok // 2, "ok": ok - ok // 2, "errors": errors,
+             "open_connections": 2, "p50_us": 100, "p99_us": 200},
+        ],  # fmt: skip
+        "cost": {"user_s": 0.5, "sys_s": 0.25, "cpu_fraction": 0.4, "threads": 1},
+        "schedule": {"lag_p99_us": 0, "lag_max_us": 0},
+        "saturated": saturated,
+        "saturation_reasons": ["engine CPU 97 %"] if saturated else [],
+    }
+
+
+def test_merged_histogram_is_the_exact_sum_of_the_hosts():
+    rng = random.Random(3)
+    values = [[rng.randint(20, 90_000) for _ in range(n)] for n in (500, 800, 1_200)]
+    docs = [_doc(v, len(v), {}) for v in values]
+    merged = EngineResult.from_dict(merge_results(docs[0]["plan"], docs, [1.0, 1.0, 1.001], "abc"))
+    hist = HdrHistogram.decode(merged.kinds[0].latency.hdr)
+    expected = HdrHistogram(1, 3_600_000_000, 3)
+    for v in sum(values, []):
+        expected.record_value(v)
+    assert hist.get_total_count() == expected.get_total_count() == 2_500
+    for it in expected.get_recorded_iterator():  # every bucket, count for count
+        assert hist.get_count_at_value(it.value_iterated_to) == it.count_at_value_iterated_to
+    lat = merged.kinds[0].latency
+    assert lat.p99 == expected.get_value_at_percentile(99)
+    assert lat.p50 == expected.get_value_at_percentile(50)
+    assert merged.kinds[0].connect.count == 6
+
+
+def test_counters_add_up_and_errors_keep_their_class():
+    docs = [_doc([100] * 10, 10, {"timeout": 2}), _doc([100] * 5, 5, {"bad_status": 1})]
+    merged = EngineResult.from_dict(merge_results(docs[0]["plan"], docs, [5.0, 5.002], "ab"))
+    t = merged.totals
+    assert (t.ok, t.requests_sent, t.idle_close, t.connections_opened) == (15, 18, 2, 4)
+    assert t.errors == {"timeout": 2, "bad_status": 1} and t.bad_status_codes == {"503": 1}
+    assert (t.ok_in_window, t.completed_after_window, t.window_s) == (13, 2, 2.0)
+    assert t.rps_ok == pytest.approx(13 / 2.0)
+    assert t.turnaround_us == {"count": 15, "mean": 10.0}  # no made-up percentiles
+    assert merged.started_unix_s == 5.0 and merged.elapsed_s == pytest.approx(2.002)
+    assert merged.cost.cpu_s == pytest.approx(1.5) and merged.cost.threads == 2
+    assert [s.ok for s in merged.timeline] == [7, 8]
+    assert merged.timeline[1].errors == {"timeout": 2, "bad_status": 1}
+    assert merged.timeline[0].p50_us is None and merged.timeline[0].p99_us is None
+
+
+def test_one_saturated_host_saturates_the_cell_and_is_named():
+    docs = [_doc([1], 1, {}), _doc([1], 1, {}, saturated=True)]
+    merged = merge_results(docs[0]["plan"], docs, [0.0, 0.0], ["tcp://a:1", "tcp://b:2"])
+    assert merged["saturated"] is True
+    assert merged["saturation_reasons"] == ["load host tcp://b:2: engine CPU 97 %"]
+
+
+def test_hosts_and_starts_must_match():
+    with pytest.raises(ValueError):
+        merge_results({}, [_doc([1], 1, {})], [0.0, 1.0], ["a"])
+    with pytest.raises(ValueError):
+        merge_results({}, [], [], [])
