@@ -19,7 +19,9 @@ def _plan(model: dict) -> dict:
 
 @given(st.integers(1, 100_000), st.integers(1, 64))
 def test_every_connection_of_a_closed_loop_goes_to_one_host(connections, hosts):
-    parts = split_plan(_plan({"kind": "closed", "connections": connections, "duration_s": 5}), hosts)
+    parts = split_plan(
+        _plan({"kind": "closed", "connections": connections, "duration_s": 5}), hosts
+    )
     shares = [p["model"]["connections"] for p in parts]
     assert sum(shares) == connections
     assert len(parts) == min(hosts, connections) and min(shares) >= 1
