@@ -40,6 +40,12 @@ class LoadHost:
     def cpus(self) -> list[int]:
         return list(self.info.get("cpus") or [])
 
+    @property
+    def own_cpus(self) -> bool:
+        """Its engine runs on its worker's CPUs: on another machine, or pinned on this one (a
+        worker on this machine free to use every CPU gets the study's engine CPUs)."""
+        return not self.same_machine or len(self.cpus) < int(self.info.get("cpu_count") or 0)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "address": self.address,
@@ -162,7 +168,7 @@ class ClusterEngine:
         check_target(hosts, plan["target"]["host"])
         parts = split_plan(plan, len(hosts))
         for part, host in zip(parts, hosts, strict=False):
-            if not host.same_machine:  # the controller's engine CPUs are not that host's
+            if host.own_cpus:  # the controller's engine CPUs are not that host's
                 part["cpus"], part["threads"] = host.cpus, max(1, len(host.cpus))
         run = _CellRun(self.hosts, hosts[: len(parts)], parts, bound_seconds(plan))
         outputs = run.go()
