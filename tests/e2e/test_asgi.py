@@ -23,6 +23,7 @@ ASGI = [
     "hypercorn-uvloop",
     "granian-asgi",
     "gunicorn-uvicorn",
+    "daphne",
 ]
 
 

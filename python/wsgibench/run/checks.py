@@ -147,7 +147,10 @@ PARSERS = (
     ("h11_impl", "h11"),
     ("hypercorn.protocol.h11", "h11"),
     ("hypercorn.protocol.h2", "h2"),
+    ("gunicorn.asgi", "gunicorn"),
 )
+# A Twisted server (Daphne) runs the app on the reactor it installed: twisted.internet.<name>reactor.
+TWISTED_REACTOR = "twisted.internet."
 RUNTIME_PATH = "/wsgibench-runtime"
 
 
@@ -162,11 +165,18 @@ def runtime(host: str, port: int, timeout_s: float = 2.0) -> dict[str, str] | No
 
 
 def parse_runtime(seen: dict[str, Any]) -> dict[str, str]:
-    """The loop ("uvloop" or "asyncio") and the parser, from what the app reported."""
+    """The loop ("uvloop" or "asyncio") and the parser, from what the app reported; and the
+    Twisted reactor ("asyncio", "epoll", ...) when a Twisted server runs it."""
     loop = "uvloop" if "uvloop" in str(seen.get("loop", "")) else "asyncio"
     modules = " ".join(seen.get("modules", []))
     http = next((name for marker, name in PARSERS if marker in modules), "unknown")
-    return {"loop": loop, "http": http, "loop_class": str(seen.get("loop", ""))}
+    found = {"loop": loop, "http": http, "loop_class": str(seen.get("loop", ""))}
+    for module in seen.get("modules", []):
+        name = module.removeprefix(TWISTED_REACTOR)
+        if name != module and name.endswith("reactor"):
+            found["reactor"] = name.removesuffix("reactor")
+            break
+    return found
 
 
 def asgi_runtime(

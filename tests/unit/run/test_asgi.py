@@ -43,3 +43,21 @@ def test_loop_and_parser_from_what_the_app_saw():
         "modules": ["asgi_pong", "uvicorn.protocols.http.h11_impl"],
     }
     assert parse_runtime(fallen)["loop"] == "asyncio" and parse_runtime(fallen)["http"] == "h11"
+
+
+def test_the_twisted_reactor_and_gunicorns_parser_from_what_the_app_saw():
+    # the stack Daphne 4.2.3 showed: the app run by Twisted's asyncio reactor
+    daphne = {
+        "loop": "asyncio.unix_events._UnixSelectorEventLoop",
+        "modules": [
+            "asgi_pong",
+            "asyncio.base_events",
+            "twisted.internet.asyncioreactor",
+            "daphne.server",
+        ],
+    }
+    assert parse_runtime(daphne)["reactor"] == "asyncio"
+    assert parse_runtime(daphne)["http"] == "unknown"  # Twisted's parser is not on the stack
+    assert "reactor" not in parse_runtime({"loop": "uvloop.Loop", "modules": ["uvicorn.main"]})
+    gunicorn = {"loop": "uvloop.Loop", "modules": ["asgi_pong", "gunicorn.asgi.protocol"]}
+    assert parse_runtime(gunicorn)["http"] == "gunicorn"
