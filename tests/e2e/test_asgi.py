@@ -25,6 +25,8 @@ ASGI = [
     "gunicorn-uvicorn",
     "daphne",
 ]
+# Granian's own interface (RSGI) is measured and read back the same way.
+ASYNC = [*ASGI, "granian-rsgi"]
 
 
 def _run(tmp_path: Path, spec: dict) -> list:
@@ -34,20 +36,20 @@ def _run(tmp_path: Path, spec: dict) -> list:
 
 
 def test_every_asgi_server_is_measured_on_what_it_says(tmp_path: Path):
-    for name in ASGI:
+    for name in ASYNC:
         require(name)
     cells = _run(
         tmp_path,
         {
             "name": "asgi-small",
-            "servers": ASGI,
+            "servers": ASYNC,
             "repeats": 1,
             "load": [
                 {"name": "c", "model": "closed", "levels": [16], "duration_s": 1, "warmup_s": 0.2}
             ],
         },
     )
-    assert {c.server for c in cells} == set(ASGI)
+    assert {c.server for c in cells} == set(ASYNC)
     for cell in cells:
         assert measured_or_engine_bound(cell), (cell.server, cell.status, cell.reason)
         assert "fallback" not in server_flags(cell.diagnoses), cell.diagnoses

@@ -182,9 +182,11 @@ def parse_runtime(seen: dict[str, Any]) -> dict[str, str]:
 def asgi_runtime(
     recipe: ServerRecipe, host: str, port: int
 ) -> tuple[dict[str, str] | None, Diagnosis | None]:
-    """What an ASGI server runs on, and a diagnosis when it is not what the recipe asked for
-    (uvicorn without uvloop and httptools falls back to asyncio and h11, several times slower)."""
-    if recipe.interface != "ASGI":
+    """What an ASGI (or native async: RSGI) server runs on, and a diagnosis when it is not what the
+    recipe asked for (uvicorn without uvloop and httptools falls back to asyncio and h11, several
+    times slower). The apps in those interfaces answer RUNTIME_PATH; the WSGI ones do not, nor
+    do tornado's own handlers (native, with nothing to expect)."""
+    if recipe.interface != "ASGI" and not recipe.expects:
         return None, None
     seen = runtime(host, port)
     wanted = dict(recipe.expects)

@@ -61,3 +61,24 @@ def test_the_twisted_reactor_and_gunicorns_parser_from_what_the_app_saw():
     assert "reactor" not in parse_runtime({"loop": "uvloop.Loop", "modules": ["uvicorn.main"]})
     gunicorn = {"loop": "uvloop.Loop", "modules": ["asgi_pong", "gunicorn.asgi.protocol"]}
     assert parse_runtime(gunicorn)["http"] == "gunicorn"
+
+
+def test_a_native_server_gets_the_apps_version_in_its_own_interface():
+    rsgi = get("granian-rsgi")
+    assert rsgi.interface_label == "native (RSGI)" and get("granian").interface_label == "WSGI"
+    assert get_app("pong").module_for(rsgi.interface, rsgi.native_api) == "rsgi_pong"
+    assert get_app("sleep").module_for(rsgi.interface, rsgi.native_api) is None
+    study = parse_study({"servers": ["granian-rsgi"], "app": "sleep", "load": [LOAD]}, "t")
+    refused = refusal(rsgi, study, 1)
+    assert refused is not None and refused.status == "unavailable"
+    assert refused.reason == "a native (RSGI) server; app 'sleep' has no RSGI version"
+
+
+def test_tornados_own_handlers_are_native_and_serve_only_their_apps():
+    native = get("tornado-native-async")
+    assert native.interface_label == "native (tornado handlers)"
+    study = parse_study({"servers": [native.name], "app": "pong", "load": [LOAD]}, "t")
+    refused = refusal(native, study, 1)
+    assert (
+        refused is not None and refused.reason == "serves only the app(s) sleep, mixed, not 'pong'"
+    )
