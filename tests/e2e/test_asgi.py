@@ -24,6 +24,8 @@ ASGI = [
     "granian-asgi",
     "gunicorn-uvicorn",
     "daphne",
+    "socketify-asgi",
+    "gunicorn-asgi",
 ]
 # Granian's own interface (RSGI) is measured and read back the same way.
 ASYNC = [*ASGI, "granian-rsgi"]
