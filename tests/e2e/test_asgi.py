@@ -4,6 +4,7 @@ one at a time); and uvicorn without uvloop is seen to fall back."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -128,3 +129,29 @@ def test_uvicorn_without_uvloop_is_flagged_as_a_fallback(tmp_path: Path, monkeyp
     (fallback,) = [d for d in cell.diagnoses if d["code"] == "fallback"]
     assert "loop asyncio (not uvloop)" in fallback["message"]
     assert "http h11 (not httptools)" in fallback["message"]
+
+
+def test_the_db_app_in_asgi_on_async_drivers(tmp_path: Path):
+    """uvicorn serves the ASGI db app on SQLite (aiosqlite) and on a PostgreSQL that wsgibench
+    starts (psycopg's async connection): every reply a valid sum. The pool is opened at lifespan
+    startup: without it no request could be answered."""
+    require("uvicorn")
+    kinds = ["postgresql", "sqlite"]
+    load = {"model": "count", "requests": 300, "levels": [20], "warmup_s": 0, "timeout_s": 30}
+    spec = {
+        "name": "asgi-db",
+        "servers": ["uvicorn"],
+        "repeats": 1,
+        "app": "db",
+        "load": [{"name": kind, "database": kind, **load} for kind in kinds],
+    }
+    store = Store(tmp_path / "asgi-db.sqlite")
+    cells = store.cells(StudyRunner(parse_study(spec, "asgi-db"), store).run())
+    assert sorted(c.load for c in cells) == kinds
+    for cell in cells:
+        assert cell.status == "measured", (cell.load, cell.reason)
+        (rep,) = store.repeats(cell.id)
+        plan = json.loads(rep["engine_json"])["plan"]
+        assert plan["requests"][0]["expect"]["body_float"] == {"min": 30, "max": 70}
+        assert rep["ok"] == 300 and rep["errors"] == 0, (cell.load, rep)
+        assert cell.isolation["database"]["kind"] == cell.load

@@ -197,7 +197,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         return refused
     db = ctx.databases.use(cell.load.name, database_kind(study, cell.load), placement.server_cpus)
     ctx.progress(f"{cell.label}: starting")
-    env = ctx.databases.env_for(server_python(recipe))
+    env = ctx.databases.env_for(server_python(recipe), recipe.interface)
     options = serve_options(study, placement, env)
     try:
         server, workdir = start(recipe, options)

@@ -82,10 +82,11 @@ APPS: dict[str, AppSpec] = {
         AppSpec(
             "db",
             "seed 002: 10 x SELECT ... LIMIT 10 on 1M rows, the sum as '%6f' "
-            "(SQLite, PostgreSQL or MariaDB: a [[load]]'s `database`)",
+            "(SQLite, PostgreSQL or MariaDB: a [[load]]'s `database`; ASGI: async drivers, a pool)",
             (_DB,),
             {"WSGIBENCH_DB_KIND": "sqlite"},
             database="sqlite",
+            asgi_module="asgi_db",
         ),
     )
 }

@@ -22,10 +22,11 @@ def test_each_interface_gets_its_version_of_the_app():
 
 
 def test_an_app_without_an_asgi_version_is_unavailable_to_asgi_servers():
-    study = parse_study({"servers": ["uvicorn"], "app": "db", "load": [LOAD]}, "t")
+    study = parse_study({"servers": ["uvicorn"], "app": "pong_slow", "load": [LOAD]}, "t")
     refused = refusal(get("uvicorn"), study, 1)
     assert refused is not None and refused.status == "unavailable"
-    assert refused.reason == "an ASGI server; app 'db' has no ASGI version"
+    assert refused.reason == "an ASGI server; app 'pong_slow' has no ASGI version"
+    assert get_app("db").module_for("ASGI") == "asgi_db"
 
 
 def test_loop_and_parser_from_what_the_app_saw():
