@@ -132,9 +132,9 @@ def test_uvicorn_without_uvloop_is_flagged_as_a_fallback(tmp_path: Path, monkeyp
 
 
 def test_the_db_app_in_asgi_on_async_drivers(tmp_path: Path):
-    """uvicorn serves the ASGI db app on SQLite (aiosqlite) and on a PostgreSQL that wsgibench
-    starts (psycopg's async connection) and a MariaDB (aiomysql): every reply a valid sum. The pool is opened at lifespan
-    startup: without it no request could be answered."""
+    """uvicorn serves the ASGI db app on SQLite (aiosqlite), and on a PostgreSQL (psycopg's async
+    connection) and a MariaDB (aiomysql) that wsgibench starts: every reply a valid sum. The
+    pool is opened at lifespan startup: without it no request could be answered."""
     require("uvicorn")
     kinds = ["mariadb", "postgresql", "sqlite"]
     load = {"model": "count", "requests": 300, "levels": [20], "warmup_s": 0, "timeout_s": 30}
