@@ -4,6 +4,7 @@ one at a time); and uvicorn without uvloop is seen to fall back."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -23,7 +24,12 @@ ASGI = [
     "hypercorn-uvloop",
     "granian-asgi",
     "gunicorn-uvicorn",
+    "daphne",
+    "socketify-asgi",
+    "gunicorn-asgi",
 ]
+# Granian's own interface (RSGI) is measured and read back the same way.
+ASYNC = [*ASGI, "granian-rsgi"]
 
 
 def _run(tmp_path: Path, spec: dict) -> list:
@@ -33,20 +39,20 @@ def _run(tmp_path: Path, spec: dict) -> list:
 
 
 def test_every_asgi_server_is_measured_on_what_it_says(tmp_path: Path):
-    for name in ASGI:
+    for name in ASYNC:
         require(name)
     cells = _run(
         tmp_path,
         {
             "name": "asgi-small",
-            "servers": ASGI,
+            "servers": ASYNC,
             "repeats": 1,
             "load": [
                 {"name": "c", "model": "closed", "levels": [16], "duration_s": 1, "warmup_s": 0.2}
             ],
         },
     )
-    assert {c.server for c in cells} == set(ASGI)
+    assert {c.server for c in cells} == set(ASYNC)
     for cell in cells:
         assert measured_or_engine_bound(cell), (cell.server, cell.status, cell.reason)
         assert "fallback" not in server_flags(cell.diagnoses), cell.diagnoses
@@ -123,3 +129,29 @@ def test_uvicorn_without_uvloop_is_flagged_as_a_fallback(tmp_path: Path, monkeyp
     (fallback,) = [d for d in cell.diagnoses if d["code"] == "fallback"]
     assert "loop asyncio (not uvloop)" in fallback["message"]
     assert "http h11 (not httptools)" in fallback["message"]
+
+
+def test_the_db_app_in_asgi_on_async_drivers(tmp_path: Path):
+    """uvicorn serves the ASGI db app on SQLite (aiosqlite), and on a PostgreSQL (psycopg's async
+    connection) and a MariaDB (aiomysql) that wsgibench starts: every reply a valid sum. The
+    pool is opened at lifespan startup: without it no request could be answered."""
+    require("uvicorn")
+    kinds = ["mariadb", "postgresql", "sqlite"]
+    load = {"model": "count", "requests": 300, "levels": [20], "warmup_s": 0, "timeout_s": 30}
+    spec = {
+        "name": "asgi-db",
+        "servers": ["uvicorn"],
+        "repeats": 1,
+        "app": "db",
+        "load": [{"name": kind, "database": kind, **load} for kind in kinds],
+    }
+    store = Store(tmp_path / "asgi-db.sqlite")
+    cells = store.cells(StudyRunner(parse_study(spec, "asgi-db"), store).run())
+    assert sorted(c.load for c in cells) == kinds
+    for cell in cells:
+        assert cell.status == "measured", (cell.load, cell.reason)
+        (rep,) = store.repeats(cell.id)
+        plan = json.loads(rep["engine_json"])["plan"]
+        assert plan["requests"][0]["expect"]["body_float"] == {"min": 30, "max": 70}
+        assert rep["ok"] == 300 and rep["errors"] == 0, (cell.load, rep)
+        assert cell.isolation["database"]["kind"] == cell.load

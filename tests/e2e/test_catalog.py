@@ -5,7 +5,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from click.testing import CliRunner
 
+from wsgibench.cli.main import cli
 from wsgibench.run import checks as _checks
 from wsgibench.run.serve import ServeOptions, start
 from wsgibench.servers import catalog
@@ -45,3 +47,13 @@ def test_serves_pong_and_stops_cleanly(name):
         server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
     assert [p.pid for p in procs if p.is_running() and p.status() != "zombie"] == []
+
+
+def test_servers_lists_each_servers_interface():
+    result = CliRunner().invoke(cli, ["servers"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    cells = [line.split("│") for line in result.output.splitlines() if line.count("│") > 3]
+    interface = {row[1].strip(): row[2].strip() for row in cells}
+    assert interface["waitress"] == "WSGI" and interface["uvicorn"] == "ASGI"
+    assert interface["granian-rsgi"] == "native (RSGI)"
+    assert interface["tornado-native-sync"] == "native (tornado handlers)"

@@ -82,3 +82,18 @@ def test_baseline_has_no_flag(tmp_path, server):
     _, cell = _diagnose(tmp_path, server, CLOSED)
     assert measured_or_engine_bound(cell), (cell.status, cell.reason)
     assert server_flags(cell.diagnoses) == set()
+
+
+def test_hypercorns_keep_alive_limit_is_recognised_with_its_n(tmp_path):
+    # Hypercorn's default closes a connection after 1,000 requests (Connection: close): two
+    # connections for 3 s run several thousand requests each, several closes per connection.
+    load = {"model": "closed", "levels": [2], "duration_s": 3}
+    codes, cell = _diagnose(tmp_path, "hypercorn-ka-limit", load)
+    assert "closes-after-n" in codes, cell.diagnoses
+    (said,) = [d["message"] for d in cell.diagnoses if d["code"] == "closes-after-n"]
+    n = int(said.split("after about ")[1].split(" requests")[0].replace(",", ""))
+    assert 800 <= n <= 1200, said
+    assert "announced with Connection: close" in said
+    # the same server with the limit raised is not said to have one
+    codes, _ = _diagnose(tmp_path / "raised", "hypercorn", load)
+    assert "closes-after-n" not in codes

@@ -37,7 +37,7 @@ def servers(verbose: bool, faults: bool) -> None:
             notes += "\n  handles: " + "; ".join(recipe.handles)
         table.add_row(
             recipe.name,
-            str(recipe.interface),
+            recipe.interface_label,
             str(recipe.flavour),
             "yes" if ok else "no",
             installed_version(recipe) or "-",

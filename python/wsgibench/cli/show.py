@@ -48,6 +48,7 @@ TAGS = {
     "logging": "log",
     "waiting": "wait",
     "unannounced-close": "silent-close",
+    "closes-after-n": "ka-limit",
 }
 STATUS_TAGS = {"invalid": "INVALID", "disqualified": "DQ", "unavailable": "n/a", "failed": "FAIL"}
 

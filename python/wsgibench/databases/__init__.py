@@ -12,9 +12,10 @@ Each backend is one small class behind one interface: start() builds the 1,000,0
   LOAD DATA LOCAL INFILE) from one seeded TSV file, so wsgibench's own venv needs no driver.
 
 Drivers in the server venvs: the venvs are pinned per server and hold no database driver. The
-drivers (DRIVERS, pinned) are installed once per Python minor version into
-WSGIBENCH_HOME/app-deps/py3.X/ (`uv pip install --target`, pip as the fallback) and put first on
-PYTHONPATH of the server processes of db cells only. psycopg[binary] brings its own libpq; PyMySQL is
+drivers (DRIVERS, pinned; ASGI_DRIVERS for the ASGI db app: aiosqlite, aiomysql, psycopg's async
+connection) are installed once per Python minor version and set into
+WSGIBENCH_HOME/app-deps/py3.X-<hash of the set>/ (`uv pip install --target`, pip as the fallback)
+and put first on PYTHONPATH of the server processes of db cells only. psycopg[binary] brings its own libpq; PyMySQL is
 pure Python; both are green-friendly under gevent/eventlet monkey-patching. The only other package
 put on the path is psycopg's dependency typing-extensions.
 """

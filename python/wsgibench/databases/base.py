@@ -11,6 +11,9 @@ from wsgibench.paths import home
 ROWS = 1_000_000
 DATA_SEED = 2011  # the table's random values are the same on every backend and every machine
 DRIVERS = ("psycopg[binary]==3.3.9", "PyMySQL==1.2.4")
+# The ASGI db app's drivers, one set for every backend: psycopg's own AsyncConnection, aiomysql
+# (on PyMySQL), aiosqlite (SQLite's standard module on a thread).
+ASGI_DRIVERS = (*DRIVERS, "aiomysql==0.3.2", "aiosqlite==0.22.1")
 READY_TIMEOUT_S = 60.0
 STOP_GRACE_S = 10.0
 
@@ -39,6 +42,7 @@ class Database:
     kind = ""
     package = ""  # the Debian package(s) providing it
     requirements: tuple[str, ...] = ()  # drivers the app needs in the server's Python
+    asgi_requirements: tuple[str, ...] = ASGI_DRIVERS  # those the ASGI version needs
 
     def __init__(self, root: Path, cpus: list[int] | None = None):
         self.root = root  # where data directories go: next to the results store

@@ -3,6 +3,7 @@ needs in a server's Python (installed once per Python minor version, put on PYTH
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -27,14 +28,16 @@ def get_kind(kind: str) -> type[Database]:
 
 
 def app_deps(python: Path, requirements: tuple[str, ...] = DRIVERS) -> Path:
-    """The directory holding `requirements` for this interpreter's minor version, installed once."""
+    """The directory holding `requirements` for this interpreter's minor version, installed once
+    (one directory per set: the WSGI and the ASGI db app's drivers live side by side)."""
     out = subprocess.run(
         [str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
         capture_output=True,
         text=True,
         check=True,
     )
-    target = home() / "app-deps" / f"py{out.stdout.strip()}"
+    digest = hashlib.sha256("\n".join(requirements).encode()).hexdigest()[:10]
+    target = home() / "app-deps" / f"py{out.stdout.strip()}-{digest}"
     marker = target / "wsgibench-deps.json"
     if marker.exists() and json.loads(marker.read_text()).get("requirements") == list(requirements):
         return target
@@ -87,13 +90,15 @@ class LoadDatabase:
             self.env = self.db.start()
         return self.db
 
-    def env_for(self, python: Path | None) -> dict[str, str]:
-        """The app's connection settings, plus the drivers on PYTHONPATH for a Python server."""
+    def env_for(self, python: Path | None, interface: str = "WSGI") -> dict[str, str]:
+        """The app's connection settings, plus the drivers on PYTHONPATH for a Python server (the
+        async ones for an ASGI server)."""
         if self.db is None:
             return {}
         env = dict(self.env)
-        if self.db.requirements and python is not None:
-            deps = str(app_deps(python, self.db.requirements))
+        wanted = self.db.asgi_requirements if interface == "ASGI" else self.db.requirements
+        if wanted and python is not None:
+            deps = str(app_deps(python, wanted))
             env["PYTHONPATH"] = os.pathsep.join(
                 p for p in (deps, os.environ.get("PYTHONPATH")) if p
             )

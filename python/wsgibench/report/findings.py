@@ -17,6 +17,8 @@ MEANING = {
     "unannounced-close": "the server closes keep-alive connections without saying so "
     "(re-sent, not counted as errors)",
     "listen-overflow": "connections were dropped on a full listen queue",
+    "closes-after-n": "the server ends each keep-alive connection after a number of requests: "
+    "its reconnections are part of the number",
 }
 
 

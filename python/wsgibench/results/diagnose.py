@@ -131,6 +131,38 @@ def _keep_alive(f: Facts) -> Diagnosis | None:
     return None
 
 
+def _closes_after_n(f: Facts) -> Diagnosis | None:
+    """A server that ends each keep-alive connection after a number of requests (Hypercorn's
+    keep_alive_max_requests, 1,000 by default): every connection closed at least once on average,
+    each after about the same count, so a closed loop at `level` connections ran
+    closes x N + level x N/2 requests (the connections still open are halfway on average)."""
+    closes = f.closing_replies + f.unannounced_closes
+    if f.model not in ("closed", "count"):  # their level is connections; a rate's is not
+        return None
+    if not f.wants_keep_alive or not closes or closes > 0.5 * f.responses or closes < f.level:
+        return None  # no closes, a few stray ones, or no keep-alive at all (_keep_alive says so)
+    if f.connections_opened < closes:  # a close that no new connection followed: not a limit
+        return None
+    n = f.responses / (closes + f.level / 2)
+    announced = (
+        "announced with Connection: close"
+        if f.closing_replies >= closes / 2
+        else ("without announcing it")
+    )
+    return Diagnosis(
+        "closes-after-n",
+        f"server closes keep-alive connections after about {_round2(n):,} requests "
+        f"({closes} closes, {announced}, for {f.responses} replies on {f.connections_opened} "
+        "connections): a limit of requests per connection; its reconnections are in this number",
+    )
+
+
+def _round2(x: float) -> int:
+    """Two significant figures: 952 -> 950, 1,043 -> 1,000, 47.6 -> 48."""
+    digits = max(0, len(str(int(x))) - 2)
+    return int(round(x, -digits))
+
+
 def _backlog(f: Facts) -> Diagnosis | None:
     if f.listen_drops > 0:
         return Diagnosis(
@@ -248,6 +280,7 @@ RULES: tuple[Callable[[Facts], Diagnosis | None], ...] = (
     _refused,
     _saturated,
     _keep_alive,
+    _closes_after_n,
     _backlog,
     _nagle,
     _logging,

@@ -150,15 +150,15 @@ class CellContext:
 
 def refusal(recipe: ServerRecipe, study: Study, workers: int) -> CellOutcome | None:
     """Why this server cannot take this cell at all (recorded as unavailable), or None."""
-    if get_app(study.app).module_for(recipe.interface) is None:
-        return CellOutcome(
-            "unavailable",
-            f"an {recipe.interface} server; app {study.app!r} has no {recipe.interface} version",
-        )
-    if recipe.apps and study.app not in recipe.apps:
+    if recipe.apps and study.app not in recipe.apps:  # its own handlers (tornado's native pair)
         return CellOutcome(
             "unavailable", f"serves only the app(s) {', '.join(recipe.apps)}, not {study.app!r}"
         )
+    if (
+        not recipe.apps
+        and get_app(study.app).module_for(recipe.interface, recipe.native_api) is None
+    ):
+        return CellOutcome("unavailable", recipe.has_no_version_of(study.app))
     ok, why = availability(recipe)
     if not ok:
         return CellOutcome("unavailable", why)
@@ -200,7 +200,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         return refused
     db = ctx.databases.use(cell.load.name, database_kind(study, cell.load), placement.server_cpus)
     ctx.progress(f"{cell.label}: starting")
-    env = ctx.databases.env_for(server_python(recipe))
+    env = ctx.databases.env_for(server_python(recipe), recipe.interface)
     options = serve_options(study, placement, env)
     try:
         server, workdir = start(recipe, options)

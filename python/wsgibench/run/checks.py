@@ -148,7 +148,10 @@ PARSERS = (
     ("h11_impl", "h11"),
     ("hypercorn.protocol.h11", "h11"),
     ("hypercorn.protocol.h2", "h2"),
+    ("gunicorn.asgi", "gunicorn"),
 )
+# A Twisted server (Daphne) runs the app on the reactor it installed: twisted.internet.<name>reactor.
+TWISTED_REACTOR = "twisted.internet."
 RUNTIME_PATH = "/wsgibench-runtime"
 
 
@@ -163,19 +166,28 @@ def runtime(host: str, port: int, timeout_s: float = 2.0) -> dict[str, str] | No
 
 
 def parse_runtime(seen: dict[str, Any]) -> dict[str, str]:
-    """The loop ("uvloop" or "asyncio") and the parser, from what the app reported."""
+    """The loop ("uvloop" or "asyncio") and the parser, from what the app reported; and the
+    Twisted reactor ("asyncio", "epoll", ...) when a Twisted server runs it."""
     loop = "uvloop" if "uvloop" in str(seen.get("loop", "")) else "asyncio"
     modules = " ".join(seen.get("modules", []))
     http = next((name for marker, name in PARSERS if marker in modules), "unknown")
-    return {"loop": loop, "http": http, "loop_class": str(seen.get("loop", ""))}
+    found = {"loop": loop, "http": http, "loop_class": str(seen.get("loop", ""))}
+    for module in seen.get("modules", []):
+        name = module.removeprefix(TWISTED_REACTOR)
+        if name != module and name.endswith("reactor"):
+            found["reactor"] = name.removesuffix("reactor")
+            break
+    return found
 
 
 def asgi_runtime(
     recipe: ServerRecipe, host: str, port: int
 ) -> tuple[dict[str, str] | None, Diagnosis | None]:
-    """What an ASGI server runs on, and a diagnosis when it is not what the recipe asked for
-    (uvicorn without uvloop and httptools falls back to asyncio and h11, several times slower)."""
-    if recipe.interface != "ASGI":
+    """What an ASGI (or native async: RSGI) server runs on, and a diagnosis when it is not what the
+    recipe asked for (uvicorn without uvloop and httptools falls back to asyncio and h11, several
+    times slower). The apps in those interfaces answer RUNTIME_PATH; the WSGI ones do not, nor
+    do tornado's own handlers (native, with nothing to expect)."""
+    if recipe.interface != "ASGI" and not recipe.expects:
         return None, None
     seen = runtime(host, port)
     wanted = dict(recipe.expects)

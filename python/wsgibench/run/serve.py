@@ -121,7 +121,7 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
         workers=options.workers,
         threads=options.threads,
         backlog=options.backlog,
-        app=get_app(options.app).module_for(recipe.interface) or options.app,
+        app=get_app(options.app).module_for(recipe.interface, recipe.native_api) or options.app,
         app_dir=app_dir,
         workdir=workdir,
         python=server_python(recipe),

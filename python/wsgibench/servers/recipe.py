@@ -33,6 +33,7 @@ class Interface(enum.StrEnum):
 
     WSGI = "WSGI"
     ASGI = "ASGI"
+    NATIVE = "native"  # the server's own interface, named by the recipe's native_api (RSGI)
 
 
 class Flavour(enum.StrEnum):
@@ -141,11 +142,26 @@ class ServerRecipe:
     # No env: run with wsgibench's own interpreter (the standard-library fault servers).
     stdlib_python: bool = False
     interface: Interface = Interface.WSGI
+    # The server's own interface when `interface` is NATIVE ("RSGI", "tornado handlers").
+    native_api: str = ""
     # What the server must run on, read from the running server (e.g. {"loop": "uvloop",
     # "http": "httptools"}): anything else is a fallback, flagged beside the number.
     expects: tuple[tuple[str, str], ...] = ()
     # The module that defines it (set by the catalog): its folder is the server's home.
     module: str = field(default="", compare=False)
+
+    @property
+    def interface_label(self) -> str:
+        """WSGI, ASGI, or "native (RSGI)": what `servers` shows and refusals say."""
+        if self.interface == Interface.NATIVE and self.native_api:
+            return f"native ({self.native_api})"
+        return str(self.interface)
+
+    def has_no_version_of(self, app: str) -> str:
+        """Why it cannot take an app that has no version in its interface."""
+        a = "an" if self.interface == Interface.ASGI else "a"
+        version = self.native_api or self.interface
+        return f"{a} {self.interface_label} server; app {app!r} has no {version} version"
 
     def auto_workers(self, cpus: int) -> tuple[int, str]:
         """Workers for `cpus` server CPUs by this server's convention, and how they were chosen."""

@@ -24,14 +24,20 @@ class AppSpec:
     database: str | None = None  # the database a load gets when it names none (see _databases)
     # The same app for ASGI servers: same paths, status, headers and bodies (None: WSGI only).
     asgi_module: str | None = None
+    # Its versions in servers' own interfaces, by the recipe's native_api ({"RSGI": "rsgi_pong"}).
+    native_modules: dict[str, str] = field(default_factory=dict)
 
     @property
     def module_name(self) -> str:
         return self.module or self.name
 
-    def module_for(self, interface: str) -> str | None:
+    def module_for(self, interface: str, native_api: str = "") -> str | None:
         """The app's module in this interface, or None when it has no such version."""
-        return self.asgi_module if interface == "ASGI" else self.module_name
+        if interface == "ASGI":
+            return self.asgi_module
+        if interface == "native":
+            return self.native_modules.get(native_api)
+        return self.module_name
 
 
 _PONG = RequestKind()
@@ -49,6 +55,7 @@ APPS: dict[str, AppSpec] = {
             "seed 000: `Pong!`, text/plain, Content-Length",
             (_PONG,),
             asgi_module="asgi_pong",
+            native_modules={"RSGI": "rsgi_pong"},
         ),
         AppSpec(
             "pong_slow", "pong after 3 ms of CPU: a known slowdown, for compare's tests", (_PONG,)
@@ -75,10 +82,11 @@ APPS: dict[str, AppSpec] = {
         AppSpec(
             "db",
             "seed 002: 10 x SELECT ... LIMIT 10 on 1M rows, the sum as '%6f' "
-            "(SQLite, PostgreSQL or MariaDB: a [[load]]'s `database`)",
+            "(SQLite, PostgreSQL or MariaDB: a [[load]]'s `database`; ASGI: async drivers, a pool)",
             (_DB,),
             {"WSGIBENCH_DB_KIND": "sqlite"},
             database="sqlite",
+            asgi_module="asgi_db",
         ),
     )
 }

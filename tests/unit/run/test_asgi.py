@@ -22,10 +22,11 @@ def test_each_interface_gets_its_version_of_the_app():
 
 
 def test_an_app_without_an_asgi_version_is_unavailable_to_asgi_servers():
-    study = parse_study({"servers": ["uvicorn"], "app": "db", "load": [LOAD]}, "t")
+    study = parse_study({"servers": ["uvicorn"], "app": "pong_slow", "load": [LOAD]}, "t")
     refused = refusal(get("uvicorn"), study, 1)
     assert refused is not None and refused.status == "unavailable"
-    assert refused.reason == "an ASGI server; app 'db' has no ASGI version"
+    assert refused.reason == "an ASGI server; app 'pong_slow' has no ASGI version"
+    assert get_app("db").module_for("ASGI") == "asgi_db"
 
 
 def test_loop_and_parser_from_what_the_app_saw():
@@ -43,3 +44,42 @@ def test_loop_and_parser_from_what_the_app_saw():
         "modules": ["asgi_pong", "uvicorn.protocols.http.h11_impl"],
     }
     assert parse_runtime(fallen)["loop"] == "asyncio" and parse_runtime(fallen)["http"] == "h11"
+
+
+def test_the_twisted_reactor_and_gunicorns_parser_from_what_the_app_saw():
+    # the stack Daphne 4.2.3 showed: the app run by Twisted's asyncio reactor
+    daphne = {
+        "loop": "asyncio.unix_events._UnixSelectorEventLoop",
+        "modules": [
+            "asgi_pong",
+            "asyncio.base_events",
+            "twisted.internet.asyncioreactor",
+            "daphne.server",
+        ],
+    }
+    assert parse_runtime(daphne)["reactor"] == "asyncio"
+    assert parse_runtime(daphne)["http"] == "unknown"  # Twisted's parser is not on the stack
+    assert "reactor" not in parse_runtime({"loop": "uvloop.Loop", "modules": ["uvicorn.main"]})
+    gunicorn = {"loop": "uvloop.Loop", "modules": ["asgi_pong", "gunicorn.asgi.protocol"]}
+    assert parse_runtime(gunicorn)["http"] == "gunicorn"
+
+
+def test_a_native_server_gets_the_apps_version_in_its_own_interface():
+    rsgi = get("granian-rsgi")
+    assert rsgi.interface_label == "native (RSGI)" and get("granian").interface_label == "WSGI"
+    assert get_app("pong").module_for(rsgi.interface, rsgi.native_api) == "rsgi_pong"
+    assert get_app("sleep").module_for(rsgi.interface, rsgi.native_api) is None
+    study = parse_study({"servers": ["granian-rsgi"], "app": "sleep", "load": [LOAD]}, "t")
+    refused = refusal(rsgi, study, 1)
+    assert refused is not None and refused.status == "unavailable"
+    assert refused.reason == "a native (RSGI) server; app 'sleep' has no RSGI version"
+
+
+def test_tornados_own_handlers_are_native_and_serve_only_their_apps():
+    native = get("tornado-native-async")
+    assert native.interface_label == "native (tornado handlers)"
+    study = parse_study({"servers": [native.name], "app": "pong", "load": [LOAD]}, "t")
+    refused = refusal(native, study, 1)
+    assert (
+        refused is not None and refused.reason == "serves only the app(s) sleep, mixed, not 'pong'"
+    )

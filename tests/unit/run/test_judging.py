@@ -304,3 +304,44 @@ def test_503_from_a_concurrency_limit_is_its_own_kind(tmp_path):
     outcome, _ = _measure(tmp_path, [limited], repeats=1)
     (said,) = [d for d in outcome.diagnoses if d["code"] == "refused-503"]
     assert said["message"].startswith("100 replies were 503 Service Unavailable")
+
+
+def test_a_limit_of_requests_per_keep_alive_connection_is_recognised(tmp_path):
+    # 10 connections, 10,000 replies, 15 closes announced with Connection: close, each followed
+    # by a new connection: 15 x N + 10 x N/2 = 10,000, N = 500.
+    limited = result(ok=10_000, mean_us=1000, close_replies=15, connections=25)
+    outcome, _ = _measure(tmp_path, [limited])
+    assert outcome.status == "measured"
+    (said,) = [d for d in outcome.diagnoses if d["code"] == "closes-after-n"]
+    assert said["message"].startswith(
+        "server closes keep-alive connections after about 500 requests "
+        "(15 closes, announced with Connection: close, for 10000 replies on 25 connections)"
+    )
+    assert "no-keep-alive" not in _codes(outcome)
+
+
+def test_unannounced_closes_after_n_requests_are_recognised_too(tmp_path):
+    # 30 closes without Connection: close over 10,000 replies: N = 10,000 / 35 = 286 -> 290
+    quiet = result(
+        ok=10_000, mean_us=1000, connections=40, totals={"unannounced_closes": 30, "resent": 30}
+    )
+    outcome, _ = _measure(tmp_path, [quiet])
+    (said,) = [d for d in outcome.diagnoses if d["code"] == "closes-after-n"]
+    assert "after about 290 requests (30 closes, without announcing it" in said["message"]
+    assert {"closes-after-n", "unannounced-close"} <= _codes(outcome)
+
+
+@pytest.mark.parametrize(
+    ("closes", "connections", "other"),
+    [
+        (3, 13, None),  # fewer closes than connections: stray closes, no limit to speak of
+        (0, 10, None),  # none
+        (9_000, 9_010, "no-keep-alive"),  # nearly every reply: no keep-alive, said as such
+    ],
+    ids=["stray", "none", "every-reply"],
+)
+def test_no_limit_is_claimed_without_regular_closes(tmp_path, closes, connections, other):
+    run = result(ok=10_000, mean_us=1000, close_replies=closes, connections=connections)
+    outcome, _ = _measure(tmp_path, [run])
+    assert "closes-after-n" not in _codes(outcome)
+    assert other is None or other in _codes(outcome)

@@ -1,5 +1,5 @@
-"""Granian: a Rust (hyper/tokio) HTTP server calling the WSGI app through its blocking threads, or
-an ASGI app on an asyncio loop (its default interface is neither: RSGI, its own)."""
+"""Granian: a Rust (hyper/tokio) HTTP server calling the WSGI app through its blocking threads, an
+ASGI app on an asyncio loop, or an app in RSGI, its own interface (and its default)."""
 
 from wsgibench.servers.recipe import (
     Command,
@@ -32,7 +32,7 @@ def _launch(ctx: LaunchContext, interface: str = "wsgi") -> list[Command]:
         "--working-dir",
         str(ctx.app_dir),
     ]
-    if interface == "asgi":  # named: "auto" takes uvloop when installed (not in this venv)
+    if interface in ("asgi", "rsgi"):  # named: "auto" takes uvloop when installed (not here)
         argv += ["--loop", "asyncio"]
     if ctx.threads > 1:
         argv += ["--blocking-threads", str(ctx.threads)]
@@ -41,6 +41,10 @@ def _launch(ctx: LaunchContext, interface: str = "wsgi") -> list[Command]:
 
 def _launch_asgi(ctx: LaunchContext) -> list[Command]:
     return _launch(ctx, "asgi")
+
+
+def _launch_rsgi(ctx: LaunchContext) -> list[Command]:
+    return _launch(ctx, "rsgi")
 
 
 RECIPES = [
@@ -70,5 +74,23 @@ RECIPES = [
             "--no-access-log",
         ),
         summary="Rust HTTP core (tokio), the ASGI app on an asyncio loop, worker processes",
+    ),
+    ServerRecipe(
+        name="granian-rsgi",
+        project="Granian",
+        flavour=Flavour.NATIVE,
+        interface=Interface.NATIVE,
+        native_api="RSGI",
+        env=ENV,
+        version_of="granian",
+        launch=_launch_rsgi,
+        expects=(("loop", "asyncio"),),
+        handles=(
+            "--interface rsgi named (its default, explicit so a change of default cannot move it)",
+            "--loop asyncio named",
+            "--backlog passed (default 1024)",
+            "--no-access-log",
+        ),
+        summary="Rust HTTP core (tokio), the app in RSGI (Granian's own interface) on asyncio",
     ),
 ]

@@ -1,4 +1,6 @@
-"""gunicorn with its sync, gthread, gevent and eventlet workers, and 3 workers behind nginx."""
+"""gunicorn with its sync, gthread, gevent and eventlet workers, 3 workers behind nginx, and two
+ASGI ways: its own asyncio worker (`--worker-class asgi`, in the pinned 27 and already in 25)
+and uvicorn's worker class."""
 
 from wsgibench.servers.nginx.config import NGINX, nginx_proxy
 from wsgibench.servers.recipe import (
@@ -129,5 +131,24 @@ RECIPES = [
             "are measured",
         ),
         summary="pre-fork gunicorn arbiter with uvicorn ASGI workers (uvloop + httptools)",
+    ),
+    ServerRecipe(
+        name="gunicorn-asgi",
+        project="gunicorn",
+        workers_rule="2N+1",
+        flavour=Flavour.CALLBACK,
+        interface=Interface.ASGI,
+        env=ENV,
+        version_of="gunicorn",
+        # Its "auto" loop takes uvloop when installed (not in this venv): named.
+        launch=_simple("asgi", "--asgi-loop", "asyncio", "--worker-connections", "10000"),
+        expects=(("loop", "asyncio"), ("http", "gunicorn")),
+        handles=(
+            "gunicorn's own ASGI worker (--worker-class asgi): its HTTP parser, an asyncio loop",
+            "--asgi-loop asyncio named; lifespan auto (its default), the app answers it",
+            "--worker-connections 10000 (default 1000)",
+            "no access log (gunicorn's default)",
+        ),
+        summary="pre-fork gunicorn arbiter with its own asyncio ASGI workers and parser",
     ),
 ]

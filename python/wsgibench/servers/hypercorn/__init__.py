@@ -45,4 +45,23 @@ RECIPES = [
         handles=_HANDLES,
         summary="ASGI on uvloop + h11, one process",
     ),
+    ServerRecipe(
+        name="hypercorn-ka-limit",
+        project="Hypercorn",
+        flavour=Flavour.CALLBACK,
+        interface=Interface.ASGI,
+        env=ENV,
+        version_of="hypercorn",
+        launch=launch_script(
+            here(__file__), "--loop", "asyncio", "--keep-alive-max-requests", "default"
+        ),
+        multi_worker=False,
+        expects=(("loop", "asyncio"),),
+        handles=(
+            "keep_alive_max_requests at its default: a connection closes after 1,000 requests "
+            "(the diagnosis closes-after-n says so)",
+            *_HANDLES[1:],
+        ),
+        summary="ASGI on asyncio + h11, one process, its keep-alive limit (1,000 requests) kept",
+    ),
 ]

@@ -7,7 +7,14 @@ import launchkit
 from hypercorn.asyncio import serve
 from hypercorn.config import Config
 
-args = launchkit.parse(extra=lambda p: p.add_argument("--loop", default="asyncio"))
+
+def _options(p):
+    p.add_argument("--loop", default="asyncio")
+    # "default" keeps Hypercorn's own limit of requests per keep-alive connection (1,000).
+    p.add_argument("--keep-alive-max-requests", default=str(10**9))
+
+
+args = launchkit.parse(extra=_options)
 app = launchkit.load_app(args)
 config = Config()
 config.bind = [f"{args.host}:{args.port}"]
@@ -15,8 +22,9 @@ config.backlog = args.backlog
 config.accesslog = None
 config.loglevel = "WARNING"
 config.keep_alive_timeout = 75
+if args.keep_alive_max_requests != "default" and hasattr(config, "keep_alive_max_requests"):
+    config.keep_alive_max_requests = int(args.keep_alive_max_requests)
 for name, value in (
-    ("keep_alive_max_requests", 10**9),
     ("include_server_header", False),
     ("include_date_header", False),
 ):

@@ -5,7 +5,14 @@ The native pair are not WSGI servers: they stand beside the WSGI entries on the 
 apps only (other apps' cells are recorded as unavailable), reading the same WSGIBENCH_SLEEP_S.
 """
 
-from wsgibench.servers.recipe import Flavour, PythonEnv, ServerRecipe, here, launch_script
+from wsgibench.servers.recipe import (
+    Flavour,
+    Interface,
+    PythonEnv,
+    ServerRecipe,
+    here,
+    launch_script,
+)
 
 ENV = PythonEnv("tornado", ("tornado==6.6.1",))
 NATIVE = here(__file__, "launch_native.py")
@@ -31,6 +38,8 @@ RECIPES = [
         flavour=Flavour.CALLBACK,
         env=ENV,
         version_of="tornado",
+        interface=Interface.NATIVE,
+        native_api="tornado handlers",
         launch=launch_script(NATIVE, "--mode", "sync"),
         apps=("sleep", "mixed"),
         summary="tornado RequestHandler with time.sleep: blocks the IOLoop (seed 001's sync)",
@@ -41,6 +50,8 @@ RECIPES = [
         flavour=Flavour.CALLBACK,
         env=ENV,
         version_of="tornado",
+        interface=Interface.NATIVE,
+        native_api="tornado handlers",
         launch=launch_script(NATIVE, "--mode", "async"),
         apps=("sleep", "mixed"),
         summary="tornado RequestHandler awaiting asyncio.sleep: the IOLoop keeps serving",
