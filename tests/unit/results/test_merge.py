@@ -21,6 +21,16 @@ def _hist(values: list[int]) -> dict:
             "p999": 0, "max": 0, "stdev": 0.0, "hdr": h.encode().decode()}  # fmt: skip
 
 
+def _timeline(ok: int, errors: dict) -> list[dict]:
+    first, second = ok // 2, ok - ok // 2
+    return [
+        {"t_s": 0, "completed": first, "ok": first, "errors": {}, "open_connections": 2,
+         "p50_us": 100, "p99_us": 200},
+        {"t_s": 1, "completed": second, "ok": second, "errors": errors, "open_connections": 2,
+         "p50_us": 100, "p99_us": 200},
+    ]  # fmt: skip
+
+
 def _doc(values: list[int], ok: int, errors: dict, saturated: bool = False, start=100.0) -> dict:
     return {
         "format_version": 1,
@@ -57,26 +67,7 @@ def _doc(values: list[int], ok: int, errors: dict, saturated: bool = False, star
                 "connect_us": _hist([50, 60]),
             }
         ],  # fmt: skip
-        "timeline": [
-            {
-                "t_s": 0,
-                "completed": ok // 2,
-                "ok": ok // 2,
-                "errors": {},
-                "open_connections": 2,
-                "p50_us": 100,
-                "p99_us": 200,
-            },
-            {
-                "t_s": 1,
-                "completed": ok - ok // 2,
-                "ok": ok - ok // 2,
-                "errors": errors,
-                "open_connections": 2,
-                "p50_us": 100,
-                "p99_us": 200,
-            },
-        ],  # fmt: skip
+        "timeline": _timeline(ok, errors),
         "cost": {"user_s": 0.5, "sys_s": 0.25, "cpu_fraction": 0.4, "threads": 1},
         "schedule": {"lag_p99_us": 0, "lag_max_us": 0},
         "saturated": saturated,
