@@ -21,6 +21,7 @@ from wsgibench.results.summary import (
     LEVEL_FIELDS,
     CellSummary,
     layout_text,
+    load_hosts_text,
     placement_text,
     summarise_study,
 )
@@ -233,6 +234,8 @@ def _tables(
         width=width,
     )
     console.print(f"CPU layout: {layout_text(env)}", highlight=False, width=width)
+    if load_hosts_text(env):
+        console.print(f"load: {load_hosts_text(env)}", highlight=False, width=width)
     for g in found:
         rows = [row(s, trim, wide) for s in g.cells]
         table = Table(title=g.title, title_justify="left", show_lines=False)

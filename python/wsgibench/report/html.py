@@ -12,7 +12,7 @@ from wsgibench.report.findings import findings
 from wsgibench.report.seed import against_seed
 from wsgibench.report.table import METRICS, LoadTable
 from wsgibench.report.vega import javascript, versions
-from wsgibench.results.summary import layout_text
+from wsgibench.results.summary import layout_text, load_hosts_text
 
 _CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1300px; color: #222; padding: 0 1em; }
@@ -94,6 +94,7 @@ def _environment(data: ReportData) -> str:
         ("memory", fmt.mib(env.get("memory_bytes")) + " MiB" if env.get("memory_bytes") else "?"),
         ("kernel / OS", f"{env.get('kernel')} / {env.get('os')}"),
         ("CPU layout", layout_text(env)),
+        ("load hosts", load_hosts_text(env) or "this machine's engine"),
         ("engine", json.dumps(env.get("engine", {}))),
         ("wsgibench", f"{env.get('wsgibench_version')} (git {env.get('git_commit') or '?'})"),
         ("python", env.get("python")),

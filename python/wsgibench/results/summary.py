@@ -140,6 +140,22 @@ def layout_text(env: dict[str, Any]) -> str:
     return text + (f"; {lay['note']}" if lay.get("note") else "")
 
 
+def load_hosts_text(env: dict[str, Any]) -> str:
+    """Where the load came from when it came from several hosts ("" for the local engine)."""
+    spec = env.get("load_hosts") or {}
+    hosts = spec.get("hosts") or []
+    if not hosts:
+        return ""
+    source = spec.get("cluster") or f"a local Dask cluster of {spec.get('local_workers')} workers"
+    names = ", ".join(f"{h['address']} ({h.get('hostname', '?')})" for h in hosts)
+    offsets = max(abs(float(h.get("clock_offset_s") or 0)) for h in hosts)
+    bound = 1e3 * float(spec.get("skew_bound_s") or 0.010)
+    return (
+        f"{len(hosts)} load host(s) from {source}: {names}; largest clock offset "
+        f"{1e3 * offsets:.2f} ms; a cell whose hosts start more than {bound:g} ms apart is invalid"
+    )
+
+
 def placement_text(isolation: dict[str, Any] | None) -> str:
     """A cell's workers and engine threads when either is more than one ("" otherwise)."""
     lay = (isolation or {}).get("layout") or {}

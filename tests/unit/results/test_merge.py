@@ -121,3 +121,22 @@ def test_hosts_and_starts_must_match():
         merge_results({}, [_doc([1], 1, {})], [0.0, 1.0], ["a"])
     with pytest.raises(ValueError):
         merge_results({}, [], [], [])
+
+
+def test_show_and_the_report_say_where_the_load_came_from():
+    from wsgibench.results.summary import load_hosts_text
+
+    assert load_hosts_text({}) == ""
+    env = {
+        "load_hosts": {
+            "cluster": "tcp://10.0.0.1:8786",
+            "skew_bound_s": 0.005,
+            "hosts": [
+                {"address": "tcp://10.0.0.11:4000", "hostname": "a", "clock_offset_s": -0.0021},
+                {"address": "tcp://10.0.0.12:4000", "hostname": "b", "clock_offset_s": 0.0004},
+            ],
+        }
+    }
+    text = load_hosts_text(env)
+    assert text.startswith("2 load host(s) from tcp://10.0.0.1:8786: tcp://10.0.0.11:4000 (a)")
+    assert "largest clock offset 2.10 ms" in text and "more than 5 ms apart is invalid" in text
