@@ -57,6 +57,7 @@ EXPECTED = {
         8,
     ),
     "sigterm": ("measured", None, {}, 14),
+    "counted": ("measured", None, {}, 12),
 }
 
 
@@ -94,6 +95,7 @@ def test_fault(kind: str, tmp_path: Path, monkeypatch):
     status, pattern, load, bound_s = EXPECTED[kind]
     tag = new_tag()
     monkeypatch.setenv(TAG_VAR, tag)  # every process the run starts inherits it
+    monkeypatch.setenv("WSGIBENCH_REPLY_COUNTS", str(tmp_path))  # fault-counted writes there
     study = _study(kind, load, memory_mb=64 if kind == "leak" else 512)
     store = Store(tmp_path / "r.sqlite")
     runner = StudyRunner(study, store)
@@ -149,6 +151,12 @@ def _check_details(kind: str, store: Store, cell) -> None:
         assert reps == []  # never measured: a start-up failure
     elif kind == "crash":
         assert reps[0]["ok"] >= 1
+    elif kind == "counted":  # the server's own count: the engine's replies plus the checks'
+        files = [json.loads(p.read_text()) for p in store.path.parent.glob("replies-*.json")]
+        written = min(files, key=lambda f: f["started"])  # the first cell's server started first
+        replied = sum(written["by_peer"].values())
+        assert reps[0]["errors"] == 0 and reps[0]["latency_p50_us"] >= 2_000
+        assert 0 < replied - reps[0]["ok"] <= 30, (replied, reps[0]["ok"])
     elif kind == "closeka":  # silent closes are re-sent, never errors, and said
         engine = json.loads(reps[0]["engine_json"])["totals"]
         assert reps[0]["errors"] == 0 and engine["unannounced_closes"] > 0
