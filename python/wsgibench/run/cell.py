@@ -300,6 +300,10 @@ def measure(
     ]
     codes = {a.code for a in adapted}
     outcome.diagnoses += [d.as_dict() for d in diagnose.diagnose(facts) if d.code not in codes]
+    skews = [r["engine"].start_skew_s for r in outcome.repeats if r["engine"].load_hosts]
+    if skews:  # load from several hosts: how far apart they started, in the worst repeat
+        hosts = len(outcome.repeats[0]["engine"].load_hosts)
+        outcome.notes.append(f"load from {hosts} hosts, started ≤ {1e3 * max(skews):.1f} ms apart")
     oom = server.cgroup.oom_kills()
     if oom:
         outcome.notes.append(f"memory limit hit: {oom} OOM kill(s)")
