@@ -104,16 +104,20 @@ class NetnsLab:
             self.start_worker(ns)
         self.wait_for_workers()
 
-    def start_worker(self, ns: str) -> None:
+    def start_worker(self, ns: str, cpus: str | None = None) -> None:
+        """A Dask worker in that namespace (pinned with taskset when `cpus` is given)."""
+        pin = ["taskset", "-c", cpus] if cpus else []
         self.workers[ns] = self.spawn(
             ns,
-            [sys.executable, "-m", "distributed.cli.dask_worker", self.scheduler,
+            [*pin, sys.executable, "-m", "distributed.cli.dask_worker", self.scheduler,
              "--no-nanny", "--nthreads", "1", "--host", self.address(ns), "--name", ns,
              "--no-dashboard"],
             f"worker-{ns}-{len(self.procs)}.log",
         )  # fmt: skip
 
-    def wait_for_workers(self) -> None:
+    def wait_for_workers(self, count: int | None = None) -> None:
+        """Until the scheduler has `count` workers (default: one per client namespace)."""
+        wanted = len(self.clients) if count is None else count
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -124,7 +128,7 @@ class NetnsLab:
                      f"c = Client({self.scheduler!r}, timeout=5); "
                      "print(len(c.scheduler_info()['workers']))"],
                 )  # fmt: skip
-                if out.returncode == 0 and int(out.stdout.split()[-1]) == len(self.clients):
+                if out.returncode == 0 and int(out.stdout.split()[-1]) == wanted:
                     return
             except (ValueError, IndexError):
                 pass

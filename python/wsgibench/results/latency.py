@@ -8,6 +8,7 @@ from typing import Any
 from hdrh.histogram import HdrHistogram
 
 from wsgibench.results.engine_result import EngineResult, Histogram
+from wsgibench.results.merge import histogram_doc
 
 
 def _decoded(h: Histogram) -> HdrHistogram:
@@ -24,18 +25,7 @@ def overall(result: EngineResult) -> Histogram | None:
     merged = _decoded(parts[0])
     for part in parts[1:]:
         merged.add(_decoded(part))
-    return Histogram(
-        count=merged.get_total_count(),
-        min=merged.get_min_value(),
-        mean=merged.get_mean_value(),
-        p50=merged.get_value_at_percentile(50),
-        p90=merged.get_value_at_percentile(90),
-        p99=merged.get_value_at_percentile(99),
-        p999=merged.get_value_at_percentile(99.9),
-        max=merged.get_max_value(),
-        stdev=merged.get_stddev(),
-        hdr=merged.encode().decode(),
-    )
+    return Histogram.from_dict(histogram_doc(merged))
 
 
 def by_kind(result: EngineResult) -> dict[str, dict[str, Any]]:

@@ -98,6 +98,11 @@ def engine_child() -> None:
         pass
 
 
+def last_line(text: str) -> str:
+    """The last line an engine wrote on stderr: its one-line reason."""
+    return (text.strip().splitlines() or ["no message"])[-1]
+
+
 def run_plan(plan: dict[str, Any]) -> EngineResult:
     engine_version()
     path, bound = find_engine(), bound_seconds(plan)
@@ -120,8 +125,7 @@ def run_plan(plan: dict[str, Any]) -> EngineResult:
     finally:
         watch.stop()
     if proc.returncode != 0:
-        line = (stderr.strip().splitlines() or ["no message"])[-1]
-        raise EngineError(f"engine failed (exit {proc.returncode}): {line}")
+        raise EngineError(f"engine failed (exit {proc.returncode}): {last_line(stderr)}")
     try:
         result = EngineResult.from_dict(json.loads(stdout))
     except ValueError as exc:  # MalformedResult is a ValueError too

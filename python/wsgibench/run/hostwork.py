@@ -20,7 +20,7 @@ from typing import Any
 import wsgibench
 from wsgibench.errors import EngineError
 from wsgibench.machine import cpustat
-from wsgibench.run.engine import engine_child, engine_version, find_engine
+from wsgibench.run.engine import engine_child, engine_version, find_engine, last_line
 
 READY_TIMEOUT_S = 30.0  # the engine reads its plan and says ready well within this
 POLL_S = 0.1
@@ -95,8 +95,9 @@ def _read_ready(err_path: Path, proc: subprocess.Popen[bytes]) -> None:
         if text.startswith("ready "):
             return
         if proc.poll() is not None:
-            line = (text.strip().splitlines() or ["no message"])[-1]
-            raise EngineError(f"engine failed before its start (exit {proc.returncode}): {line}")
+            raise EngineError(
+                f"engine failed before its start (exit {proc.returncode}): {last_line(text)}"
+            )
         time.sleep(0.002)
     proc.kill()
     raise EngineError(f"engine did not say ready within {READY_TIMEOUT_S:g} s")
@@ -140,7 +141,7 @@ def run_share(
         if stopped:
             raise EngineError(stopped)
         if proc.returncode != 0:
-            line = (err_path.read_text(errors="replace").strip().splitlines() or ["?"])[-1]
+            line = last_line(err_path.read_text(errors="replace"))
             raise EngineError(f"engine failed (exit {proc.returncode}): {line}")
         doc = json.loads(out_path.read_text())
     return {
