@@ -4,7 +4,10 @@ use serde_json::{json, Map, Value};
 
 pub const USAGE: &str = "\
 usage: wsgibench-engine run [PLAN.json|-] [options]
+       wsgibench-engine check PLAN.json|-
        wsgibench-engine version
+`check` validates a plan, or a JSON array of plans, without running anything: it prints
+{\"plans\": N, \"errors\": [{\"index\": I, \"error\": \"...\"}]} and exits 2 when any is refused.
 Without a plan file, options build one (default: closed, 10 connections, 10 s, GET / expecting 200).
 options (each overrides the plan):
   --url http://127.0.0.1:8080/path   target host, port and request path
@@ -25,6 +28,10 @@ options (each overrides the plan):
 pub enum Command {
     Version,
     Help,
+    /// Validate a plan (or an array of plans) and run nothing.
+    Check {
+        plan_source: String,
+    },
     Run {
         plan_source: Option<String>,
         overrides: Vec<(String, String)>,
@@ -66,15 +73,25 @@ const BOOL_FLAGS: &[&str] = &[
     "linger-zero",
 ];
 
+fn parse_check(args: &[String]) -> Result<Command, String> {
+    match args {
+        [source] if !source.starts_with("--") => Ok(Command::Check {
+            plan_source: source.clone(),
+        }),
+        _ => Err("check takes one argument: a plan file, or - for stdin".into()),
+    }
+}
+
 pub fn parse_args(args: &[String]) -> Result<Command, String> {
     let Some(cmd) = args.first() else {
-        return Err("missing command (run or version)".into());
+        return Err("missing command (run, check or version)".into());
     };
     match cmd.as_str() {
         "version" | "--version" | "-V" => return Ok(Command::Version),
         "help" | "--help" | "-h" => return Ok(Command::Help),
         "run" => {}
-        other => return Err(format!("unknown command {other:?} (run or version)")),
+        "check" => return parse_check(&args[1..]),
+        other => return Err(format!("unknown command {other:?} (run, check or version)")),
     }
     let (mut plan_source, mut overrides, mut pretty, mut gated) = (None, Vec::new(), false, false);
     let mut it = args[1..].iter();

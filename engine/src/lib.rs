@@ -53,6 +53,25 @@ pub fn run_value_gated(plan_value: &Value, gated: bool) -> Result<Value, RunErro
     Ok(result::build(&plan, plan_value, &outcome))
 }
 
+/// Validate a plan, or an array of plans, without running: `{"plans": N, "errors": [...]}`,
+/// one entry per refused plan with its index and the reason `run` would give.
+pub fn check_plans(value: &Value) -> Value {
+    let plans: Vec<&Value> = match value {
+        Value::Array(items) => items.iter().collect(),
+        one => vec![one],
+    };
+    let errors: Vec<Value> = plans
+        .iter()
+        .enumerate()
+        .filter_map(|(index, p)| {
+            plan::Plan::from_value(p)
+                .err()
+                .map(|e| serde_json::json!({"index": index, "error": e.0}))
+        })
+        .collect();
+    serde_json::json!({"plans": plans.len(), "errors": errors})
+}
+
 pub fn version_json() -> Value {
     serde_json::json!({
         "engine_version": result::ENGINE_VERSION,

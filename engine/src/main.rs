@@ -12,6 +12,39 @@ fn fail(code: u8, msg: &str) -> ExitCode {
     ExitCode::from(code)
 }
 
+fn read_source(src: &str) -> Result<String, String> {
+    let text = if src == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map(|_| s)
+    } else {
+        std::fs::read_to_string(src)
+    };
+    text.map_err(|e| format!("cannot read plan {src}: {e}"))
+}
+
+/// `check`: validate a plan or an array of plans; print the errors found, run nothing.
+fn check(src: &str) -> ExitCode {
+    let value: serde_json::Value = match read_source(src)
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| format!("bad plan: not JSON: {e}")))
+    {
+        Ok(v) => v,
+        Err(e) => return fail(2, &e),
+    };
+    let report = wsgibench_engine::check_plans(&value);
+    println!("{report}");
+    match report["errors"].as_array().and_then(|e| e.first()) {
+        None => ExitCode::SUCCESS,
+        Some(first) => fail(
+            2,
+            &format!(
+                "bad plan {}: {}",
+                first["index"],
+                first["error"].as_str().unwrap_or("")
+            ),
+        ),
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (plan_source, overrides, pretty, gated) = match cli::parse_args(&args) {
@@ -23,6 +56,7 @@ fn main() -> ExitCode {
             println!("{}", cli::USAGE);
             return ExitCode::SUCCESS;
         }
+        Ok(Command::Check { plan_source }) => return check(&plan_source),
         Ok(Command::Run {
             plan_source,
             overrides,
@@ -37,15 +71,9 @@ fn main() -> ExitCode {
         }
         None => cli::default_plan(),
         Some(src) => {
-            let text = if src == "-" {
-                let mut s = String::new();
-                std::io::stdin().read_to_string(&mut s).map(|_| s)
-            } else {
-                std::fs::read_to_string(src)
-            };
-            let text = match text {
+            let text = match read_source(src) {
                 Ok(t) => t,
-                Err(e) => return fail(2, &format!("cannot read plan {src}: {e}")),
+                Err(e) => return fail(2, &e),
             };
             match serde_json::from_str(&text) {
                 Ok(v) => v,

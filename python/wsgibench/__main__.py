@@ -1,5 +1,6 @@
 """`python -m wsgibench`: the command line."""
 
-from wsgibench.cli import main
+if __name__ == "__main__":
+    from wsgibench.cli import main
 
-main()
+    main()

@@ -138,7 +138,17 @@ def studies() -> None:
 @cli.command()
 @click.argument("study")
 @_results_option
-@click.option("--servers", help="Comma-separated servers replacing the study's list.")
+@click.option(
+    "--servers",
+    help="Comma-separated servers (or globs: gunicorn-*) replacing the study's list; the "
+    "study's nginx ceiling stays unless --no-ceiling.",
+)
+@click.option(
+    "--ceiling/--no-ceiling",
+    default=True,
+    show_default=True,
+    help="With --servers: keep the study's nginx ceiling (nginx-baseline).",
+)
 @click.option("--repeats", type=int, help="Repeats per cell.")
 @click.option("--duration", type=float, help="Seconds per repeat, for every load that has one.")
 @click.option("--levels", help="Comma-separated levels replacing every load's levels.")
@@ -197,6 +207,7 @@ def run(
     study: str,
     results: Path | None,
     servers: str | None,
+    ceiling: bool,
     repeats: int | None,
     duration: float | None,
     levels: str | None,
@@ -214,22 +225,30 @@ def run(
 ) -> None:
     """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
     from wsgibench.cli.run import run_study
+    from wsgibench.study.overrides import Overrides
 
-    run_study(
-        study,
-        results,
+    changes = Overrides(
         servers=servers,
+        ceiling=ceiling,
         repeats=repeats,
         duration=duration,
         levels=levels,
         app_env=app_env,
+        server_cpus=server_cpus,
+        engine_cpus=engine_cpus,
+        full=full,
+        cluster=cluster,
+        load_hosts=load_hosts,
+        server_host=server_host,
+    )
+    run_study(
+        study,
+        results,
+        changes,
         install=install,
         resume=resume,
         force=force,
-        cpus={"server_cpus": server_cpus, "engine_cpus": engine_cpus},
-        hosts={"cluster": cluster, "load_hosts": load_hosts, "server_host": server_host},
         report=report,
-        full=full,
         console=console,
     )
 
@@ -275,8 +294,8 @@ def show(
         console,
         study_id,
         sort=sort,
-        levels=set(split_list(levels, float)) if levels else None,
-        servers=set(split_list(servers, str)) if servers else None,
+        levels=set(split_list(levels, float, "--level")) if levels else None,
+        servers=set(split_list(servers, str, "--server")) if servers else None,
         wide=wide,
         fmt=fmt,
     )

@@ -22,6 +22,11 @@ def planned_seconds(study: Study, cell: CellPlan) -> float:
     return START_S + load.warmup_s + study.repeats * (load.nominal_seconds() + 0.5)
 
 
+def plural(n: int, word: str) -> str:
+    """'1 repeat', '3 repeats'."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _clock(seconds: float) -> str:
     minutes, secs = divmod(int(seconds + 0.5), 60)
     return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
@@ -46,10 +51,12 @@ class CellProgress:
 
     def start(self) -> None:
         self.console.print(
-            f"[bold]{self.study.name}[/]: {len(self.study.servers)} servers, "
-            f"{len(self.cells)} cells, {self.study.repeats} repeats each; about "
-            f"{_clock(self.left_s)} by the plan"
+            f"[bold]{self.study.name}[/]: {plural(len(self.study.servers), 'server')}, "
+            f"{plural(len(self.cells), 'cell')}, {plural(self.study.repeats, 'repeat')} each; "
+            f"about {_clock(self.left_s)} by the plan"
         )
+        if self.study.changes:
+            self.console.print("changed on the command line: " + ", ".join(self.study.changes))
         if self.interactive:
             columns = (
                 TextColumn("{task.description}"),
@@ -61,6 +68,19 @@ class CellProgress:
             self.bar = Progress(*columns, console=self.console, transient=False)
             self.bar.start()
             self.task = self.bar.add_task("cells", total=len(self.cells), left="")
+
+    def kept(self, keys: set[tuple[str, str, float]]) -> None:
+        """A resumed run: the cells already stored count as done, and the time left without them."""
+        kept = [c for c in self.cells if c.key in keys]
+        self.done = len(kept)
+        self.left_s -= sum(self.planned[c.position] for c in kept)
+        self.say(
+            f"resuming: {plural(len(kept), 'cell')} of {len(self.cells)} kept from the "
+            f"unfinished run, {plural(len(self.cells) - len(kept), 'cell')} to run; about "
+            f"{_clock(self.left_s)} left by the plan"
+        )
+        if self.bar is not None:
+            self.bar.update(self.task, advance=len(kept))
 
     def say(self, text: str) -> None:
         """A line above the bar (warnings), or plainly."""

@@ -5,139 +5,60 @@ from __future__ import annotations
 import contextlib
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from wsgibench.cli.progress import CellProgress, planned_seconds
-from wsgibench.errors import UsageError
+from wsgibench.errors import UsageError, WsgibenchError
 from wsgibench.machine import venvs
 from wsgibench.machine.cgroups import sweep_orphans
-from wsgibench.machine.topology import parse_cpulist
 from wsgibench.paths import default_results
 from wsgibench.report import write_report
 from wsgibench.results.store import Store
 from wsgibench.run.cell import CellOutcome
 from wsgibench.run.engine import engine_version
-from wsgibench.run.study import StudyRunner
+from wsgibench.run.study import StudyRunner, refuse_bad_plans
 from wsgibench.servers import get
-from wsgibench.study.model import Study, load_study, study_path
+from wsgibench.study.model import Study
+from wsgibench.study.overrides import Overrides, load_with
 from wsgibench.study.plan import CellPlan, plan_cells
 
 
-def split_list(value: str, cast) -> list:
+def split_list(value: str, cast: Callable[[str], Any], option: str = "") -> list[Any]:
     try:
         return [cast(v.strip()) for v in value.split(",") if v.strip()]
     except ValueError:
-        raise UsageError(f"cannot read {value!r} as a comma-separated list of numbers") from None
-
-
-def full_size(raw: dict[str, Any], name: str) -> dict[str, Any]:
-    """The study as its seed ran it at full size: [full] replaces top-level keys, and
-    [full.load.NAME] the keys of that load."""
-    full = raw.get("full")
-    if not isinstance(full, dict):
-        raise UsageError(f"{name} has no [full] size: it already runs as its seed did")
-    loads = full.get("load", {})
-    merged = {**raw, **{k: v for k, v in full.items() if k != "load"}}
-    merged["load"] = [{**load, **loads.get(load.get("name"), {})} for load in raw.get("load", [])]
-    return merged
-
-
-def overrides(
-    study_name: str,
-    servers: str | None,
-    repeats: int | None,
-    duration: float | None,
-    levels: str | None,
-    app_env: tuple[str, ...] = (),
-    cpus: dict[str, str | None] | None = None,
-    full: bool = False,
-    hosts: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    import tomllib
-
-    raw = tomllib.loads(study_path(study_name).read_text()) if study_name else {}
-    out: dict[str, Any] = {}
-    if full:  # the seed's own size: the study's [full] table, loads matched by name
-        raw = full_size(raw, study_name)
-        out.update({k: v for k, v in raw.items() if k != "full"})
-    for key, value in (cpus or {}).items():  # --server-cpus 0-3, --engine-cpus 4-7
-        if value:
-            try:
-                out[key] = parse_cpulist(value)
-            except ValueError:
-                raise UsageError(f"cannot read {value!r} as CPUs (e.g. 0-3,8)") from None
-    given = {k: v for k, v in (hosts or {}).items() if v is not None}
-    if (
-        "cluster" in given or "load_hosts" in given
-    ):  # the command line's choice replaces the study's
-        out.update({"cluster": None, "load_hosts": None})
-    out.update(given)
-    if servers:
-        out["servers"] = split_list(servers, str)
-    if app_env:
-        pairs = [item.partition("=") for item in app_env]
-        bad = [k for k, sep, _ in pairs if not sep or not k]
-        if bad:
-            raise UsageError(f"--app-env takes KEY=VALUE, not {bad[0]!r}")
-        out["app_env"] = {**raw.get("app_env", {}), **{k: v for k, _, v in pairs}}
-    if repeats is not None:
-        out["repeats"] = repeats
-        out["trim"] = min(int(raw.get("trim", 0)), max(0, (repeats - 1) // 2))
-    if duration is not None or levels:
-        loads = []
-        for load in raw.get("load", []):
-            load = dict(load)
-            if duration is not None:
-                if duration <= 0:
-                    raise UsageError("--duration must be positive")
-                if "duration_s" in load:
-                    load["duration_s"] = duration
-            if levels:
-                load["levels"] = split_list(levels, float)
-            loads.append(load)
-        out["load"] = loads
-    return out
+        where = f"{option}: " if option else ""
+        raise UsageError(f"{where}cannot read {value!r} as a comma-separated list") from None
 
 
 def run_study(
     name: str,
     results: Path | None,
+    changes: Overrides,
     *,
-    servers: str | None,
-    repeats: int | None,
-    app_env: tuple[str, ...] = (),
-    duration: float | None,
-    levels: str | None,
     install: bool,
     resume: bool = False,
     force: bool = False,
-    cpus: dict[str, str | None] | None = None,
-    hosts: dict[str, Any] | None = None,
     report: bool = True,
-    full: bool = False,
     console: Console,
 ) -> Store:
-    try:
-        study = load_study(
-            name,
-            overrides(name, servers, repeats, duration, levels, app_env, cpus or {}, full, hosts),
-        )
-    except Exception as exc:
-        import tomllib
-
-        if isinstance(exc, tomllib.TOMLDecodeError):
-            raise UsageError(f"{name}: malformed TOML: {exc}") from None
-        raise
+    """Run a study with the command line's changes; a study that cannot run is refused before
+    any server starts, and a run that measured nothing ends with exit 1."""
+    study, _ = load_with(name, changes)
     engine_version()  # a missing or mismatched engine stops us before any server starts
+    refuse_bad_plans(study)
+    path = results or default_results()
+    if resume and _nothing_to_resume(path, study, console):
+        return Store(path, create=False, read_only=True)
     orphans = sweep_orphans()
     if orphans:
         console.print(f"[yellow]killed {len(orphans)} server process(es) left by a killed run[/]")
     if install:
         _install_missing(study, console)
-    path = results or default_results()
     store = Store(path)
     with _sigterm_as_interrupt():
         study_id = _run(study, store, console, resume, force)
@@ -147,7 +68,37 @@ def run_study(
         console.print(f"report: {files.html}")
         if files.headline:
             console.print(f"chart: {files.headline}")
+    _fail_when_nothing_measured(store, study_id)
     return store
+
+
+def _nothing_to_resume(path: Path, study: Study, console: Console) -> bool:
+    """--resume with no unfinished run: say so; a finished one is not run again."""
+    latest = (
+        Store(path, create=False, read_only=True).latest_study(study.name)
+        if path.exists()
+        else None
+    )
+    if latest is not None and latest["status"] == "finished":
+        console.print(
+            f"nothing to resume: study {study.name!r} (id {latest['id']}) in {path} finished; "
+            "run it without --resume to measure it again"
+        )
+        return True
+    if latest is None:
+        console.print(f"no run of study {study.name!r} in {path} to resume: starting one")
+    return False
+
+
+def _fail_when_nothing_measured(store: Store, study_id: int) -> None:
+    """A study none of whose cells measured anything (all failed or unavailable) did not work."""
+    cells = store.cells(study_id)
+    if cells and all(c.status in ("failed", "unavailable") for c in cells):
+        first = next(c for c in cells if c.reason)
+        raise WsgibenchError(
+            f"nothing was measured: every one of the {len(cells)} cells failed or was "
+            f"unavailable (first: {first.server}: {first.reason})"
+        )
 
 
 def report_dir(results: Path) -> Path:
@@ -204,7 +155,7 @@ def _run(
             skipped = seconds < 0.25 * planned_seconds(study, cell)  # never started
             progress.cell_done(cell, outcome, seconds, skipped)
 
-        study_id = runner.run(on_cell_done=done, resume=resume, force=force)
+        study_id = runner.run(on_cell_done=done, resume=resume, force=force, on_kept=progress.kept)
     finally:
         progress.stop()
     from wsgibench.cli.show import show

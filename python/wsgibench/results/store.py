@@ -162,12 +162,16 @@ class Store:
             )
         return _rowid(cur)
 
-    def unfinished_study(self, name: str, config: dict) -> int | None:
-        """The latest run of this study that did not finish, if it was run with the same config."""
-        row = self.db.execute(
+    def latest_study(self, name: str) -> sqlite3.Row | None:
+        """The latest run of the study of this name, if any."""
+        return self.db.execute(
             "SELECT id, status, config_json FROM studies WHERE name=? ORDER BY id DESC LIMIT 1",
             (name,),
         ).fetchone()
+
+    def unfinished_study(self, name: str, config: dict) -> int | None:
+        """The latest run of this study that did not finish, if it was run with the same config."""
+        row = self.latest_study(name)
         if row is None or row["status"] == "finished":
             return None
         if json.loads(row["config_json"]) != config:

@@ -18,6 +18,7 @@ from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.merge import merge_results
 from wsgibench.run import hostwork
 from wsgibench.run.engine import bound_seconds
+from wsgibench.run.localhosts import LocalWorkers
 from wsgibench.study.split import split_plan
 
 CLOCK_SAMPLES = 8
@@ -67,24 +68,19 @@ class LoadHosts:
 
     def __init__(self, address: str | None = None, local_workers: int | None = None):
         import dask
-        from distributed import Client, LocalCluster
+        from distributed import Client
 
         _quiet_dask()
-        self.cluster = None
+        self.local: LocalWorkers | None = None
         # A lost task fails at once instead of being re-run on another worker.
         dask.config.set({"distributed.scheduler.allowed-failures": 0})
         try:
             if address:
                 self.client = Client(address, timeout="10s", set_as_default=False)
             else:
-                self.cluster = LocalCluster(
-                    n_workers=local_workers or 1,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    silence_logs=logging.CRITICAL,
-                )
-                self.client = Client(self.cluster, set_as_default=False)
+                self.local = LocalWorkers(local_workers or 1)
+                self.client = Client(self.local.address, timeout="10s", set_as_default=False)
+                self.local.wait(self.client)
         except (OSError, TimeoutError) as exc:
             raise EnvironmentProblem(
                 f"cannot reach the Dask scheduler at {address}: {exc}"
@@ -140,8 +136,8 @@ class LoadHosts:
 
     def close(self) -> None:
         self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
+        if self.local is not None:
+            self.local.close()
 
 
 def check_target(hosts: list[LoadHost], target: str) -> None:

@@ -103,6 +103,24 @@ def last_line(text: str) -> str:
     return (text.strip().splitlines() or ["no message"])[-1]
 
 
+def check_plans(plans: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """The engine's own verdict on plans, without running any: (index, why) per refused plan."""
+    engine_version()
+    path = find_engine()
+    try:
+        out = subprocess.run(
+            [str(path), "check", "-"],
+            input=json.dumps(plans),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        report = json.loads(out.stdout)
+    except (OSError, subprocess.TimeoutExpired, ValueError) as exc:
+        raise EngineError(f"{path} could not check the study's plans ({exc})") from None
+    return [(int(e["index"]), str(e["error"])) for e in report.get("errors", [])]
+
+
 def run_plan(plan: dict[str, Any]) -> EngineResult:
     engine_version()
     path, bound = find_engine(), bound_seconds(plan)

@@ -22,7 +22,7 @@ from wsgibench.run.cell import (
     save_cell,
 )
 from wsgibench.run.cluster import ClusterEngine, LoadHosts, check_target
-from wsgibench.run.engine import Engine, EngineProcess, engine_version
+from wsgibench.run.engine import Engine, EngineProcess, check_plans, engine_version
 from wsgibench.servers.mod_wsgi import APACHE
 from wsgibench.servers.nginx.config import NGINX
 from wsgibench.study.loads import MODELS
@@ -31,6 +31,25 @@ from wsgibench.study.plan import CellPlan, plan_cells
 
 Progress = Callable[[str], None]
 CellDone = Callable[[CellPlan, CellOutcome], None]
+Kept = Callable[[set[tuple[str, str, float]]], None]
+
+
+def refuse_bad_plans(study: Study) -> None:
+    """Every plan the study will give the engine (each load at each level, warm-up included),
+    checked by the engine itself before anything starts: a plan it would refuse ends the run
+    with one line naming the load and the level."""
+    plans, where = [], []
+    for load in study.loads:
+        for level in load.levels:
+            for warmup in (False, True):
+                if warmup and load.warmup_s <= 0:
+                    continue
+                plans.append(
+                    load.plan(level, 1, list(study.requests), None, 1, warmup, 1, study.server_host)
+                )
+                where.append(f"[[load]] {load.name!r} at {load.level_field} {level:g}")
+    for index, why in check_plans(plans)[:1]:
+        raise UsageError(f"study {study.name}: {where[index]}: the engine refuses the plan: {why}")
 
 
 class StudyRunner:
@@ -60,7 +79,11 @@ class StudyRunner:
         self.databases = databases.LoadDatabase(store.path.resolve().parent)
 
     def run(
-        self, on_cell_done: CellDone | None = None, resume: bool = False, force: bool = False
+        self,
+        on_cell_done: CellDone | None = None,
+        resume: bool = False,
+        force: bool = False,
+        on_kept: Kept | None = None,
     ) -> int:
         """Run every cell not stored yet; with resume, continue the store's unfinished run (on the
         same machine and engine, unless forced)."""
@@ -69,7 +92,7 @@ class StudyRunner:
         )
         try:
             self._connect_load_hosts()
-            return self._run(on_cell_done, resume, force)
+            return self._run(on_cell_done, resume, force, on_kept)
         finally:
             if self.load_hosts is not None:
                 self.load_hosts.close()
@@ -86,12 +109,16 @@ class StudyRunner:
         check_target(hosts, self.study.server_host)
         self.engine = ClusterEngine(self.load_hosts, spec.skew_bound_s)
 
-    def _run(self, on_cell_done: CellDone | None, resume: bool, force: bool) -> int:
+    def _run(
+        self, on_cell_done: CellDone | None, resume: bool, force: bool, on_kept: Kept | None
+    ) -> int:
         study_id = self._begin(resume, force)
         done = {(c.server, c.load, c.level): c for c in self.store.cells(study_id)}
         # A cell a lost load host made invalid is run again by --resume.
         for key in [k for k, c in done.items() if HOST_LOST in c.notes]:
             self.store.delete_cell(done.pop(key).id)
+        if done and on_kept:
+            on_kept(set(done))
         out_of = _left_the_sweep(done.values())
         status, lost = "interrupted", 0
         try:
@@ -114,7 +141,10 @@ class StudyRunner:
         return study_id
 
     def _begin(self, resume: bool, force: bool) -> int:
-        config = json.loads(json.dumps({**self.study.raw, "name": self.study.name}, default=str))
+        as_run = {**self.study.raw, "name": self.study.name}
+        if self.study.changes:
+            as_run["command_line"] = list(self.study.changes)
+        config = json.loads(json.dumps(as_run, default=str))
         study_id = self.store.unfinished_study(self.study.name, config) if resume else None
         here = self._environment()
         if study_id is None:

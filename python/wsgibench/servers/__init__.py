@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import importlib
 import pkgutil
 from dataclasses import replace
@@ -30,6 +31,7 @@ __all__ = [
     "fault_catalog",
     "folders",
     "get",
+    "resolve",
 ]
 
 
@@ -73,6 +75,31 @@ def get(name: str) -> ServerRecipe:
     recipes = fault_catalog() if name.startswith("fault-") else catalog()
     if name in recipes:
         return recipes[name]
-    near = difflib.get_close_matches(name, recipes, n=1)
-    hint = f" (did you mean {near[0]!r}?)" if near else " (see `wsgibench servers`)"
-    raise UsageError(f"unknown server {name!r}{hint}")
+    raise UsageError(f"unknown server {name!r}{_hint(name, list(recipes))}")
+
+
+def _hint(name: str, names: list[str]) -> str:
+    """The entries of a family (`gunicorn` -> every gunicorn-*), else the nearest name."""
+    family = [n for n in names if n.startswith(f"{name}-") or n.split("-")[0] == name]
+    if family:
+        return f"; the {name} entries are {', '.join(family)} ('{name}-*' names them all)"
+    near = difflib.get_close_matches(name, names, n=1)
+    return f" (did you mean {near[0]!r}?)" if near else " (see `wsgibench servers`)"
+
+
+def resolve(names: list[str]) -> list[str]:
+    """Catalog names in the order given: `*` is every entry, a glob (`gunicorn-*`) every entry it
+    matches, in catalog order; a name twice counts once; an unknown name is a UsageError."""
+    out: list[str] = []
+    for name in names:
+        if name == "*":
+            found = list(catalog())
+        elif any(c in name for c in "*?["):
+            pool = fault_catalog() if name.startswith("fault-") else catalog()
+            found = fnmatch.filter(pool, name)
+            if not found:
+                raise UsageError(f"{name!r} matches no server (see `wsgibench servers`)")
+        else:
+            found = [get(name).name]
+        out += [n for n in found if n not in out]
+    return out

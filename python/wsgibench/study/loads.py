@@ -8,6 +8,8 @@ from typing import Any
 
 from wsgibench.errors import UsageError
 from wsgibench.results.summary import LEVEL_FIELDS
+from wsgibench.study.kinds import read_table
+from wsgibench.study.load_keys import BODY_FLOAT_KEYS, EXPECT_KEYS, LOAD_KEYS, REQUEST_KEYS
 
 PROTOCOL_VERSION = 1
 
@@ -31,7 +33,6 @@ MODELS: dict[str, tuple[str, frozenset[str], frozenset[str]]] = {
     "count": (LEVEL_FIELDS["count"], frozenset({"requests"}), frozenset({"requests"})),
 }
 MODELS["conn_rate"] = MODELS["rate"]
-DATABASES = ("sqlite", "postgresql", "mariadb")  # what a [[load]]'s `database` may name
 
 
 @dataclass(frozen=True)
@@ -132,53 +133,49 @@ def _shortened(model: dict[str, Any], seconds: float) -> dict[str, Any]:
     return short
 
 
-def parse_load(raw: dict[str, Any], where: str) -> Load:
-    raw = dict(raw)
-    name = raw.pop("name", None) or raw.get("model", "load")
-    model = raw.pop("model", None)
-    if model not in MODELS:
-        raise UsageError(
-            f"{where}: model must be one of {', '.join(sorted(MODELS))}, not {model!r}"
-        )
-    levels = raw.pop("levels", None)
-    if (
-        not isinstance(levels, list)
-        or not levels
-        or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in levels
-        )
-    ):
-        raise UsageError(
-            f"{where}: levels must be a non-empty list of positive numbers, not {levels!r}"
-        )
-    http = str(raw.pop("http", "1.1"))
-    if http not in ("1.0", "1.1"):
-        raise UsageError(f'{where}: http must be "1.0" or "1.1"')
-    keep_alive = raw.pop("keep_alive", http == "1.1")
-    timeout_s = float(raw.pop("timeout_s", 5.0))
-    warmup_s = float(raw.pop("warmup_s", 1.0))
-    database = raw.pop("database", None)
-    if database is not None and database not in DATABASES:
-        raise UsageError(
-            f"{where}: database must be one of {', '.join(DATABASES)}, not {database!r}"
-        )
-    cpus = raw.pop("cpus", None)
-    if cpus is not None and (not isinstance(cpus, int) or isinstance(cpus, bool) or cpus < 1):
-        raise UsageError(f"{where}: cpus must be a positive integer")
-    _, allowed, required = MODELS[model]
-    unknown = set(raw) - allowed
-    if unknown:
-        raise UsageError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} for model {model}")
-    missing = required - set(raw)
-    if missing:
-        raise UsageError(f"{where}: model {model} needs {', '.join(sorted(missing))}")
-    if model in ("rate", "conn_rate") and not ({"duration_s", "connections_total"} & set(raw)):
+def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
+    """One [[load]] table, every key checked against study/keys.py (LOAD_KEYS) and against its
+    model: a key the model does not take, or one it needs and lacks, is named."""
+    label = f'"{raw["name"]}"' if isinstance(raw.get("name"), str) else f"#{index + 1}"
+    where = f"{study} [[load]] {label}"
+    values = read_table(raw, LOAD_KEYS, where)
+    model = values.get("model")
+    if model is None:
+        raise UsageError(f"{where}: model is required: one of {', '.join(MODELS)}")
+    for key in LOAD_KEYS:
+        if key.name in values and key.models and model not in key.models:
+            takers = ", ".join(key.models)
+            raise UsageError(f"{where}: {key.name} is not a key of model {model} (only {takers})")
+        if key.name not in values and model in key.required:
+            raise UsageError(f"{where}: model {model} needs {key.name}: {key.kind.describe()}")
+    if model in ("rate", "conn_rate") and not ({"duration_s", "connections_total"} & set(values)):
         raise UsageError(f"{where}: model {model} needs duration_s or connections_total")
-    for key, value in raw.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
-            raise UsageError(f"{where}: {key} must not be negative")
-    if timeout_s <= 0 or warmup_s < 0:
-        raise UsageError(f"{where}: timeout_s must be positive and warmup_s not negative")
+    http = values.get("http", "1.1")
+    common = {"name", "model", "levels", "http", "keep_alive", "timeout_s", "warmup_s"}
     return Load(
-        name, model, tuple(levels), raw, http, bool(keep_alive), timeout_s, warmup_s, database, cpus
+        name=values.get("name") or model,
+        model=model,
+        levels=tuple(values["levels"]),
+        params={k: v for k, v in values.items() if k not in common | {"database", "cpus"}},
+        http=http,
+        keep_alive=values.get("keep_alive", http == "1.1"),
+        timeout_s=values.get("timeout_s", 5.0),
+        warmup_s=values.get("warmup_s", 1.0),
+        database=values.get("database"),
+        cpus=values.get("cpus"),
     )
+
+
+def parse_request(raw: dict[str, Any], study: str, index: int) -> RequestKind:
+    """One [[requests]] table, its keys and its `expect` checked against study/keys.py."""
+    where = f"{study} [[requests]] #{index + 1}"
+    values = read_table(raw, REQUEST_KEYS, where)
+    expect = values.pop("expect", None)
+    if expect is not None:
+        expect = read_table(expect, EXPECT_KEYS, where, "expect.")
+        if "status" not in expect:
+            raise UsageError(f"{where}: expect.status is required: an HTTP status code")
+        if "body_float" in expect:
+            read_table(expect["body_float"], BODY_FLOAT_KEYS, where, "expect.body_float.")
+        values["expect"] = expect
+    return RequestKind(**values)

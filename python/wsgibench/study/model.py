@@ -1,4 +1,5 @@
-"""Studies: TOML files naming servers, app, loads, repeats and isolation; built-ins ship in studies/."""
+"""Studies: TOML files naming servers, app, loads, repeats and isolation, checked key by key against
+study/keys.py; built-ins ship in study/builtin/."""
 
 from __future__ import annotations
 
@@ -13,40 +14,13 @@ from wsgibench.errors import UsageError
 from wsgibench.machine import topology
 from wsgibench.machine.topology import scaling_steps
 from wsgibench.paths import STUDIES_DIR
-from wsgibench.servers import catalog, get
+from wsgibench.servers import resolve
 from wsgibench.study.apps import AppSpec, get_app
-from wsgibench.study.loads import Load, RequestKind, parse_load
-from wsgibench.study.split import HOST_KEYS, LoadHostsSpec, parse_hosts
-
-TOP_KEYS = {
-    "name",
-    "description",
-    "seed",
-    "servers",
-    "app",
-    "repeats",
-    "trim",
-    "random_order",
-    "workers",
-    "threads",
-    "engine_threads",
-    "server_settings",
-    "server_cpu_count",
-    "full",
-    "memory_limit_mb",
-    "error_threshold",
-    "server_cpus",
-    "engine_cpus",
-    "load",
-    "requests",
-    "source",
-    "app_env",
-    "scale_cpus",
-    "backlog",
-    "tcp_nodelay",
-    "access_log",
-    *HOST_KEYS,
-}
+from wsgibench.study.keys import STUDY_KEYS
+from wsgibench.study.kinds import nearest, read_table
+from wsgibench.study.load_keys import LOAD_KEYS, SERVER_SETTING_KEYS
+from wsgibench.study.loads import Load, RequestKind, parse_load, parse_request
+from wsgibench.study.split import LoadHostsSpec, parse_hosts
 
 
 @dataclass(frozen=True)
@@ -87,6 +61,8 @@ class Study:
     server_host: str = "127.0.0.1"
     load_hosts: LoadHostsSpec | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
+    # The command line's changes to the study as written ("--levels 64"), stored with the run.
+    changes: tuple[str, ...] = ()
 
     def server_names(self) -> list[str]:
         return list(self.servers)
@@ -116,75 +92,62 @@ def study_path(name_or_path: str) -> Path:
 
 
 def load_study(name_or_path: str, overrides: dict[str, Any] | None = None) -> Study:
+    """The study of a built-in name or a TOML file, with the command line's `overrides` (checked
+    by `study.overrides` beforehand, so an error here is the file's)."""
     path = study_path(name_or_path)
+    raw = read_raw(path)
+    return parse_study({**raw, **(overrides or {})}, shown_path(path))
+
+
+def read_raw(path: Path) -> dict[str, Any]:
+    """A study file's TOML table; malformed TOML is one line naming the file and the place."""
     try:
-        raw = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{path}: malformed TOML: {exc}") from None
+        raise UsageError(f"{shown_path(path)}: malformed TOML: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read: {exc}") from None
-    raw.update(overrides or {})
-    return parse_study(raw, str(path))
+        raise UsageError(f"{shown_path(path)}: cannot read: {exc}") from None
 
 
-def _cpu_list(value: Any, key: str, where: str) -> list[int] | None:
+def shown_path(path: Path) -> str:
+    """How errors name a study file: a built-in by its name, another by the path given."""
+    return f"built-in study {path.stem}" if path.parent == STUDIES_DIR else str(path)
+
+
+def _cpu_list(value: list[int] | None, key: str, where: str) -> list[int] | None:
     if value is None:
         return None
     usable = sorted(os.sched_getaffinity(0))
-    if not isinstance(value, list) or not all(isinstance(c, int) for c in value) or not value:
-        raise UsageError(f"{where}: {key} must be a non-empty list of CPU numbers")
     bad = [c for c in value if c not in usable]
     if bad:
         raise UsageError(f"{where}: {key} names CPU {bad[0]}, but this machine has CPUs {usable}")
     return value
 
 
-def _positive_int(value: Any, key: str, where: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise UsageError(f"{where}: {key} must be a positive integer")
-    return value
-
-
 def parse_study(raw: dict[str, Any], where: str) -> Study:
-    """The study a parsed TOML table describes; any malformed value is a UsageError (one line)."""
-    try:
-        return _parse_study(raw, where)
-    except (TypeError, ValueError, AttributeError, OverflowError) as exc:  # found by tests/fuzz
-        raise UsageError(f"{where}: a value has the wrong type or form ({exc})") from None
-
-
-def _parse_study(raw: dict[str, Any], where: str) -> Study:
-    unknown = set(raw) - TOP_KEYS
-    if unknown:
-        raise UsageError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
-    servers = _servers(raw.get("servers"), where)
-    app = get_app(str(raw.get("app", "pong")))
-    loads = _loads(raw, where, app)
-    requests, app_env = _app_settings(raw, where, app)
-    repeats, trim = int(raw.get("repeats", 3)), int(raw.get("trim", 0))
-    if repeats < 1 or trim < 0 or repeats - 2 * trim < 1:
-        raise UsageError(f"{where}: need repeats >= 1 and repeats - 2*trim >= 1")
-    workers_raw, threads = raw.get("workers", 1), int(raw.get("threads", 1))
-    workers: int | Literal["auto"] = "auto" if workers_raw == "auto" else int(workers_raw)
-    if (workers != "auto" and workers < 1) or threads < 1:
-        raise UsageError(f'{where}: workers must be "auto" or at least 1, threads at least 1')
-    engine_threads = raw.get("engine_threads")
-    if engine_threads is not None:
-        engine_threads = _positive_int(engine_threads, "engine_threads", where)
-    settings = _server_settings(raw.get("server_settings", {}), servers, where)
-    cpu_count = raw.get("server_cpu_count")
-    if cpu_count is not None:
-        cpu_count = _positive_int(cpu_count, "server_cpu_count", where)
-    threshold = float(raw.get("error_threshold", 0.05))
-    if not 0 <= threshold <= 1:
-        raise UsageError(f"{where}: error_threshold is a fraction between 0 and 1")
-    memory = raw.get("memory_limit_mb", 512)
-    if memory is not None and (not isinstance(memory, int) or memory <= 0):
-        raise UsageError(f"{where}: memory_limit_mb must be a positive integer (or absent)")
-    hosts = parse_hosts(raw, where)
+    """The study a parsed TOML table describes. Every key is checked against `study.keys` before
+    anything else: an unknown key or a value of the wrong type or range is a UsageError naming
+    the file and the key (one line)."""
+    values = read_table(raw, STUDY_KEYS, where)
+    for required in ("servers", "load"):
+        if required not in values:
+            key = next(k for k in STUDY_KEYS if k.name == required)
+            raise UsageError(f"{where}: {required} is required: {key.kind.describe()}")
+    servers = _servers(values["servers"], where)
+    app = _app(values.get("app", "pong"), where)
+    loads = _loads(values["load"], values.get("scale_cpus"), where, app)
+    check_full(values.get("full"), {load.name for load in loads}, where)
+    requests, app_env = _app_settings(values, where, app)
+    repeats, trim = values.get("repeats", 3), values.get("trim", 0)
+    if repeats - 2 * trim < 1:
+        raise UsageError(
+            f"{where}: trim {trim} leaves no repeat of {repeats} (repeats - 2 × trim must be ≥ 1)"
+        )
+    settings = _server_settings(values.get("server_settings", {}), servers, where)
+    hosts = parse_hosts(values, where)
     return Study(
-        name=str(raw.get("name") or Path(where).stem),
-        description=str(raw.get("description", "")),
+        name=values.get("name") or Path(where).stem,
+        description=values.get("description", ""),
         servers=tuple(servers),
         loads=loads,
         app=app.name,
@@ -192,84 +155,116 @@ def _parse_study(raw: dict[str, Any], where: str) -> Study:
         app_env=app_env,
         repeats=repeats,
         trim=trim,
-        random_order=bool(raw.get("random_order", True)),
-        seed=int(raw.get("seed", 1)),
-        workers=workers,
-        threads=threads,
-        engine_threads=engine_threads,
+        random_order=values.get("random_order", True),
+        seed=values.get("seed", 1),
+        workers=values.get("workers", 1),
+        threads=values.get("threads", 1),
+        engine_threads=values.get("engine_threads"),
         server_settings=settings,
-        server_cpu_count=cpu_count,
-        memory_limit_mb=memory or None,
-        error_threshold=threshold,
-        server_cpus=_cpu_list(raw.get("server_cpus"), "server_cpus", where),
-        engine_cpus=_cpu_list(raw.get("engine_cpus"), "engine_cpus", where),
-        source=str(raw.get("source", "")),
-        skipped=scale_counts(raw.get("scale_cpus"))[1],
+        server_cpu_count=values.get("server_cpu_count"),
+        memory_limit_mb=values.get("memory_limit_mb", 512),
+        error_threshold=values.get("error_threshold", 0.05),
+        server_cpus=_cpu_list(values.get("server_cpus"), "server_cpus", where),
+        engine_cpus=_cpu_list(values.get("engine_cpus"), "engine_cpus", where),
+        source=values.get("source", ""),
+        skipped=scale_counts(values.get("scale_cpus"))[1],
         raw=raw,
-        backlog=_positive_int(raw.get("backlog", 2048), "backlog", where),
-        tcp_nodelay=bool(raw.get("tcp_nodelay", True)),
-        access_log=bool(raw.get("access_log", False)),
+        backlog=values.get("backlog", 2048),
+        tcp_nodelay=values.get("tcp_nodelay", True),
+        access_log=values.get("access_log", False),
         server_host=hosts[0],
         load_hosts=hosts[1],
     )
 
 
-def _server_settings(raw: Any, servers: list[str], where: str) -> dict[str, dict[str, int]]:
-    if not isinstance(raw, dict):
-        raise UsageError(f"{where}: server_settings must be a table of server -> settings")
+def _app(name: str, where: str) -> AppSpec:
+    try:
+        return get_app(name)
+    except UsageError as exc:
+        raise UsageError(f"{where}: app: {exc}") from None
+
+
+def check_full(full: dict[str, Any] | None, loads: set[str], where: str) -> None:
+    """[full] holds study keys (not name, load or full itself) and [full.load.NAME] tables of
+    a load's keys, NAME one of the study's loads: checked whether or not --full is given."""
+    if full is None:
+        return
+    top = {k: v for k, v in full.items() if k != "load"}
+    for name in ("name", "full"):
+        if name in top:
+            raise UsageError(f"{where}: full.{name} cannot be changed by the full size")
+    read_table(top, STUDY_KEYS, where, "full.")
+    by_load = full.get("load", {})
+    if not isinstance(by_load, dict) or not all(isinstance(v, dict) for v in by_load.values()):
+        raise UsageError(f"{where}: full.load must hold [full.load.NAME] tables")
+    for name, table in by_load.items():
+        if name not in loads:
+            raise UsageError(
+                f"{where}: [full.load.{name}] names no load of the study{nearest(name, sorted(loads))}"
+            )
+        read_table(table, LOAD_KEYS, where, f"full.load.{name}.")
+
+
+def apply_full(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    """The study as its seed ran it at full size: [full] replaces top-level keys, and
+    [full.load.NAME] the keys of that load."""
+    full = raw.get("full")
+    if not isinstance(full, dict):
+        raise UsageError(f"--full: {where} has no [full] size: it already runs as its seed did")
+    loads = full.get("load", {})
+    merged = {**raw, **{k: v for k, v in full.items() if k != "load"}}
+    merged["load"] = [{**load, **loads.get(load.get("name"), {})} for load in raw.get("load", [])]
+    merged.pop("full")
+    return merged
+
+
+def _server_settings(
+    raw: dict[str, Any], servers: list[str], where: str
+) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for server, settings in raw.items():
-        if server not in servers or not isinstance(settings, dict) or not settings:
+        if server not in servers:
             raise UsageError(
-                f"{where}: server_settings names {server!r}, not a server of the "
-                "study, or gives it no settings"
+                f"{where}: server_settings names {server!r}, not a server of the study"
+                + nearest(server, servers)
             )
-        unknown = set(settings) - {"workers", "threads"}
-        if unknown:
-            raise UsageError(f"{where}: server_settings.{server}: unknown {', '.join(unknown)}")
-        out[str(server)] = {
-            k: _positive_int(v, f"server_settings.{server}.{k}", where) for k, v in settings.items()
-        }
+        if not settings:
+            raise UsageError(f"{where}: server_settings.{server} gives no settings")
+        out[server] = read_table(settings, SERVER_SETTING_KEYS, where, f"server_settings.{server}.")
     return out
 
 
-def _servers(servers: Any, where: str) -> list[str]:
-    if servers == ["*"]:  # every catalog entry; unavailable ones are recorded as such
-        servers = list(catalog())
-    if not isinstance(servers, list) or not servers or not all(isinstance(s, str) for s in servers):
-        raise UsageError(f"{where}: servers must be a non-empty list of catalog names")
-    for s in servers:
-        get(s)  # unknown names fail here, with a suggestion
-    return servers
+def _servers(servers: list[str], where: str) -> list[str]:
+    try:
+        return resolve(servers)
+    except UsageError as exc:
+        raise UsageError(f"{where}: servers: {exc}") from None
 
 
-def _loads(raw: dict[str, Any], where: str, app: AppSpec) -> tuple[Load, ...]:
-    loads_raw = raw.get("load")
-    if not isinstance(loads_raw, list) or not loads_raw:
+def _loads(
+    loads_raw: list[dict[str, Any]], scale: Any, where: str, app: AppSpec
+) -> tuple[Load, ...]:
+    if not loads_raw:
         raise UsageError(f"{where}: needs at least one [[load]] table")
-    loads = tuple(
-        parse_load(load, f"{where} [[load]] #{i + 1}") for i, load in enumerate(loads_raw)
-    )
-    loads = _scaled(loads, raw.get("scale_cpus"), where)
-    if len({load.name for load in loads}) != len(loads):
-        raise UsageError(f"{where}: [[load]] names must be unique")
+    loads = tuple(parse_load(load, where, i) for i, load in enumerate(loads_raw))
+    loads = _scaled(loads, scale, where)
+    names = [load.name for load in loads]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UsageError(f"{where}: two [[load]] tables are named {twice[0]!r}: names must differ")
     if app.database is None and any(load.database for load in loads):
         raise UsageError(f"{where}: a [[load]] names a database, but app {app.name!r} uses none")
     return loads
 
 
 def _app_settings(
-    raw: dict[str, Any], where: str, app: AppSpec
+    values: dict[str, Any], where: str, app: AppSpec
 ) -> tuple[tuple[RequestKind, ...], dict[str, str]]:
     """The request mix (the study's, else the app's) and the app's WSGIBENCH_* settings."""
-    try:
-        requests = tuple(RequestKind(**r) for r in raw.get("requests", [])) or app.requests
-    except TypeError as exc:
-        raise UsageError(f"{where}: bad [[requests]] entry: {exc}") from None
-    app_env = raw.get("app_env", {})
-    if not isinstance(app_env, dict):
-        raise UsageError(f"{where}: app_env must be a table of strings")
-    return requests, {**app.env, **{str(k): str(v) for k, v in app_env.items()}}
+    given = values.get("requests", [])
+    requests = tuple(parse_request(r, where, i) for i, r in enumerate(given)) or app.requests
+    app_env = values.get("app_env", {})
+    return requests, {**app.env, **app_env}
 
 
 def scale_counts(counts: Any) -> tuple[Any, tuple[str, ...]]:
@@ -291,12 +286,6 @@ def _scaled(loads: tuple[Load, ...], counts: Any, where: str) -> tuple[Load, ...
             raise UsageError(f"{where}: load {load.name!r} wants {load.cpus} CPUs; {usable} usable")
     if counts is None:
         return loads
-    if (
-        not isinstance(counts, list)
-        or not counts
-        or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in counts)
-    ):
-        raise UsageError(f"{where}: scale_cpus must be a non-empty list of CPU counts")
     if max(counts) > usable:
         raise UsageError(
             f"{where}: scale_cpus asks for {max(counts)} CPUs; this machine has {usable}"

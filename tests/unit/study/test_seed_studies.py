@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from wsgibench.cli.run import overrides
 from wsgibench.machine.topology import build, scaled_layout
 from wsgibench.results.seed_claims import claims
 from wsgibench.run.cell import place
 from wsgibench.servers import get
 from wsgibench.study.model import load_study
+from wsgibench.study.overrides import Overrides, load_with
 
 SEED_STUDIES = ["piel2010", "piel2010-c10k", "tornado2015", "db2011", "seed003", "goldberg2016"]
 FOUR = build(list(range(4)), [(c,) for c in range(4)], [tuple(range(4))])
 
 
 def _full(name: str):
-    return load_study(name, overrides(name, None, None, None, None, (), {}, full=True))
+    return load_with(name, Overrides(full=True))[0]
 
 
 def test_db2011_is_ab_without_keep_alive_on_the_seeds_servers():

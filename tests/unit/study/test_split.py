@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wsgibench.errors import UsageError
+from wsgibench.study.model import parse_study
 from wsgibench.study.split import active_hosts, host_seed, parse_hosts, split_plan
 
 
@@ -93,5 +94,6 @@ def test_the_study_names_its_server_address_and_load_hosts():
         {"load_hosts": True},
         {"load_hosts": 2, "start_skew_bound_ms": 0},
     ):
+        study = {"servers": ["wsgiref"], "load": [{"model": "count", "levels": [1], "requests": 1}]}
         with pytest.raises(UsageError):
-            parse_hosts(bad, "s")
+            parse_study({**study, **bad}, "s")

@@ -44,7 +44,7 @@ def test_cells_ascend_levels_and_shuffle_servers_reproducibly():
     "change, message",
     [
         ({"servers": ["gunicorn-snyc"]}, "did you mean 'gunicorn-sync'"),
-        ({"load": [{"model": "closed", "levels": [-5], "duration_s": 1}]}, "positive"),
+        ({"load": [{"model": "closed", "levels": [-5], "duration_s": 1}]}, "levels item 1 must be"),
         ({"load": [{"model": "teleport", "levels": [1]}]}, "model must be one of"),
         ({"load": [{"model": "rate", "levels": [10]}]}, "duration_s or connections_total"),
         (
@@ -52,8 +52,8 @@ def test_cells_ascend_levels_and_shuffle_servers_reproducibly():
             "unknown key",
         ),
         ({"server_cpus": [99]}, "this machine has CPUs"),
-        ({"repeats": 2, "trim": 1}, "repeats - 2*trim"),
-        ({"colour": "red"}, "unknown key(s) colour"),
+        ({"repeats": 2, "trim": 1}, "repeats - 2 × trim"),
+        ({"colour": "red"}, "unknown key colour"),
     ],
 )
 def test_bad_study_gets_one_clear_line(change, message):

@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wsgibench.errors import UsageError
-from wsgibench.study.model import TOP_KEYS, load_study, parse_study
+from wsgibench.study.keys import STUDY_KEYS
+from wsgibench.study.load_keys import LOAD_KEYS
+from wsgibench.study.model import load_study, parse_study
 
 EXAMPLES = int(os.environ.get("WSGIBENCH_FUZZ_EXAMPLES", "60"))
 SETTINGS = settings(
@@ -21,25 +23,8 @@ SETTINGS = settings(
     suppress_health_check=list(HealthCheck),
 )
 
-TOP = [*sorted(TOP_KEYS), "bogus"]  # every key a study may have, and one it may not
-LOAD = [
-    "name",
-    "model",
-    "levels",
-    "duration_s",
-    "pipeline",
-    "rate",
-    "connections_total",
-    "arrival",
-    "calls",
-    "requests",
-    "think_s",
-    "http",
-    "keep_alive",
-    "timeout_s",
-    "warmup_s",
-    "bogus",
-]
+TOP = [*(k.name for k in STUDY_KEYS), "bogus"]  # every key a study may have, and one it may not
+LOAD = [*(k.name for k in LOAD_KEYS), "bogus"]
 
 scalars = st.one_of(
     st.none(),

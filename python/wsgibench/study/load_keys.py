@@ -1,0 +1,184 @@
+"""The keys of a study file's tables below the top level: [[load]] (per model), [[requests]] and
+its `expect`, and [server_settings.NAME]; see study/keys.py for the top level."""
+
+from __future__ import annotations
+
+from wsgibench.study.kinds import Flag, Int, Key, ListOf, Number, Section, TableOf, Text
+
+MODEL_NAMES = ("closed", "rate", "conn_rate", "sessions", "count")
+DATABASES = ("sqlite", "postgresql", "mariadb")
+ARRIVALS = ("uniform", "poisson")
+_POSITIVE_INT = Int(low=1)
+
+LEVEL_UNITS = {
+    "closed": "connections",
+    "rate": "new connections per second",
+    "conn_rate": "new connections per second",
+    "sessions": "users arriving per second",
+    "count": "requests in flight (concurrency)",
+}
+_OPEN = ("rate", "conn_rate")
+
+LOAD_KEYS: tuple[Key, ...] = (
+    Key(
+        "name",
+        Text(),
+        "the model",
+        "The load's name (unique in the study), used by "
+        "`[full.load.NAME]` and shown in every table.",
+    ),
+    Key(
+        "model",
+        Text(MODEL_NAMES),
+        "(required)",
+        "closed: N connections each sending as soon as "
+        "answered (wrk); rate/conn_rate: new connections at a rate, `calls` requests each "
+        "(httperf); sessions: users arriving at a rate, `requests` each `think_s` apart (tsung); "
+        "count: `requests` in all at a concurrency (ab).",
+        required=MODEL_NAMES,
+    ),
+    Key(
+        "levels",
+        ListOf(Number(low=0, above=True)),
+        "(required)",
+        "The levels swept, ascending: "
+        + "; ".join(f"{m}: {u}" for m, u in LEVEL_UNITS.items() if m != "conn_rate")
+        + ".",
+        "per model",
+        "levels = [100, 1000, 10000]",
+        required=MODEL_NAMES,
+    ),
+    Key(
+        "duration_s",
+        Number(low=0, above=True),
+        "",
+        "Seconds per repeat (closed); the arrival window (rate, sessions).",
+        "s",
+        "duration_s = 30.0",
+        ("closed", *_OPEN, "sessions"),
+        ("closed", "sessions"),
+    ),
+    Key(
+        "http",
+        Text(("1.0", "1.1")),
+        '"1.1"',
+        "The HTTP version of the requests (a string).",
+        example='http = "1.0"',
+    ),
+    Key(
+        "keep_alive",
+        Flag(),
+        'true for "1.1"',
+        "Keep connections open between requests "
+        "(false: `Connection: close`, one request per connection).",
+    ),
+    Key(
+        "timeout_s",
+        Number(low=0, above=True),
+        "5.0",
+        "A request (and a connect) not answered within this is a timeout error.",
+        "s",
+    ),
+    Key(
+        "warmup_s",
+        Number(low=0),
+        "1.0",
+        "Warm-up before the measured repeats (count loads: a few requests).",
+        "s",
+    ),
+    Key(
+        "database",
+        Text(DATABASES),
+        "the app's",
+        "The db app's database for this load, started and stopped by wsgibench.",
+    ),
+    Key("cpus", _POSITIVE_INT, "the study's", "This load's server CPUs (scaling).", "CPUs"),
+    Key(
+        "pipeline",
+        _POSITIVE_INT,
+        "1",
+        "Requests sent ahead on a connection (closed); > 1 on rate loads pipelines the calls.",
+        "requests",
+        models=("closed", *_OPEN),
+    ),
+    Key(
+        "connections_total",
+        _POSITIVE_INT,
+        "",
+        "Connections opened per repeat (httperf's `--num-conns`); with or instead of `duration_s`.",
+        "connections",
+        models=_OPEN,
+    ),
+    Key(
+        "calls",
+        _POSITIVE_INT,
+        "1",
+        "Requests per connection (httperf's `--num-calls`).",
+        "requests",
+        models=_OPEN,
+    ),
+    Key(
+        "arrival",
+        Text(ARRIVALS),
+        '"uniform"',
+        "Arrivals evenly spaced, or at random (exponential gaps, as tsung).",
+        models=(*_OPEN, "sessions"),
+    ),
+    Key(
+        "requests",
+        _POSITIVE_INT,
+        "",
+        "Requests per user (sessions); requests in all (count).",
+        "requests",
+        models=("sessions", "count"),
+        required=("sessions", "count"),
+    ),
+    Key(
+        "think_s",
+        Number(low=0),
+        "",
+        "Pause between a user's requests.",
+        "s",
+        models=("sessions",),
+        required=("sessions",),
+    ),
+)
+
+REQUEST_KEYS: tuple[Key, ...] = (
+    Key("name", Text(), '"pong"', "The kind's name: per-kind figures are stored under it."),
+    Key("method", Text(what="an HTTP method"), '"GET"', "The request method."),
+    Key("path", Text(what="a path starting with /"), '"/"', "The request target."),
+    Key("weight", Number(low=0), "1", "Share of this kind in the mix (relative)."),
+    Key("headers", TableOf(Text(), names="header names"), "none", "Extra request headers."),
+    Key("body", Text(), '""', "The request body."),
+    Key(
+        "expect",
+        Section("[[requests]] expect"),
+        '{ status = 200, body = "Pong!" }',
+        "What a valid reply is; any other reply is an error of its class.",
+    ),
+)
+
+EXPECT_KEYS: tuple[Key, ...] = (
+    Key("status", Int(low=100, high=999), "(required)", "The exact status code."),
+    Key("body", Text(), "none", "The exact body."),
+    Key("body_len", Int(low=0), "none", "The body's length.", "bytes"),
+    Key("body_sha256", Text(what="64 hex digits"), "none", "The body's SHA-256."),
+    Key(
+        "body_float",
+        TableOf(Number(), names="min, max"),
+        "none",
+        "The body is a number in [min, max] (the db app's sum).",
+        example="body_float = { min = 30, max = 70 }",
+    ),
+)
+
+BODY_FLOAT_KEYS: tuple[Key, ...] = (
+    Key("min", Number(), "no bound", "The smallest valid value."),
+    Key("max", Number(), "no bound", "The largest valid value."),
+)
+
+SERVER_SETTING_KEYS: tuple[Key, ...] = (
+    Key("workers", _POSITIVE_INT, "the study's", "This server's worker processes.", "processes"),
+    Key("threads", _POSITIVE_INT, "the study's", "This server's threads per worker.", "threads"),
+)

@@ -1,0 +1,140 @@
+"""The command line's changes to a study (`run --servers --levels --duration --repeats --app-env
+--full --server-cpus ...`): each value checked against the key it changes, with an error that
+names the option, and a line per change, stored with the run and shown in its report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from wsgibench.errors import UsageError
+from wsgibench.machine.topology import parse_cpulist
+from wsgibench.servers import resolve
+from wsgibench.study.kinds import Bad, Kind, ListOf, Number
+from wsgibench.study.model import Study, apply_full, parse_study, read_raw, shown_path, study_path
+
+CEILING = "nginx-baseline"
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What `wsgibench run` was told beside the study's name; None: the study's own."""
+
+    servers: str | None = None
+    ceiling: bool = True  # keep the study's nginx ceiling when --servers replaces its servers
+    repeats: int | None = None
+    duration: float | None = None
+    levels: str | None = None
+    app_env: tuple[str, ...] = ()
+    server_cpus: str | None = None
+    engine_cpus: str | None = None
+    full: bool = False
+    cluster: str | None = None
+    load_hosts: int | None = None
+    server_host: str | None = None
+
+    def table(self, raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
+        """The study's table with these changes, and a line for each change (in option order)."""
+        out, said = dict(raw), []
+        if self.full:
+            out = apply_full(out, where)
+            said.append("--full")
+        out, said = self._servers(out, said)
+        if self.repeats is not None:
+            _option("--repeats", self.repeats, _REPEATS)
+            out["repeats"] = self.repeats
+            out["trim"] = min(int(raw.get("trim", 0)), max(0, (self.repeats - 1) // 2))
+            said.append(f"--repeats {self.repeats}")
+        out, said = self._loads(out, said)
+        if self.app_env:
+            out["app_env"] = {**raw.get("app_env", {}), **_pairs(self.app_env)}
+            said += [f"--app-env {pair}" for pair in self.app_env]
+        for key, value in (("server_cpus", self.server_cpus), ("engine_cpus", self.engine_cpus)):
+            if value:
+                out[key] = _cpus(value, f"--{key.replace('_', '-')}")
+                said.append(f"--{key.replace('_', '-')} {value}")
+        if self.cluster is not None or self.load_hosts is not None:
+            out.update(cluster=self.cluster, load_hosts=self.load_hosts)  # replaces the study's
+            said.append(
+                f"--cluster {self.cluster}" if self.cluster else f"--load-hosts {self.load_hosts}"
+            )
+        if self.server_host is not None:
+            out["server_host"] = self.server_host
+            said.append(f"--server-host {self.server_host}")
+        return out, said
+
+    def _servers(self, out: dict[str, Any], said: list[str]) -> tuple[dict[str, Any], list[str]]:
+        if not self.servers:
+            return out, said
+        try:
+            names = resolve(_split(self.servers, str, "--servers"))
+        except UsageError as exc:
+            raise UsageError(f"--servers: {exc}") from None
+        kept = CEILING in out.get("servers", []) and self.ceiling and CEILING not in names
+        out["servers"] = [CEILING, *names] if kept else names
+        said.append(f"--servers {self.servers}" + (" (the nginx ceiling kept)" if kept else ""))
+        return out, said
+
+    def _loads(self, out: dict[str, Any], said: list[str]) -> tuple[dict[str, Any], list[str]]:
+        if self.duration is None and not self.levels:
+            return out, said
+        levels = None
+        if self.duration is not None:
+            _option("--duration", self.duration, _DURATION)
+            said.append(f"--duration {self.duration:g}")
+        if self.levels:
+            levels = _option("--levels", _split(self.levels, float, "--levels"), _LEVELS)
+            said.append(f"--levels {self.levels}")
+        loads = []
+        for load in out.get("load", []):
+            load = dict(load)
+            if self.duration is not None and "duration_s" in load:
+                load["duration_s"] = self.duration
+            if levels:
+                load["levels"] = levels
+            loads.append(load)
+        out["load"] = loads
+        return out, said
+
+
+_REPEATS: Kind = Number(low=1)
+_DURATION: Kind = Number(low=0, above=True)
+_LEVELS: Kind = ListOf(Number(low=0, above=True))
+
+
+def _option(option: str, value: Any, kind: Kind) -> Any:
+    try:
+        return kind.read(value)
+    except Bad as exc:
+        raise UsageError(f"{option} {exc}") from None
+
+
+def _split(value: str, cast: type, option: str) -> list[Any]:
+    try:
+        return [cast(v.strip()) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"{option}: cannot read {value!r} as a comma-separated list") from None
+
+
+def _pairs(items: tuple[str, ...]) -> dict[str, str]:
+    pairs = [item.partition("=") for item in items]
+    bad = [k for k, sep, _ in pairs if not sep or not k]
+    if bad:
+        raise UsageError(f"--app-env takes KEY=VALUE, not {bad[0]!r}")
+    return {k: v for k, _, v in pairs}
+
+
+def _cpus(value: str, option: str) -> list[int]:
+    try:
+        return parse_cpulist(value)
+    except ValueError:
+        raise UsageError(f"{option}: cannot read {value!r} as CPUs (e.g. 0-3,8)") from None
+
+
+def load_with(name_or_path: str, changes: Overrides) -> tuple[Study, list[str]]:
+    """The study with the command line's changes, and the changes in words."""
+    path = study_path(name_or_path)
+    where = shown_path(Path(path))
+    raw, said = changes.table(read_raw(path), where)
+    return replace(parse_study(raw, where), changes=tuple(said)), said
