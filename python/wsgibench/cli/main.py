@@ -126,10 +126,19 @@ def _open_store(path: Path | None, create: bool):
 
 
 @cli.command()
-def studies() -> None:
-    """List the built-in studies."""
+@click.option(
+    "--keys", is_flag=True, help="Print the reference of every key a study file may have."
+)
+@friendly
+def studies(keys: bool) -> None:
+    """List the built-in studies (--keys: every key of a study file, as docs/studies.md)."""
     from wsgibench.study.model import builtin_names, load_study
 
+    if keys:
+        from wsgibench.study.reference import reference_markdown
+
+        click.echo(reference_markdown(), nl=False)
+        return
     for name in builtin_names():
         study = load_study(name)
         console.print(f"[bold]{name}[/]: {study.description} ({study.cell_count()} cells)")

@@ -237,11 +237,15 @@ class Section(Kind):
 
 
 def _plural(text: str) -> str:
-    """'an integer ≥ 0' -> 'integers ≥ 0'; 'a number > 0' -> 'numbers > 0'."""
+    """'an integer ≥ 0' -> 'integers ≥ 0'; 'a server name' -> 'server names'."""
     for article in ("an ", "a "):
         if text.startswith(article):
-            noun, _, rest = text[len(article) :].partition(" ")
-            return f"{noun}s" + (f" {rest}" if rest else "")
+            rest = text[len(article) :]
+            cut = min(
+                (i for i in (rest.find(" ≥"), rest.find(" >"), rest.find(" (")) if i >= 0),
+                default=len(rest),
+            )
+            return f"{rest[:cut]}s{rest[cut:]}"
     return text
 
 
