@@ -89,7 +89,8 @@ def check_server(name: str, keep: bool, console: Console) -> None:
         pids = [p.pid for p in server.processes()]
         console.print(f"{name} on {server.host}:{server.port} (pids {pids})")
         for key, value in caps.as_dict().items():
-            console.print(f"  {key}: {value}")
+            if value not in ("", None, [], {}):  # nothing to say: no line
+                console.print(f"  {key}: {value}", highlight=False)
         if keep:
             console.print("running; Ctrl-C stops it")
             while server.dead() is None:

@@ -137,6 +137,7 @@ def row(s: CellSummary, trim: int, wide: bool) -> dict[str, str]:
     server = f"▲ {c.server} (ceiling)" if c.server == CEILING else c.server
     out = {
         "server": server,
+        "iface": s.interface_short,
         "version": s.version or "-",
         "req/s": _fmt(s.value("rps_ok", "trimmed_mean" if trim else "median")),
         "cv": _cv(s.stats["rps_ok"]),
@@ -282,8 +283,9 @@ def _footer(
         )
     contended = [s for s in summaries if any(d["code"] == "contended" for d in s.cell.diagnoses)]
     if contended:
+        were = "cell was" if len(summaries) == 1 else "cells were"
         console.print(
-            f"[yellow]{len(contended)} of {len(summaries)} cells were contended[/]: other work "
+            f"[yellow]{len(contended)} of {len(summaries)} {were} contended[/]: other work "
             "took part of their CPUs (see their notes); their numbers are lower than they would be.",
             width=width,
         )

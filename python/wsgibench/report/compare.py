@@ -6,10 +6,10 @@ from rich.console import Console
 from rich.table import Table
 
 from wsgibench.results.compare import (
-    METHOD_NOTE,
     METRICS,
     CellChange,
     Comparison,
+    method_note,
     package_differences,
     summary_counts,
 )
@@ -133,7 +133,7 @@ def print_table(result: Comparison, console: Console) -> None:
         highlight=False,
         width=WIDTH,
     )
-    console.print(METHOD_NOTE, highlight=False, width=WIDTH)
+    console.print(method_note(result), highlight=False, width=WIDTH)
 
 
 def markdown(result: Comparison) -> str:
@@ -154,5 +154,5 @@ def markdown(result: Comparison) -> str:
     lines += ["", "| " + " | ".join(HEADERS) + " |", "|---|---|" + "---:|" * 9 + "---|---|"]
     for c in result.cells:
         lines.append("| " + " | ".join(x.replace("|", "\\|") for x in _row(c)) + " |")
-    lines += ["", METHOD_NOTE, ""]
+    lines += ["", method_note(result), ""]
     return "\n".join(lines)

@@ -40,6 +40,32 @@ class StudyMeta:
     def date(self) -> str:
         return datetime.fromtimestamp(self.started_unix_s, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
+    def as_run(self) -> str:
+        """The study as it was run (its levels, durations and repeats after the command line's
+        changes), and those changes: a report's header never describes a run that did not happen."""
+        cfg = self.config
+        repeats, trim = cfg.get("repeats", 3), cfg.get("trim", 0)
+        servers = cfg.get("servers", [])
+        parts = [
+            f"{len(servers)} server{'s' if len(servers) != 1 else ''}, {repeats} "
+            f"repeat{'s' if repeats != 1 else ''} per cell"
+            + (f" ({trim} dropped at each end)" if trim else "")
+        ]
+        for load in cfg.get("load", []):
+            model = load.get("model", "?")
+            levels = ", ".join(f"{v:g}" for v in load.get("levels", []))
+            what = (
+                f"{load.get('name', model)}: {model} at {LEVEL_FIELDS.get(model, 'level')} {levels}"
+            )
+            if "duration_s" in load:
+                what += f", {load['duration_s']:g} s"
+            if "requests" in load:
+                what += f", {load['requests']} requests"
+            parts.append(what)
+        changed = cfg.get("command_line") or []
+        text = "As run: " + "; ".join(parts) + "."
+        return text + (f" Changed on the command line: {', '.join(changed)}." if changed else "")
+
     @property
     def engine_version(self) -> str | None:
         return (self.environment.get("engine") or {}).get("engine_version")

@@ -46,8 +46,13 @@ def leader(load: LoadData, level: float) -> str | None:
         second = ranked[1]
         verdict = compare_samples(first.values("rps_ok"), second.values("rps_ok"))
         other = second.median("rps_ok") or 0.0
-        if verdict.significant:
-            text += f", {best / other - 1:.0%} ahead of {second.cell.server} ({fmt.rps(other)})"
+        by = f"{best / other - 1:.0%} " if other else ""
+        if not verdict.testable:
+            text += (
+                f", {by}above {second.cell.server} ({fmt.rps(other)}) by value; {verdict.method}"
+            )
+        elif verdict.significant:
+            text += f", {by}ahead of {second.cell.server} ({fmt.rps(other)})"
         else:
             text += (
                 f", tied within noise with {second.cell.server} ({fmt.rps(other)}; "

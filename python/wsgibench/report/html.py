@@ -135,7 +135,8 @@ def summary_table(data: ReportData, table: LoadTable) -> str:
     load = table.load
     ref = fmt.level(table.reference_level) if table.reference_level is not None else "-"
     head = (
-        "<tr><th class=l>server</th><th class=l>flavour</th><th class=l>version</th>"
+        "<tr><th class=l>server</th><th class=l>interface</th><th class=l>flavour</th>"
+        "<th class=l>version</th>"
         + "".join(
             f"<th>{_e(m.title.replace('reference load', f'{load.level_field} {ref}'))}</th>"
             for m in METRICS
@@ -146,7 +147,8 @@ def summary_table(data: ReportData, table: LoadTable) -> str:
     for row in table.rows:
         status = "ok" if row.status == "ok" else f"<span class=bad>{_e(row.status)}</span>"
         body.append(
-            f"<tr><td class=l>{_e(row.server)}</td><td class=l>{_e(row.flavour or '-')}</td>"
+            f"<tr><td class=l>{_e(row.server)}</td><td class=l>{_e(row.interface or '-')}</td>"
+            f"<td class=l>{_e(row.flavour or '-')}</td>"
             f"<td class=l>{_e(row.version or '-')}</td>"
             + "".join(_entry_cell(table, row, m.key) for m in METRICS)
             + f"<td class=l>{_e(fmt.caps(row.capabilities))}</td><td class=l>{status}</td>"
@@ -160,7 +162,7 @@ def summary_table(data: ReportData, table: LoadTable) -> str:
     winners = "".join(
         f"<li><b>{_e(w.metric.title.replace('reference load', f'{load.level_field} {ref}'))}</b>: "
         f"{_e(', '.join(w.labels))} ({_e(w.value)})"
-        + (f" — {_e(w.tie_text())}" if w.tied else "")
+        + (f" — {_e(w.tie_text())}" if w.tie_text() else "")
         + _e(w.unranked_text())
         + "</li>"
         for w in table.winners
@@ -239,6 +241,7 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> st
 </head><body>
 <h1>{_e(title)}</h1>
 <p class=meta>{_e(data.meta.config.get("description", ""))}</p>
+<p class="meta as-run">{_e(data.meta.as_run())}</p>
 {_findings(data)}
 {_against_seed(data)}
 {_index(data)}

@@ -31,14 +31,15 @@ def table(data: ReportData, t: LoadTable) -> list[str]:
     lines = [
         f"### Load `{load.name}` — {load.describe()}",
         "",
-        "| server | flavour | version | "
+        "| server | interface | flavour | version | "
         + " | ".join(titles)
         + " | behaviour | status | cell ids |",
-        "|---|---|---|" + "---:|" * len(METRICS) + "---|---|---|",
+        "|---|---|---|---|" + "---:|" * len(METRICS) + "---|---|---|",
     ]
     for row in t.rows:
         cells = [
             row.server,
+            row.interface or "-",
             row.flavour or "-",
             row.version or "-",
             *(_entry(row, m.key) for m in METRICS),
@@ -57,7 +58,7 @@ def table(data: ReportData, t: LoadTable) -> list[str]:
         "",
     ]
     for w in t.winners:
-        tie = f" — {w.tie_text()}" if w.tied else ""
+        tie = f" — {w.tie_text()}" if w.tie_text() else ""
         title = w.metric.title.replace("reference load", f"{load.level_field} {ref}")
         lines.append(f"- {title}: **{', '.join(w.labels)}** ({w.value}){tie}{w.unranked_text()}")
     lines.append("")
@@ -69,6 +70,7 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart
     lines = [f"## wsgibench: {meta.name} (study #{meta.id})", ""]
     if meta.config.get("description"):
         lines += [meta.config["description"], ""]
+    lines += [meta.as_run(), ""]
     found = findings(data)
     if found:
         lines += ["### Findings", "", *(f"- {line}" for line in found), ""]

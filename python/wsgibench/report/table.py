@@ -60,6 +60,7 @@ class ServerRow:
     status: str  # "ok", or why the server is missing from (part of) the sweep
     cell_ids: list[int]
     entries: dict[str, Entry | None] = field(default_factory=dict)
+    interface: str = ""  # WSGI, ASGI or native (RSGI): how the server called the app
 
 
 @dataclass
@@ -89,12 +90,18 @@ class Winner:
     method: str
     unranked: list[tuple[str, str]] = field(default_factory=list)  # (label, why) left out
     equal: bool = False  # every tied median is the best's (e.g. no errors anywhere)
+    # Why the others were ranked by value only (a side with a single repeat: nothing tested).
+    untested: str = ""
 
     @property
     def tied(self) -> bool:
         return len(self.labels) > 1
 
     def tie_text(self) -> str:
+        """What the winner rests on: a tie and its test, or a ranking by value alone."""
+        if self.untested:
+            equal = "equal values; " if self.tied else ""
+            return f"{equal}ranked by value: {self.untested}"
         if not self.tied:
             return ""
         return "tie: equal medians" if self.equal else f"tie within noise ({self.method})"
@@ -171,6 +178,7 @@ def server_row(server: str, cells: list[CellData], ref: float | None) -> ServerR
         caps,
         _status(cells),
         [c.cell.id for c in cells],
+        interface=any_cell.summary.interface,
     )
     best = max(counted, key=lambda c: c.median("rps_ok") or 0, default=None)
     row.entries["throughput"] = _entry(best, best.values("rps_ok") if best else [], "throughput")
@@ -202,13 +210,17 @@ def winner(metric: Metric, rows: list[ServerRow]) -> Winner | None:
     sign = -1 if metric.higher_is_better else 1
     candidates.sort(key=lambda re: sign * re[1].median)
     best_row, best = candidates[0]
-    labels, method, equal = [best_row.label], "", True
+    labels, method, equal, untested = [best_row.label], "", True, ""
     for r, e in candidates[1:]:
         verdict = compare_samples(best.samples, e.samples)
-        if not verdict.significant:
+        if not verdict.testable:  # ranked by value; only an equal value shares the place
+            untested = verdict.method
+            if e.median == best.median:
+                labels.append(r.label)
+        elif not verdict.significant:
             labels.append(r.label)
             method, equal = verdict.method, equal and e.median == best.median
-    return Winner(metric, labels, metric.text(best.median), method, unranked, equal)
+    return Winner(metric, labels, metric.text(best.median), method, unranked, equal, untested)
 
 
 def load_table(load: LoadData) -> LoadTable:

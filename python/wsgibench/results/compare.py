@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from wsgibench.errors import UsageError
-from wsgibench.results.significance import ALPHA, Verdict, compare_samples
+from wsgibench.results.significance import ALPHA, Verdict, compare_samples, min_p, repeats_for_test
 from wsgibench.results.store import Store
 
 # Diagnoses that make a verdict rest on a number that may not be the server's.
@@ -19,11 +19,34 @@ METRICS = (
     ("latency_p50_us", "p50", False),
     ("latency_p99_us", "p99", False),
 )
-METHOD_NOTE = (
-    f"Mann-Whitney U (exact, two-sided, alpha {ALPHA:g}) over the repeats; when there are "
-    "too few repeats for that test to reach alpha (3 vs 3: smallest p is 0.1) a change "
-    "counts only if the min-max ranges of the repeats do not overlap."
-)
+
+
+def method_note(result: Comparison) -> str:
+    """How the verdicts were reached, with the repeat counts the two stores really have."""
+    counts = {
+        side: sorted(
+            {len(getattr(c, f"repeats_{side.lower()}")) for c in result.cells if c.matched}
+        )
+        for side in ("A", "B")
+    }
+    have = "; ".join(
+        f"{side} {'–'.join(str(n) for n in sorted({ns[0], ns[-1]}))}"
+        for side, ns in counts.items()
+        if ns
+    )
+    smallest = min((n for ns in counts.values() for n in ns), default=0)
+    n_mw = repeats_for_test(ALPHA)
+    reach = (
+        f"smallest p with {smallest} vs {smallest} is {min_p(smallest, smallest):.2g}"
+        if smallest > 1
+        else "a single repeat allows no test"
+    )
+    return (
+        f"Repeats per cell: {have or 'none matched'}. Mann-Whitney U (exact, two-sided, alpha "
+        f"{ALPHA:g}) over the repeats when both sides have {n_mw} or more; with 2 or 3 a change "
+        "counts only if the min-max ranges of the repeats do not overlap; with one repeat on a "
+        f"side nothing is tested and the change is given by value ({reach})."
+    )
 
 
 @dataclass
@@ -81,6 +104,13 @@ class CellChange:
             return "only in A" if self.status_b is None else "only in B"
         if "rps_ok" not in self.verdicts:
             return f"not comparable (A {self.status_a}, B {self.status_b})"
+        if not self.verdicts["rps_ok"].testable:
+            changes = ", ".join(
+                f"{label} {v.change_pct}"
+                for metric, label, _ in METRICS
+                if (v := self.verdicts.get(metric)) is not None
+            )
+            return f"untested: {changes} by value ({self.verdicts['rps_ok'].method})"
         better: list[str] = []
         worse: list[str] = []
         for metric, label, higher in METRICS:

@@ -58,6 +58,23 @@ def min_p(n1: int, n2: int) -> float:
     return min(1.0, 2 / math.comb(n1 + n2, n1))
 
 
+def repeats_for_test(alpha: float = ALPHA) -> int:
+    """The fewest repeats on each side with which an exact Mann–Whitney test can reach alpha."""
+    n = 1
+    while min_p(n, n) > alpha:
+        n += 1
+    return n
+
+
+def no_test(n_a: int, n_b: int, alpha: float = ALPHA) -> str:
+    """Why two samples were not tested, and how many repeats a test needs."""
+    return (
+        f"{n_a} vs {n_b} repeat{'s' if max(n_a, n_b) > 1 else ''}: no test possible "
+        f"(a test needs at least 2 repeats on each side for the range rule, "
+        f"{repeats_for_test(alpha)} for Mann-Whitney at {alpha:g})"
+    )
+
+
 @dataclass(frozen=True)
 class Verdict:
     n_a: int
@@ -68,6 +85,9 @@ class Verdict:
     p_value: float | None
     method: str
     significant: bool
+    # False when a side has a single value: nothing was tested, so no "tie" and no "no change"
+    # may be said, only which is higher by value.
+    testable: bool = True
 
     @property
     def change_pct(self) -> str:
@@ -83,8 +103,8 @@ def compare_samples(a: list[float], b: list[float], alpha: float = ALPHA) -> Ver
         raise ValueError("both samples need at least one value")
     ma, mb = statistics.median(a), statistics.median(b)
     change = (mb - ma) / ma if ma else None
-    if len(a) == 1 and len(b) == 1:
-        return Verdict(1, 1, ma, mb, change, None, "single values: no test", False)
+    if len(a) == 1 or len(b) == 1:
+        return Verdict(len(a), len(b), ma, mb, change, None, no_test(len(a), len(b)), False, False)
     _, p = mann_whitney_u(a, b)
     if min_p(len(a), len(b)) <= alpha:
         return Verdict(len(a), len(b), ma, mb, change, p, "Mann-Whitney U, exact", p < alpha)

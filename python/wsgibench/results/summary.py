@@ -7,6 +7,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
+from wsgibench.errors import UsageError
 from wsgibench.results.stats import Summary, summarise
 from wsgibench.results.store import Cell, Store
 
@@ -38,6 +39,12 @@ class CellSummary:
     version: str | None
     # Loads with several request kinds: each kind's median p50 and p99 (µs) over the repeats.
     kinds: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    interface: str = ""  # "WSGI", "ASGI", "native (RSGI)": how the server called the app
+
+    @property
+    def interface_short(self) -> str:
+        """WSGI, ASGI or native: the column `show` prints."""
+        return self.interface.split(" ")[0] or "-"
 
     def kinds_text(self) -> str:
         """e.g. "by kind: slow p50 1000 ms p99 1001 ms; fast p50 0.21 ms p99 0.9 ms" ("" for one)."""
@@ -63,6 +70,7 @@ class CellSummary:
             "study_id": c.study_id,
             "server": c.server,
             "flavour": self.flavour,
+            "interface": self.interface,
             "version": self.version,
             "load": c.load,
             "model": c.model,
@@ -97,9 +105,20 @@ def summarise_study(store: Store, study_id: int, trim: int = 0) -> list[CellSumm
                 info.get("flavour", ""),
                 info.get("version"),
                 _kinds(reps),
+                info.get("interface") or _interface_of(cell.server),
             )
         )
     return out
+
+
+def _interface_of(server: str) -> str:
+    """A store written before cells recorded the interface: the catalog's, if it knows the name."""
+    from wsgibench.servers import get
+
+    try:
+        return get(server).interface_label
+    except UsageError:
+        return ""
 
 
 def _ms(us: float | None) -> str:

@@ -76,6 +76,7 @@ def server_info(recipe: ServerRecipe) -> dict[str, Any]:
         "name": recipe.name,
         "project": recipe.project,
         "flavour": str(recipe.flavour),
+        "interface": recipe.interface_label,
         "summary": recipe.summary,
         "version": installed_version(recipe),
         "requirements": list(recipe.env.requirements + recipe.env.no_deps) if recipe.env else [],

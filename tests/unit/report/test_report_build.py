@@ -163,7 +163,7 @@ def test_write_report_files(store, tmp_path):
     )
     assert len(files.pngs) == 6
     md = files.markdown.read_text()
-    assert "| gunicorn-gthread | prefork+threads | 23.0.0 |" in md
+    assert "| gunicorn-gthread | WSGI | prefork+threads | 23.0.0 |" in md
     assert "![Throughput against load — closed](charts/throughput-closed.png)" in md
     assert "disqualified at 16" in md and "Test CPU 3000" in md
 
