@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import psutil
 import pytest
 
 from wsgibench.machine import venvs as _envs
 from wsgibench.run.serve import availability
 from wsgibench.servers import get
+
+# The installed `wsgibench` script, as users run it (not `python -m wsgibench`, not in-process):
+# the end-to-end tests call the command line through it.
+SCRIPT = Path(sys.executable).parent / "wsgibench"
+
+
+def cli(*args: str) -> list[str]:
+    """The argv of a wsgibench command line, through the installed script."""
+    return [str(SCRIPT), *args]
 
 
 def require(name: str, install: bool = True):

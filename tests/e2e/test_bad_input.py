@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,8 @@ from click.testing import CliRunner
 from wsgibench.results.store import Store
 from wsgibench.run.engine import find_engine
 
+from .helpers import cli
+
 USAGE, ENVIRONMENT = 2, 3
 
 GOOD_LOAD = '[[load]]\nmodel = "closed"\nlevels = [2]\nduration_s = 1\n'
@@ -22,7 +23,7 @@ GOOD_LOAD = '[[load]]\nmodel = "closed"\nlevels = [2]\nduration_s = 1\n'
 
 def _wsgibench(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "wsgibench", *args],
+        cli(*args),
         capture_output=True,
         text=True,
         timeout=60,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from hdrh.histogram import HdrHistogram
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Store
 
+from .helpers import cli
 from .netns import NetnsLab
 
 STUDY = """
@@ -54,7 +54,7 @@ def _study(tmp: Path, loads: str) -> Path:
 
 
 def _wsgibench(lab: NetnsLab, study: Path, store: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "wsgibench", "run", str(study), "--cluster", lab.scheduler,
+    return [*cli("run"), str(study), "--cluster", lab.scheduler,
             "--server-host", lab.address(lab.server_ns), "--results", str(store), "--no-report",
             "--no-install", *extra]  # fmt: skip
 

@@ -6,17 +6,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from wsgibench.machine import locks
 from wsgibench.servers import get
 
+from .helpers import cli
+
 
 def _install(home: Path, *extra: str) -> dict[str, str]:
     env = {**os.environ, "WSGIBENCH_HOME": str(home)}
     proc = subprocess.run(
-        [sys.executable, "-m", "wsgibench", "install", "waitress", *extra],
+        cli("install", "waitress", *extra),
         capture_output=True,
         text=True,
         timeout=600,

@@ -11,7 +11,9 @@ from pathlib import Path
 
 from unit.synthetic import build_store
 
-WSGIBENCH = [sys.executable, "-m", "wsgibench"]
+from .helpers import cli
+
+WSGIBENCH = cli()
 # Root ignores file modes; without these two capabilities it is held to them like anyone else.
 NO_OVERRIDE = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"]
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from .helpers import require
+from .helpers import cli, require
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -31,7 +30,7 @@ CHROME_FLAGS = [
 
 
 def wsgibench(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "wsgibench", *args]
+    argv = cli(*args)
     env = {**os.environ, "COLUMNS": "220"}  # rich tables wide enough not to wrap
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=600, env=env)
     if check:

@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 
 import pytest
@@ -17,15 +16,13 @@ from wsgibench.results.store import Store
 from wsgibench.run.study import StudyRunner
 from wsgibench.study.model import parse_study
 
-from .helpers import measured_or_engine_bound, require, server_flags
+from .helpers import cli, measured_or_engine_bound, require, server_flags
 
 SERVERS = ["nginx-baseline", "gunicorn-gthread", "gunicorn-sync"]
 
 
 def _cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        [sys.executable, "-m", "wsgibench", *args], capture_output=True, text=True, timeout=600
-    )
+    proc = subprocess.run(cli(*args), capture_output=True, text=True, timeout=600)
     if check:
         assert proc.returncode == 0, proc.stderr[-2000:]
     return proc

@@ -165,6 +165,7 @@ def build_store(
     name: str = "synthetic",
     jitter: float = 0.01,
     random_jitter: bool = True,
+    command_line: list[str] | None = None,
 ) -> Path:
     """A finished study: each server's rps is speed * level-factor, with ~1 % jitter between repeats
     (random, or with random_jitter=False exactly -jitter, 0, +jitter, ... in turn)."""
@@ -179,9 +180,8 @@ def build_store(
     }
     if model == "sessions":
         load.update(requests=5, think_s=0.1)
-    study_id = store.begin_study(
-        name, {"name": name, "repeats": repeats, "load": [load]}, env or ENV
-    )
+    config = {"name": name, "repeats": repeats, "load": [load], "servers": list(speeds)}
+    study_id = store.begin_study(name, config | {"command_line": command_line or []}, env or ENV)
     position = 0
     for level in levels:
         for server, speed in speeds.items():

@@ -27,7 +27,7 @@ from wsgibench.servers.mod_wsgi import APACHE
 from wsgibench.servers.nginx.config import NGINX
 from wsgibench.study.loads import MODELS
 from wsgibench.study.model import Study
-from wsgibench.study.plan import CellPlan, plan_cells
+from wsgibench.study.plan import CellPlan, every_plan, plan_cells
 
 Progress = Callable[[str], None]
 CellDone = Callable[[CellPlan, CellOutcome], None]
@@ -35,21 +35,13 @@ Kept = Callable[[set[tuple[str, str, float]]], None]
 
 
 def refuse_bad_plans(study: Study) -> None:
-    """Every plan the study will give the engine (each load at each level, warm-up included),
-    checked by the engine itself before anything starts: a plan it would refuse ends the run
-    with one line naming the load and the level."""
-    plans, where = [], []
-    for load in study.loads:
-        for level in load.levels:
-            for warmup in (False, True):
-                if warmup and load.warmup_s <= 0:
-                    continue
-                plans.append(
-                    load.plan(level, 1, list(study.requests), None, 1, warmup, 1, study.server_host)
-                )
-                where.append(f"[[load]] {load.name!r} at {load.level_field} {level:g}")
-    for index, why in check_plans(plans)[:1]:
-        raise UsageError(f"study {study.name}: {where[index]}: the engine refuses the plan: {why}")
+    """Every plan the study will give the engine, checked by the engine itself before anything
+    starts: a plan it would refuse ends the run with one line naming the load and the level."""
+    plans = every_plan(study)
+    for index, why in check_plans([plan for _, plan in plans])[:1]:
+        raise UsageError(
+            f"study {study.name}: {plans[index][0]}: the engine refuses the plan: {why}"
+        )
 
 
 class StudyRunner:

@@ -73,6 +73,9 @@ class Overrides:
             raise UsageError(f"--servers: {exc}") from None
         kept = CEILING in out.get("servers", []) and self.ceiling and CEILING not in names
         out["servers"] = [CEILING, *names] if kept else names
+        settings = out.get("server_settings")
+        if isinstance(settings, dict):  # the seed's settings of the servers that stay
+            out["server_settings"] = {k: v for k, v in settings.items() if k in out["servers"]}
         said.append(f"--servers {self.servers}" + (" (the nginx ceiling kept)" if kept else ""))
         return out, said
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from wsgibench.study.loads import Load
 from wsgibench.study.model import Study
@@ -38,3 +39,21 @@ def plan_cells(study: Study) -> list[CellPlan]:
             first = len(cells)  # not inside the generator: extend grows the list as it goes
             cells.extend(CellPlan(first + i, s, load, level) for i, s in enumerate(servers))
     return cells
+
+
+def every_plan(study: Study) -> list[tuple[str, dict[str, Any]]]:
+    """Every plan a run of the study gives the engine, each load at each level with its warm-up
+    (when it has one), and where it comes from; the port is a stand-in (the server's is chosen at
+    start), so the engine can check the plans before anything starts."""
+    found = []
+    for load in study.loads:
+        for level in load.levels:
+            for warmup in (False, True) if load.warmup_s > 0 else (False,):
+                plan = load.plan(
+                    level, 1, list(study.requests), None, study.seed, warmup, 1, study.server_host
+                )
+                what = " (warm-up)" if warmup else ""
+                found.append(
+                    (f"[[load]] {load.name!r} at {load.level_field} {level:g}{what}", plan)
+                )
+    return found

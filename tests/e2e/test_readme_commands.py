@@ -1,0 +1,237 @@
+"""Every command line the README shows, run through the installed `wsgibench` script as a newcomer
+would copy it (at small sizes): none may end in an internal error or an unexpected exit code. A
+command the README gains without an entry here fails the test, so the two cannot drift apart."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from .helpers import SCRIPT, cli, require
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+SMALL = ["--duration", "0.5", "--repeats", "1"]
+
+
+def readme_commands() -> set[str]:
+    """`wsgibench …` lines of the README's shell blocks (comments dropped) and inline spans."""
+    text = README.read_text()
+    found = set()
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            line = line.split("#")[0].strip()
+            if line.startswith((".venv/bin/wsgibench", "wsgibench")):
+                found.add(line.removeprefix(".venv/bin/"))
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    found |= set(re.findall(r"`(wsgibench [^`]+)`", prose))
+    return {" ".join(c.split()) for c in found}
+
+
+Command = list[str] | str  # an argv for the script, or a shell line (a redirection)
+OK = {0}
+QUICK = ["quick", "--servers", "bjoern", "--levels", "20", *SMALL, "--no-report"]
+SLEEP = ["--app-env", "WSGIBENCH_SLEEP_S=0.02", "--servers", "tornado-native-async"]
+# README form -> the concrete command lines that stand for it, at small sizes, and the exit codes
+# each may end with. Stores: {g} (goldberg2016's), {s} (a quick run's), {r} (scratch); {tmp}.
+COMMANDS: dict[str, list[tuple[Command, set[int]]]] = {
+    "wsgibench servers": [(["servers"], OK)],
+    "wsgibench servers --faults": [(["servers", "--faults"], OK)],
+    "wsgibench studies": [(["studies"], OK)],
+    "wsgibench studies --keys": [(["studies", "--keys"], OK)],
+    "wsgibench install bjoern waitress": [(["install", "bjoern", "waitress"], OK)],
+    "wsgibench check uwsgi-http": [(["check", "uwsgi-http"], OK)],
+    "wsgibench doctor": [(["doctor"], OK)],
+    "wsgibench doctor [--fix]": [(["doctor"], OK), (["doctor", "--fix"], OK)],
+    "wsgibench run goldberg2016 --results results/g.sqlite": [
+        (
+            [
+                "run",
+                "goldberg2016",
+                "--results",
+                "{g}",
+                "--servers",
+                "bjoern",
+                "--levels",
+                "100",
+                *SMALL,
+            ],
+            OK,
+        )
+    ],  # fmt: skip
+    "wsgibench show results/g.sqlite": [(["show", "{g}"], OK)],
+    "wsgibench export results/g.sqlite --format csv > g.csv": [
+        ("{script} export {g} --format csv > {tmp}/g.csv", OK)
+    ],
+    "wsgibench report results/g.sqlite --out report/": [
+        (["report", "{g}", "--out", "{tmp}/report"], OK)
+    ],
+    "wsgibench report RESULTS --out DIR": [(["report", "{g}", "--out", "{tmp}/r2"], OK)],
+    "wsgibench compare old.sqlite new.sqlite": [(["compare", "{g}", "{g}"], OK)],
+    "wsgibench compare A B": [(["compare", "{s}", "{s}"], OK)],
+    "wsgibench run STUDY --levels 100,200 --duration 10 --repeats 5 --servers a,b": [
+        (
+            [
+                "run",
+                "quick",
+                "--levels",
+                "10,20",
+                "--duration",
+                "0.5",
+                "--repeats",
+                "2",
+                "--servers",
+                "bjoern,waitress",
+                "--results",
+                "{s}",
+                "--no-report",
+            ],
+            OK,
+        )
+    ],  # fmt: skip
+    "wsgibench run STUDY --load-hosts 3": [
+        (["run", *QUICK, "--load-hosts", "3", "--results", "{r}"], OK)
+    ],
+    "wsgibench run quick --servers bjoern --levels 50 --duration 2 --repeats 1 --load-hosts 2": [
+        (
+            [
+                "run",
+                "quick",
+                "--servers",
+                "bjoern",
+                "--levels",
+                "50",
+                "--duration",
+                "2",
+                "--repeats",
+                "1",
+                "--load-hosts",
+                "2",
+                "--results",
+                "{r}",
+                "--no-report",
+            ],
+            OK,
+        )
+    ],  # fmt: skip
+    "wsgibench run STUDY --results X --resume": [
+        (["run", *QUICK, "--results", "{s}", "--resume"], OK)
+    ],
+    "wsgibench run db2011": [
+        (
+            [
+                "run",
+                "db2011",
+                "--servers",
+                "bjoern",
+                "--repeats",
+                "1",
+                "--results",
+                "{r}",
+                "--no-report",
+            ],
+            OK,
+        )
+    ],  # fmt: skip
+    "wsgibench run scaling": [
+        (["run", "scaling", "--servers", "bjoern", *SMALL, "--results", "{r}", "--no-report"], OK)
+    ],
+    "wsgibench run tornado2015": [
+        (["run", "tornado2015", *SLEEP, "--repeats", "1", "--results", "{r}", "--no-report"], OK)
+    ],
+    "wsgibench run tornado2015 --app-env WSGIBENCH_SLEEP_S=0.1": [
+        (
+            [
+                "run",
+                "tornado2015",
+                "--app-env",
+                "WSGIBENCH_SLEEP_S=0.1",
+                "--servers",
+                "tornado-native-async",
+                "--repeats",
+                "1",
+                "--results",
+                "{r}",
+                "--no-report",
+            ],
+            OK,
+        )
+    ],  # fmt: skip
+    "wsgibench run tornado2015-mixed": [
+        (
+            [
+                "run",
+                "tornado2015-mixed",
+                *SLEEP,
+                "--repeats",
+                "1",
+                "--results",
+                "{r}",
+                "--no-report",
+            ],
+            OK,
+        )
+    ],  # fmt: skip
+    # Prose that names a command rather than a line to copy: its help must work.
+    "wsgibench run": [(["run", "--help"], OK)],
+    "wsgibench lock": [(["lock", "--help"], OK)],
+}
+
+
+def _concrete(command: Command, tmp: Path) -> Command:
+    paths = {
+        "g": tmp / "results" / "g.sqlite",
+        "s": tmp / "s.sqlite",
+        "r": tmp / "r.sqlite",
+        "tmp": tmp,
+        "script": SCRIPT,
+    }
+    if isinstance(command, str):
+        return command.format(**paths)
+    return [part.format(**paths) for part in command]
+
+
+def _run(command: Command, tmp: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        command if isinstance(command, str) else cli(*command),
+        shell=isinstance(command, str),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+
+
+def test_every_readme_command_has_a_small_version():
+    missing = readme_commands() - set(COMMANDS)
+    assert not missing, f"README commands without a small version here: {sorted(missing)}"
+
+
+def test_every_readme_command_runs_through_the_installed_script(tmp_path: Path):
+    for server in ("bjoern", "waitress", "uwsgi-http", "tornado-native-async"):
+        require(server)
+    (tmp_path / "results").mkdir()
+    failures = []
+    for form in sorted(readme_commands(), key=_order):
+        for command, codes in COMMANDS[form]:
+            command = _concrete(command, tmp_path)
+            proc = _run(command, tmp_path)
+            said = proc.stdout + proc.stderr
+            if "internal error" in said or "Traceback" in said or proc.returncode not in codes:
+                shown = command if isinstance(command, str) else " ".join(command)
+                failures.append(f"{shown} -> exit {proc.returncode}: {said[-600:]}")
+            if form.endswith("--resume"):  # the store's run of quick finished: nothing to do
+                assert "nothing to resume" in proc.stdout, proc.stdout[-600:]
+    assert not failures, "\n".join(failures)
+    assert (tmp_path / "g.csv").read_text().startswith("study,cell_id,")
+    assert (tmp_path / "report" / "report.html").exists()
+
+
+def _order(form: str) -> tuple[int, str]:
+    """Runs that write a store come before the commands that read it."""
+    writes = " run " in f" {form} " and "--help" not in form
+    first = "goldberg2016" in form or "--levels 100,200" in form
+    return (0 if first else 1 if writes else 2 if "--resume" not in form else 3, form)
