@@ -121,7 +121,8 @@ def _entry_cell(table: LoadTable, row, key: str) -> str:
     spread = f"{metric.text(e.low)}–{metric.text(e.high)}"
     where = f"@{fmt.level(e.level)}" if key == "throughput" else ""
     title = (
-        f"median of {len(e.samples)} repeats, min-max {spread}; cell {e.cell_id}, "
+        (f"median of {len(e.samples)} repeats" if len(e.samples) > 1 else "one repeat")
+        + f", min-max {spread}; cell {e.cell_id}, "
         f"repeats {fmt.ids(e.repeat_ids)}" + (f"; not ranked: {e.disputed}" if e.disputed else "")
     )
     mark = " <span class=bad>⚠</span>" if e.disputed else ""

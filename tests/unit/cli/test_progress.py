@@ -56,3 +56,28 @@ def test_a_cell_without_repeats_says_why():
     cell = plan_cells(_study())[0]
     said = line(cell, _outcome("unavailable", "not installed", rps=()))
     assert said.endswith(": unavailable (not installed)") and "connections=4" in said
+
+
+def test_a_resumed_run_counts_the_cells_it_kept():
+    study = _study()
+    cells = plan_cells(study)
+    out = io.StringIO()
+    progress = CellProgress(Console(file=out, width=200), study, cells)
+    progress.start()
+    progress.kept({cells[0].key, cells[1].key})
+    progress.cell_done(cells[2], _outcome(), 12.0, False)
+    text = out.getvalue()
+    assert "resuming: 2 cells of 4 kept from the unfinished run, 2 cells to run" in text
+    assert "[3/4]" in text and "[1/4]" not in text
+    assert "2 servers, 4 cells, 2 repeats each" in text
+
+
+def test_one_of_each_is_said_in_the_singular():
+    study = parse_study(
+        {"servers": ["bjoern"], "repeats": 1,
+         "load": [{"model": "closed", "levels": [4], "duration_s": 1}]},
+        "p",
+    )  # fmt: skip
+    out = io.StringIO()
+    CellProgress(Console(file=out, width=200), study, plan_cells(study)).start()
+    assert "1 server, 1 cell, 1 repeat each" in out.getvalue()
