@@ -11,7 +11,7 @@ from typing import Any
 from wsgibench.errors import UsageError
 from wsgibench.machine.topology import parse_cpulist
 from wsgibench.servers import resolve
-from wsgibench.study.kinds import Bad, Kind, ListOf, Number
+from wsgibench.study.kinds import Bad, Int, Kind, ListOf, Number
 from wsgibench.study.model import Study, apply_full, parse_study, read_raw, shown_path, study_path
 
 CEILING = "nginx-baseline"
@@ -101,7 +101,7 @@ class Overrides:
         return out, said
 
 
-_REPEATS: Kind = Number(low=1)
+_REPEATS: Kind = Int(low=1)
 _DURATION: Kind = Number(low=0, above=True)
 _LEVELS: Kind = ListOf(Number(low=0, above=True))
 
