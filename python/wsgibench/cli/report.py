@@ -38,8 +38,7 @@ def report_command(results: Path | None, out: Path, study_id: int | None, png: b
     if files.pngs:
         console.print(
             f"wrote {len(files.pngs)} chart{'s' if len(files.pngs) != 1 else ''} in "
-            f"{files.pngs[0].parent}"
-            + (f" (headline: {files.headline})" if files.headline else "")
+            f"{files.pngs[0].parent}" + (f" (headline: {files.headline})" if files.headline else "")
         )
 
 
