@@ -8,11 +8,15 @@ Settings (environment, set by wsgibench's runner from the database it started):
   WSGIBENCH_DB_KIND  sqlite | postgresql | mariadb
   WSGIBENCH_DB_PATH  the SQLite file (opened read-only)
   WSGIBENCH_DB_HOST, _PORT, _USER, _PASSWORD, _NAME  for the two database servers
+  WSGIBENCH_DB_CONNECTIONS  thread (default) | process (a study's app_env sets it)
 
-Connections are opened lazily, one per thread (threading.local): a forked worker never inherits its
-parent's connection (the pid is checked as well), and a monkey-patched greenlet server (gevent,
-eventlet) turns threading.local into a greenlet-local, so each greenlet has its own connection
-(psycopg and PyMySQL then wait on the database cooperatively).
+Connections are opened lazily and never inherited by a forked worker (the pid is checked).
+- thread: one per thread (threading.local); a monkey-patched greenlet server (gevent, eventlet)
+  turns threading.local into a greenlet-local, so each greenlet has its own connection (psycopg
+  and PyMySQL then wait on the database cooperatively).
+- process: seed 002's one connection per process, shared by every request of the process: a
+  request holds it (behind a lock, a greenlet lock under monkey-patching) for its ten queries,
+  so the requests of a process take turns on it, as the seed's did on its module-level one.
 """
 
 import os
@@ -20,10 +24,16 @@ import random
 import threading
 
 KIND = os.environ.get("WSGIBENCH_DB_KIND", "sqlite")
+CONNECTIONS = os.environ.get("WSGIBENCH_DB_CONNECTIONS", "thread")
+if CONNECTIONS not in ("thread", "process"):
+    raise RuntimeError(f"WSGIBENCH_DB_CONNECTIONS must be thread or process, not {CONNECTIONS!r}")
 QUERY = "SELECT value FROM test WHERE id >= {} LIMIT 10"
 PONG = b"Pong!"
 
 _local = threading.local()
+# process mode: this process's connection and its lock, made afresh in each process (pid).
+_shared = {"pid": None, "conn": None, "lock": None}
+_guard = threading.Lock()
 
 
 def _connect():
@@ -67,8 +77,7 @@ def _connection():
     return _local.conn
 
 
-def _sum():
-    conn = _connection()
+def _queries(conn):
     cur = conn.cursor()
     total = 0.0
     try:
@@ -76,12 +85,33 @@ def _sum():
             # r is an int we made: formatting it in keeps the query identical on the three drivers.
             cur.execute(QUERY.format(random.randint(1, 999990)))
             total += sum(row[0] for row in cur.fetchall())
-    except Exception:
-        _local.pid = None  # a broken connection is replaced on the next request
-        raise
     finally:
         cur.close()
     return total
+
+
+def _process_lock():
+    with _guard:
+        if _shared["pid"] != os.getpid():
+            _shared.update(pid=os.getpid(), conn=None, lock=threading.Lock())
+        return _shared["lock"]
+
+
+def _sum():
+    if CONNECTIONS == "process":
+        with _process_lock():
+            if _shared["conn"] is None:
+                _shared["conn"] = _connect()
+            try:
+                return _queries(_shared["conn"])
+            except Exception:
+                _shared["conn"] = None  # a broken connection is replaced on the next request
+                raise
+    try:
+        return _queries(_connection())
+    except Exception:
+        _local.pid = None  # a broken connection is replaced on the next request
+        raise
 
 
 def _reply(start_response, body):

@@ -15,6 +15,8 @@ from rich.console import Console
 from rich.table import Table
 
 from wsgibench.errors import UsageError
+from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.seed_errors import median_rate, seeds_text
 from wsgibench.results.stats import Summary
 from wsgibench.results.store import Store
 from wsgibench.results.summary import (
@@ -52,6 +54,10 @@ TAGS = {
     "closes-after-n": "ka-limit",
 }
 STATUS_TAGS = {"invalid": "INVALID", "disqualified": "DQ", "unavailable": "n/a", "failed": "FAIL"}
+# --wide: beside our error rate, the errors the seeds' tools would have counted on the same
+# requests (results/seed_errors.py), column -> tool.
+TOOL_COLUMNS = {"wrk err": "wrk", "httperf err": "httperf"}
+RIGHT = ("req/s", "cv", "p50 ms", "p99 ms", "errors", *TOOL_COLUMNS, "cpu %", "MiB")
 
 
 @dataclass
@@ -129,8 +135,28 @@ def groups(
     return sorted(found.values(), key=lambda g: (order.index(g.load), g.level))
 
 
-def row(s: CellSummary, trim: int, wide: bool) -> dict[str, str]:
-    """One cell as the columns `show` prints (the same in every format)."""
+def tool_rates(store: Store, summaries: list[CellSummary]) -> dict[int, dict[str, float | None]]:
+    """Each cell's median over its repeats of the error rate each tool of TOOL_COLUMNS would have
+    counted, read from the stored engine results and the cell's behaviour check."""
+    out = {}
+    for s in summaries:
+        results = [
+            EngineResult.from_dict(json.loads(r["engine_json"])) for r in store.repeats(s.cell.id)
+        ]
+        out[s.cell.id] = {
+            tool: median_rate(results, s.cell.capabilities, tool) for tool in TOOL_COLUMNS.values()
+        }
+    return out
+
+
+def row(
+    s: CellSummary,
+    trim: int,
+    wide: bool,
+    tools: dict[str, float | None] | None = None,
+) -> dict[str, str]:
+    """One cell as the columns `show` prints (the same in every format); `tools`: the cell's
+    error rates as the seeds' tools counted them (--wide shows them beside ours)."""
     c = s.cell
     tags = [STATUS_TAGS[c.status]] if c.status in STATUS_TAGS else []
     tags += [TAGS.get(d["code"], d["code"]) for d in c.diagnoses]
@@ -144,6 +170,11 @@ def row(s: CellSummary, trim: int, wide: bool) -> dict[str, str]:
         "p50 ms": _fmt(s.value("latency_p50_us"), "ms"),
         "p99 ms": _fmt(s.value("latency_p99_us"), "ms"),
         "errors": _fmt(s.value("error_rate"), "%"),
+        **{
+            column: _fmt((tools or {}).get(tool), "%")
+            for column, tool in TOOL_COLUMNS.items()
+            if wide
+        },
         "cpu %": _fmt(s.value("cpu_mean_pct")),
         "MiB": _fmt(s.value("rss_peak_bytes"), "MiB"),
         "tags": " ".join(dict.fromkeys(tags)),
@@ -153,6 +184,19 @@ def row(s: CellSummary, trim: int, wide: bool) -> dict[str, str]:
         out["behaviour"] = _caps(c.capabilities)
         out["notes"] = "; ".join(filter(None, [*said, *(d["message"] for d in c.diagnoses)]))
     return out
+
+
+@dataclass(frozen=True)
+class Rows:
+    """How `show` turns each cell into a row: the statistic (trim), --wide, and the tools' error
+    rates by cell id (read only for --wide)."""
+
+    trim: int
+    wide: bool
+    tools: dict[int, dict[str, float | None]]
+
+    def __call__(self, s: CellSummary) -> dict[str, str]:
+        return row(s, self.trim, self.wide, self.tools.get(s.cell.id))
 
 
 def show(
@@ -172,25 +216,24 @@ def show(
     trim = int(config.get("trim", 0))
     summaries = summarise_study(store, study["id"], trim)
     found = groups(summaries, sort, levels, servers, trim)
+    rows = Rows(trim, wide, tool_rates(store, summaries) if wide else {})
     writers: dict[str, Callable[[], None]] = {
-        "table": lambda: _tables(console, study, env, found, summaries, trim, wide),
-        "md": lambda: console.out(_markdown(found, trim, wide), highlight=False),
-        "csv": lambda: console.out(_csv(found, trim, wide), highlight=False, end=""),
-        "json": lambda: console.out(_json(found, trim, wide), highlight=False),
+        "table": lambda: _tables(console, study, env, found, summaries, rows),
+        "md": lambda: console.out(_markdown(found, rows), highlight=False),
+        "csv": lambda: console.out(_csv(found, rows), highlight=False, end=""),
+        "json": lambda: console.out(_json(found, rows), highlight=False),
     }
     writers[fmt]()
 
 
-def _flat(found: list[Group], trim: int, wide: bool) -> list[dict[str, Any]]:
-    return [
-        {"load": g.load, "level": g.level, **row(s, trim, wide)} for g in found for s in g.cells
-    ]
+def _flat(found: list[Group], rows: Rows) -> list[dict[str, Any]]:
+    return [{"load": g.load, "level": g.level, **rows(s)} for g in found for s in g.cells]
 
 
-def _markdown(found: list[Group], trim: int, wide: bool) -> str:
+def _markdown(found: list[Group], make: Rows) -> str:
     lines = []
     for g in found:
-        rows = [row(s, trim, wide) for s in g.cells]
+        rows = [make(s) for s in g.cells]
         heads = list(rows[0])
         lines += [
             f"### {g.title}",
@@ -203,8 +246,8 @@ def _markdown(found: list[Group], trim: int, wide: bool) -> str:
     return "\n".join(lines)
 
 
-def _csv(found: list[Group], trim: int, wide: bool) -> str:
-    rows = _flat(found, trim, wide)
+def _csv(found: list[Group], make: Rows) -> str:
+    rows = _flat(found, make)
     buf = io.StringIO()
     if rows:
         writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
@@ -213,8 +256,8 @@ def _csv(found: list[Group], trim: int, wide: bool) -> str:
     return buf.getvalue()
 
 
-def _json(found: list[Group], trim: int, wide: bool) -> str:
-    return json.dumps(_flat(found, trim, wide), indent=1)
+def _json(found: list[Group], rows: Rows) -> str:
+    return json.dumps(_flat(found, rows), indent=1)
 
 
 def _tables(
@@ -223,9 +266,9 @@ def _tables(
     env: dict[str, Any],
     found: list[Group],
     summaries: list[CellSummary],
-    trim: int,
-    wide: bool,
+    make: Rows,
 ) -> None:
+    wide = make.wide
     width = None if wide else WIDTH
     console.print(
         f"[bold]study {study['id']}: {study['name']}[/] ({study['status']}) — "
@@ -238,13 +281,12 @@ def _tables(
     if load_hosts_text(env):
         console.print(f"load: {load_hosts_text(env)}", highlight=False, width=width)
     for g in found:
-        rows = [row(s, trim, wide) for s in g.cells]
+        rows = [make(s) for s in g.cells]
         table = Table(title=g.title, title_justify="left", show_lines=False)
         for head in rows[0]:
-            right = head in ("req/s", "cv", "p50 ms", "p99 ms", "errors", "cpu %", "MiB")
             table.add_column(
                 head,
-                justify="right" if right else "left",
+                justify="right" if head in RIGHT else "left",
                 overflow="fold" if wide else "ellipsis",
                 no_wrap=not wide,
             )
@@ -261,7 +303,17 @@ def _tables(
                         overflow="ellipsis",
                         no_wrap=True,
                     )
-    _footer(console, found, summaries, trim, width)
+    _footer(console, found, summaries, make.trim, width)
+    if wide:
+        columns = ", ".join(TOOL_COLUMNS)
+        tools = " and ".join(f"{t} ({seeds_text(t)})" for t in TOOL_COLUMNS.values())
+        console.print(
+            f"errors: ours, the headline. {columns}: the errors {tools} would have counted on "
+            "the same requests, by their own rules (a server close they would have met is one "
+            "error more), median over the repeats (docs/measurement.md).",
+            width=width,
+            highlight=False,
+        )
 
 
 def _footer(

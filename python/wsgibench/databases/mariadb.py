@@ -12,6 +12,23 @@ from wsgibench.databases.server_process import ServerDatabase, quiet
 from wsgibench.errors import EnvironmentProblem
 from wsgibench.machine.process import free_port
 
+# Seed 002 ran MySQL 5.5 "basically with the small configuration, InnoDB disabled to save memory"
+# on a 128 MB VM: MySQL 5.5's my-small.cnf buffers, InnoDB off and MyISAM the default engine.
+# mariadb-install-db needs InnoDB, so only the server runs without it; MariaDB's least
+# table_open_cache is 10 (my-small.cnf: 4).
+SMALL_CONFIGURATION = (
+    "--skip-innodb",
+    "--default-storage-engine=MyISAM",
+    "--key-buffer-size=16K",
+    "--max-allowed-packet=1M",
+    "--table-open-cache=10",
+    "--sort-buffer-size=64K",
+    "--read-buffer-size=256K",
+    "--read-rnd-buffer-size=256K",
+    "--net-buffer-length=2K",
+    "--thread-stack=128K",
+)
+
 
 class MariaDB(ServerDatabase):
     kind = "mariadb"
@@ -86,8 +103,8 @@ class MariaDB(ServerDatabase):
                 # Seed 002: the query cache is off.
                 "--query-cache-type=0",
                 "--query-cache-size=0",
-                "--innodb-flush-log-at-trx-commit=0",
                 "--skip-log-bin",
+                *SMALL_CONFIGURATION,
             ]
         )
         self._wait_ready(
@@ -96,8 +113,17 @@ class MariaDB(ServerDatabase):
             )
         )
         self._load()
-        self._version = "MariaDB " + self._client("SELECT VERSION()")
+        self._version = self._read_version()
         return self.settings()
+
+    def _read_version(self) -> str:
+        """Its version, with what the running server says of InnoDB and its key buffer."""
+        version, key_buffer, innodb = self._client(
+            "SELECT VERSION(), @@key_buffer_size, IFNULL((SELECT SUPPORT FROM "
+            "information_schema.ENGINES WHERE ENGINE = 'InnoDB'), 'NO')"
+        ).split("\t")
+        state = "off" if innodb in ("NO", "DISABLED") else "on"
+        return f"MariaDB {version} (InnoDB {state}, key buffer {int(key_buffer) // 1024} KB)"
 
     def _load(self) -> None:
         self._client(
@@ -105,7 +131,8 @@ class MariaDB(ServerDatabase):
             "GRANT ALL ON bench.* TO 'bench'@'127.0.0.1'"
         )
         started = time.monotonic()
-        # Seed 002 used MyISAM (InnoDB was disabled to save memory on its 128 MB VM).
+        # Seed 002 used MyISAM (InnoDB was disabled to save memory on its 128 MB VM): so does the
+        # server here (SMALL_CONFIGURATION), and the table says so itself.
         self._client(
             "CREATE TABLE test(id INTEGER PRIMARY KEY, value REAL) ENGINE=MyISAM", db="bench"
         )

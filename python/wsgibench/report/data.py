@@ -234,6 +234,7 @@ def load_report_data(store: Store, study_id: int | None = None) -> ReportData:
         for rep in store.repeats(cell.id):
             d = dict(rep)
             d["engine"] = EngineResult.from_dict(json.loads(d.pop("engine_json")))
+            d["processes_peak"] = store.peak_processes(d["id"])
             repeats.append(d)
         load = loads.setdefault(
             cell.load, LoadData(cell.load, cell.model, load_cfg.get(cell.load, {}))

@@ -10,7 +10,7 @@ from wsgibench.report.charts import Chart
 from wsgibench.report.data import BASELINE, ReportData
 from wsgibench.report.findings import findings
 from wsgibench.report.seed import against_seed
-from wsgibench.report.table import METRICS, LoadTable
+from wsgibench.report.table import COLUMNS, LoadTable
 from wsgibench.report.vega import javascript, versions
 from wsgibench.results.summary import layout_text, load_hosts_text
 
@@ -55,23 +55,31 @@ def _index(data: ReportData) -> str:
 
 
 def _against_seed(data: ReportData) -> str:
-    found = against_seed(data)
-    if found is None:
+    section = against_seed(data)
+    if section is None:
         return ""
-    seed, lines = found
+    seed = section.seed
     head = "".join(
-        f"<th>{h}</th>" for h in ("what", "the seed", "here", "verdict", "why", "source")
+        f"<th>{h}</th>" for h in ("claim", "the seed says", "the seed", "here", "verdict", "why")
     )
     rows = "".join(
-        f"<tr><td class=l>{_e(f.what)}</td><td>{_e(f.theirs)}</td><td>{_e(f.ours)}</td>"
-        f"<td class=l><b>{_e(f.verdict)}</b></td><td class=l>{_e(f.sentence)}</td>"
-        f"<td class=l>{_e(f.source)}</td></tr>"
-        for f in lines
+        f"<tr><td class=l>{_e(v.claim.what)}</td><td class=l>{_e(v.claim.quoted)}</td>"
+        f"<td>{_e(v.theirs)}</td><td class=l>{_e(v.ours)}</td>"
+        f"<td class=l><b>{_e(v.verdict)}</b></td><td class=l>{_e(v.sentence)}</td></tr>"
+        for v in section.verdicts
     )
+    apart = "".join(f"<li>{_e(d)}</li>" for d in section.deviations)
     return (
-        f"<h2 id=against-seed>Against the seed</h2><p class=meta>seed {_e(seed['seed'])} "
-        f"({_e(seed['file'])}): {_e(seed['title'])}</p>"
+        f"<h2 id=against-seed>Against the seed</h2><p class=meta>seed {_e(seed.seed)} "
+        f"({_e(seed.file)}): {_e(seed.title)}. {_e(section.tally())}; errors counted as "
+        f"{_e(seed.counting)} counted them where a claim is about errors; the rules: "
+        "docs/seed-verdicts.md</p>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        + (
+            f"<p>What this study does differently from the seed:</p><ul>{apart}</ul>"
+            if apart
+            else ""
+        )
     )
 
 
@@ -111,7 +119,7 @@ def _environment(data: ReportData) -> str:
 
 def _entry_cell(table: LoadTable, row, key: str) -> str:
     e = row.entries.get(key)
-    metric = next(m for m in METRICS if m.key == key)
+    metric = next(m for m in COLUMNS if m.key == key)
     if e is None:
         return "<td>-</td>"
     won = (
@@ -140,7 +148,7 @@ def summary_table(data: ReportData, table: LoadTable) -> str:
         "<th class=l>version</th>"
         + "".join(
             f"<th>{_e(m.title.replace('reference load', f'{load.level_field} {ref}'))}</th>"
-            for m in METRICS
+            for m in COLUMNS
         )
         + "<th class=l>behaviour</th><th class=l>status</th><th class=l>cell ids</th></tr>"
     )
@@ -151,14 +159,15 @@ def summary_table(data: ReportData, table: LoadTable) -> str:
             f"<tr><td class=l>{_e(row.server)}</td><td class=l>{_e(row.interface or '-')}</td>"
             f"<td class=l>{_e(row.flavour or '-')}</td>"
             f"<td class=l>{_e(row.version or '-')}</td>"
-            + "".join(_entry_cell(table, row, m.key) for m in METRICS)
+            + "".join(_entry_cell(table, row, m.key) for m in COLUMNS)
             + f"<td class=l>{_e(fmt.caps(row.capabilities))}</td><td class=l>{status}</td>"
             f"<td class=l><span class=ids>{_e(fmt.ids(row.cell_ids))}</span></td></tr>"
         )
     what = (
         f"Summary — load {load.name} ({load.describe()}); reference load: "
         f"{load.level_field} {ref}; value = median of repeats, below it min–max; "
-        "hover a number for its cell and repeat ids"
+        "hover a number for its cell and repeat ids; the wrk and httperf columns are the errors "
+        "those tools would have counted on the same requests (docs/measurement.md), never ranked"
     )
     winners = "".join(
         f"<li><b>{_e(w.metric.title.replace('reference load', f'{load.level_field} {ref}'))}</b>: "

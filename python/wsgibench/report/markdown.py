@@ -7,7 +7,7 @@ from wsgibench.report.charts import Chart
 from wsgibench.report.data import ReportData
 from wsgibench.report.findings import findings
 from wsgibench.report.seed import against_seed, sentence
-from wsgibench.report.table import METRICS, LoadTable
+from wsgibench.report.table import COLUMNS, LoadTable
 
 
 def _cell(text: str) -> str:
@@ -18,7 +18,7 @@ def _entry(row, key: str) -> str:
     e = row.entries.get(key)
     if e is None:
         return "-"
-    metric = next(m for m in METRICS if m.key == key)
+    metric = next(m for m in COLUMNS if m.key == key)
     where = f" @{fmt.level(e.level)}" if key == "throughput" else ""
     mark = " ⚠" if e.disputed else ""
     return f"{metric.text(e.median)}{where}{mark} ({metric.text(e.low)}–{metric.text(e.high)})"
@@ -27,14 +27,14 @@ def _entry(row, key: str) -> str:
 def table(data: ReportData, t: LoadTable) -> list[str]:
     load = t.load
     ref = fmt.level(t.reference_level) if t.reference_level is not None else "-"
-    titles = [m.title.replace("reference load", f"{load.level_field} {ref}") for m in METRICS]
+    titles = [m.title.replace("reference load", f"{load.level_field} {ref}") for m in COLUMNS]
     lines = [
         f"### Load `{load.name}` — {load.describe()}",
         "",
         "| server | interface | flavour | version | "
         + " | ".join(titles)
         + " | behaviour | status | cell ids |",
-        "|---|---|---|---|" + "---:|" * len(METRICS) + "---|---|---|",
+        "|---|---|---|---|" + "---:|" * len(COLUMNS) + "---|---|---|",
     ]
     for row in t.rows:
         cells = [
@@ -42,7 +42,7 @@ def table(data: ReportData, t: LoadTable) -> list[str]:
             row.interface or "-",
             row.flavour or "-",
             row.version or "-",
-            *(_entry(row, m.key) for m in METRICS),
+            *(_entry(row, m.key) for m in COLUMNS),
             fmt.caps(row.capabilities),
             row.status,
             fmt.ids(row.cell_ids),
@@ -52,7 +52,9 @@ def table(data: ReportData, t: LoadTable) -> list[str]:
         "",
         "Values are the median of the repeats with their min–max range; "
         "record ids let you find every number in the results store; ⚠ marks a number a "
-        "diagnosis disputes, which is never ranked.",
+        "diagnosis disputes, which is never ranked. The wrk and httperf columns are the errors "
+        "those tools would have counted on the same requests (docs/measurement.md): shown beside "
+        "ours, never ranked.",
         "",
         "**Winners** (the nginx baseline is the machine's ceiling and competes with none):",
         "",
@@ -74,13 +76,17 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart
     found = findings(data)
     if found:
         lines += ["### Findings", "", *(f"- {line}" for line in found), ""]
-    seed = against_seed(data)
-    if seed is not None:
-        claims, said = seed
-        lines += [f"### Against the seed (seed {claims['seed']}: {claims['title']})", ""]
+    section = against_seed(data)
+    if section is not None:
+        seed = section.seed
+        lines += [f"### Against the seed (seed {seed.seed}: {seed.title})", "", section.tally(), ""]
         lines += [
-            f"- {sentence(f)} (the seed: {f.theirs}; here: {f.ours}; {f.source})" for f in said
+            f"- {sentence(v)} The seed: {v.claim.quoted}; {v.theirs}. Here: {v.ours}."
+            for v in section.verdicts
         ] + [""]
+        if section.deviations:
+            lines += ["What this study does differently from the seed:", ""]
+            lines += [f"- {d}" for d in section.deviations] + [""]
     lines += [
         f"- date: {meta.date}",
         f"- machine: {meta.machine}",

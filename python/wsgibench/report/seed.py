@@ -1,162 +1,152 @@
-"""The report's "against the seed" section: each figure the seed published beside ours, ratios,
-rank agreement (Kendall's tau), and a plain sentence per finding: held, changed, or not
-comparable and why."""
+"""The report's "against the seed" section: each claim the seed states, quoted with its line, beside
+what this run measured, with a verdict (held, changed, not comparable and why) by the rules of
+docs/seed-verdicts.md, the counts of each, and what the study does differently from the seed."""
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from wsgibench.report.data import CellData, ReportData
-from wsgibench.results.seed_claims import claims, kendall_tau
+from wsgibench.report.data import BASELINE, CellData, ReportData
+from wsgibench.results.latency import overall
+from wsgibench.results.seed_claims import SeedClaims, claims
+from wsgibench.results.seed_errors import tool_errors
+from wsgibench.results.seed_verdicts import (
+    CHANGED,
+    HELD,
+    NOT_COMPARABLE,
+    Point,
+    RunView,
+    Verdict,
+    judge,
+)
+
+UNITS = {"connections": "connections", "rate": "/s", "users_per_s": "users/s", "concurrency": ""}
+UNTRUSTED_CODES = {"contended": "contended", "engine-saturated": "the engine was saturated"}
+MIB = 2**20
 
 
-@dataclass
-class Finding:
-    what: str
-    theirs: str
-    ours: str
-    verdict: str  # held | changed | not comparable
-    sentence: str
-    source: str
+@dataclass(frozen=True)
+class SeedSection:
+    seed: SeedClaims
+    verdicts: list[Verdict]
+    deviations: list[str]
+
+    def counts(self) -> dict[str, int]:
+        return {
+            v: sum(1 for x in self.verdicts if x.verdict == v)
+            for v in (HELD, CHANGED, NOT_COMPARABLE)
+        }
+
+    def tally(self) -> str:
+        c = self.counts()
+        return f"{c[HELD]} held, {c[CHANGED]} changed, {c[NOT_COMPARABLE]} not comparable"
 
 
-def _cells(
-    data: ReportData, server: str, level: float | None, load: str | None = None
-) -> list[CellData]:
-    """A server's cells with repeats, at one level (or all) of one load (or all)."""
-    return [
-        c
-        for each in data.loads
-        if load is None or each.name == load
-        for c in each.cells
-        if c.cell.server == server and (level is None or c.cell.level == level) and c.repeats
+def _median(values: list[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _errors(c: CellData, out: dict[str, float | None]) -> None:
+    """Errors and attempts summed over the repeats: ours, and as wrk, httperf and ab counted."""
+    classes, attempts = c.error_classes()
+    errors = sum(classes.values())
+    out.update(errors=errors, attempts=attempts, error_rate=errors / attempts if attempts else None)
+    for tool in ("wrk", "httperf", "ab"):
+        counted = [tool_errors(r["engine"], c.cell.capabilities, tool) for r in c.repeats]
+        e = sum(t.errors for t in counted)
+        a = sum(t.errors + t.requests for t in counted)
+        out.update(
+            {f"errors:{tool}": e, f"attempts:{tool}": a, f"error_rate:{tool}": e / a if a else None}
+        )
+
+
+def _values(c: CellData) -> dict[str, float | None]:
+    """A cell's values as the claims read them: medians over its repeats, errors summed."""
+    means = [h.mean / 1000 for r in c.repeats if (h := overall(r["engine"])) is not None]
+    per_process = [
+        r["rss_peak_bytes"] / r["processes_peak"] / MIB
+        for r in c.repeats
+        if r.get("rss_peak_bytes") and r.get("processes_peak")
     ]
 
+    def mib(column: str) -> float | None:
+        v = c.median(column)
+        return v / MIB if v is not None else None
 
-def _value(cells: list[CellData], metric: str) -> float | None:
-    """A server's figure: its median at the level, or over every level (errors: all requests)."""
-    if not cells:
-        return None
-    if metric == "error_rate":
-        errors = sum(r["errors"] or 0 for c in cells for r in c.repeats)
-        total = errors + sum(r["ok"] or 0 for c in cells for r in c.repeats)
-        return errors / total if total else None
-    medians = [m for c in cells if (m := c.median(metric)) is not None]
-    return max(medians) if medians else None
-
-
-def _fmt(metric: str, value: float | None) -> str:
-    if value is None:
-        return "not measured"
-    return f"{value:.1%}" if metric == "error_rate" else f"{value:,.2f}"
-
-
-def _figure(data: ReportData, f: dict[str, Any], why_not: str | None) -> Finding:
-    metric, theirs = f["metric"], float(f["theirs"])
-    ours = _value(_cells(data, f["server"], f.get("level"), f.get("load")), metric)
-    if ours is None:
-        verdict, sentence = "not comparable", f"{f['server']} was not measured in this run"
-    elif why_not or f.get("comparable"):
-        verdict = "not comparable"
-        sentence = f"{_fmt(metric, ours)} here; {why_not or f['comparable']}"
-    elif metric == "error_rate":
-        held = (ours > 0.05) == (theirs > 0.05)
-        verdict = "held" if held else "changed"
-        sentence = (
-            f"{f['server']} fails {_fmt(metric, ours)} of its requests here against "
-            f"{_fmt(metric, theirs)} then"
-        )
-    else:
-        within = abs(ours / theirs - 1) <= 0.25 if theirs else False
-        verdict = "held" if within else "changed"
-        sentence = f"{f['server']}: {_fmt(metric, ours)} here against {_fmt(metric, theirs)}" + (
-            " (within 25 %)" if within else f" ({ours / theirs:.2f}×)"
-        )
-    return Finding(
-        f["what"], _fmt(metric, theirs), _fmt(metric, ours), verdict, sentence, f["source"]
-    )
-
-
-def _ratio(data: ReportData, r: dict[str, Any], why_not: str | None = None) -> Finding:
-    a = _value(_cells(data, r["a"], r.get("level"), r.get("load")), r["metric"])
-    b = _value(_cells(data, r["b"], r.get("level"), r.get("load")), r["metric"])
-    theirs = float(r["theirs"])
-    if a is None or not b:
-        return Finding(
-            r["what"],
-            f"{theirs:.2f}×",
-            "-",
-            "not comparable",
-            f"{r['a']} or {r['b']} was not measured in this run",
-            r["source"],
-        )
-    ours = a / b
-    same_side = (ours > 1) == (theirs > 1)
-    within = abs(ours / theirs - 1) <= 0.25
-    verdict = "held" if same_side and within else "changed"
-    how = (
-        "held" if verdict == "held" else "same direction, another size" if same_side else "reversed"
-    )
-    if why_not:  # the run changed what the ratio depends on (e.g. a shorter sleep)
-        verdict, how = "not comparable", f"{how}; {why_not}"
-    return Finding(
-        r["what"],
-        f"{theirs:.2f}×",
-        f"{ours:.2f}×",
-        verdict,
-        f"{r['a']} / {r['b']} = {ours:.2f}× here, {theirs:.2f}× then: {how}",
-        r["source"],
-    )
-
-
-def _ranking(data: ReportData, r: dict[str, Any]) -> Finding:
-    values = {
-        s: v
-        for s in r["order"]
-        if (v := _value(_cells(data, s, r.get("level"), r.get("load")), r["metric"])) is not None
+    out: dict[str, float | None] = {
+        "rps_ok": c.median("rps_ok"),
+        "latency_mean_ms": _median(means),
+        "latency_p50_ms": (v / 1000) if (v := c.median("latency_p50_us")) is not None else None,
+        "rss_peak_mb": mib("rss_peak_bytes"),
+        "rss_start_mb": mib("rss_start_bytes"),
+        "rss_end_mb": mib("rss_end_bytes"),
+        "rss_per_process_mb": _median(per_process),
+        "cpu_pct": c.median("cpu_mean_pct"),
     }
-    ours = sorted(values, key=lambda s: -values[s])
-    tau, common = kendall_tau(ours, r["order"])
-    if tau is None:
-        return Finding(
-            r["what"],
-            " > ".join(r["order"]),
-            " > ".join(ours),
-            "not comparable",
-            "fewer than two of the seed's servers were measured here",
-            r["source"],
+    _errors(c, out)
+    return out
+
+
+def _point(c: CellData) -> Point | None:
+    """A cell as a claim may use it, or None when the server was not measured there at all."""
+    status, reason = c.cell.status, c.cell.reason or ""
+    if status == "disqualified":
+        return Point(
+            c.cell.level, _values(c) if c.repeats else {}, failed=f"disqualified ({reason})"
         )
-    mine = [s for s in ours if s in common]  # ranks among the servers both runs measured
-    moved = [
-        f"{s} {common.index(s) + 1} → {mine.index(s) + 1}"
-        for s in common
-        if common.index(s) != mine.index(s)
-    ]
-    verdict = "held" if tau >= 0.6 else "changed"
-    sentence = f"Kendall's τ = {tau:.2f} over the {len(common)} servers measured both times" + (
-        f"; ranks moved: {', '.join(moved)}" if moved else "; the same order"
-    )
-    return Finding(
-        r["what"], " > ".join(r["order"]), " > ".join(ours), verdict, sentence, r["source"]
-    )
+    if status != "measured" or not c.repeats:
+        if status == "invalid":
+            return Point(c.cell.level, {}, untrusted=f"invalid ({reason})")
+        return None
+    codes = {d.get("code"): d.get("message", "") for d in c.cell.diagnoses or []}
+    untrusted = "; ".join(text for code, text in UNTRUSTED_CODES.items() if code in codes) or None
+    doubts = {}
+    if "littles-law" in codes:  # its latency misses requests: no latency claim rests on it
+        doubts = {m: "latency fails Little's law" for m in ("latency_mean_ms", "latency_p50_ms")}
+    return Point(c.cell.level, _values(c), untrusted=untrusted, doubts=doubts)
 
 
-def against_seed(data: ReportData) -> tuple[dict[str, Any], list[Finding]] | None:
-    """The seed's claims and our finding for each, or None for a study with no seed data."""
+def _absent(data: ReportData) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for load in data.loads:
+        for c in load.cells:
+            if c.cell.status in ("unavailable", "failed") and c.cell.server not in out:
+                out[c.cell.server] = f"{c.cell.status} ({c.cell.reason or 'no reason stored'})"
+    return out
+
+
+def run_view(data: ReportData) -> RunView:
+    """What the run measured, point by point, with its settings that claims may depend on."""
+    points: dict[str, dict[str, list[Point]]] = {}
+    units: dict[str, str] = {}
+    for load in data.loads:
+        units[load.name] = UNITS.get(load.level_field, load.level_field)
+        by_server = points.setdefault(load.name, {})
+        for c in load.cells:
+            if c.cell.server != BASELINE and (p := _point(c)) is not None:
+                by_server.setdefault(c.cell.server, []).append(p)
+    cfg, env = data.meta.config, data.meta.environment
+    cpus = len((env.get("layout") or {}).get("server_cpus") or []) or cfg.get("server_cpu_count")
+    settings: dict[str, Any] = {
+        "server_cpus": cpus,
+        "durations": {load.name: load.config.get("duration_s") for load in data.loads},
+        "app_env": cfg.get("app_env") or {},
+        "memory_limit_mb": cfg.get("memory_limit_mb", 512),
+    }
+    return RunView(points, settings, _absent(data), units)
+
+
+def against_seed(data: ReportData) -> SeedSection | None:
+    """Every claim of the study's seed judged against this run, or None for a study with none."""
     seed = claims(data.meta.name)
     if seed is None:
         return None
-    why_not = None
-    wanted = seed.get("app_env") or {}
-    ran = data.meta.config.get("app_env") or {}
-    if any(str(ran.get(k, v)) != str(v) for k, v in wanted.items()):
-        why_not = f"this run changed the seed's setting ({ran}), so absolute figures differ"
-    found = [_figure(data, f, why_not) for f in seed.get("figure", [])]
-    found += [_ratio(data, r, why_not) for r in seed.get("ratio", [])]
-    found += [_ranking(data, r) for r in seed.get("ranking", [])]
-    return seed, found
+    view = run_view(data)
+    verdicts = [judge(claim, seed, view) for claim in seed.claims]
+    return SeedSection(seed, verdicts, list(data.meta.config.get("deviations") or []))
 
 
-def sentence(f: Finding) -> str:
-    return f"{f.what}: {f.verdict} — {f.sentence}."
+def sentence(v: Verdict) -> str:
+    return f"{v.claim.what}: {v.verdict} — {v.sentence}."

@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 
 from wsgibench.report import format as fmt
 from wsgibench.report.data import BASELINE, CellData, LoadData
+from wsgibench.results.seed_errors import repeat_rates, seeds_text
 from wsgibench.results.significance import compare_samples
 
 COUNTED = ("measured", "invalid")  # invalid: the engine saturated, the value is a lower bound
 # Diagnoses that make a cell's number mean something else than it seems, and the metrics they
-# touch: such a number is shown, marked, and never crowned (seed 003's 0.16 ms at 10,000
-# connections would otherwise win the latency ranking).
+# touch: such a number is shown, marked, and never crowned (a latency from which the requests
+# still waiting are missing would otherwise win the latency ranking).
 DISPUTES = {
     "littles-law": (
         ("latency_p50", "latency_p99"),
@@ -80,6 +81,21 @@ METRICS = (
     Metric("efficiency", "requests per CPU-second at reference load", True, fmt.rps),
 )
 METRIC = {m.key: m for m in METRICS}
+# Beside our error rate, the errors the seeds' tools would have counted on the same requests
+# (results/seed_errors.py): shown, labelled as that tool's count, never ranked. Key -> tool.
+TOOL_KEYS = {"wrk_errors": "wrk", "httperf_errors": "httperf"}
+TOOL_METRICS = tuple(
+    Metric(
+        key,
+        f"errors as {tool} would have counted them ({seeds_text(tool)}), at reference load",
+        False,
+        fmt.pct,
+    )
+    for key, tool in TOOL_KEYS.items()
+)
+# The table's columns: the ranked metrics, with the tools' counts right after our error rate.
+_AFTER_ERRORS = [m.key for m in METRICS].index("errors") + 1
+COLUMNS = (*METRICS[:_AFTER_ERRORS], *TOOL_METRICS, *METRICS[_AFTER_ERRORS:])
 
 
 @dataclass
@@ -143,6 +159,11 @@ def disputed(cell: CellData, key: str) -> str | None:
     return None
 
 
+def tool_rates(cell: CellData, tool: str) -> list[float]:
+    """Each repeat's error rate as `tool` would have counted it (results/seed_errors.py)."""
+    return repeat_rates((r["engine"] for r in cell.repeats), cell.cell.capabilities, tool)
+
+
 def reference_level(load: LoadData) -> float | None:
     """The highest level at which every server measured anywhere in this load was measured."""
     by_server: dict[str, set[float]] = {}
@@ -189,6 +210,8 @@ def server_row(server: str, cells: list[CellData], ref: float | None) -> ServerR
         ("errors", "error_rate"),
     ):
         row.entries[key] = _entry(at_ref, at_ref.values(column) if at_ref else [], key)
+    for key, tool in TOOL_KEYS.items():
+        row.entries[key] = _entry(at_ref, tool_rates(at_ref, tool) if at_ref else [], "errors")
     row.entries["efficiency"] = _entry(at_ref, at_ref.efficiency() if at_ref else [], "efficiency")
     with_rss = [c for c in cells if c.values("rss_peak_bytes")]
     fattest = max(with_rss, key=lambda c: max(c.values("rss_peak_bytes")), default=None)

@@ -226,7 +226,7 @@ def _saturated(f: Facts) -> Diagnosis | None:
 
 def _little(f: Facts) -> Diagnosis | None:
     # Errors do not excuse a mismatch: requests that wait to time out are missing from the
-    # latency, which is exactly how a figure like 0.16 ms at 10,000 connections comes about.
+    # latency, which is how a sub-millisecond mean comes about at thousands of connections.
     if f.model not in ("closed", "count") or not f.rps_ok or not f.ok:
         return None
     new_conn_share = min(1.0, f.connections_opened / f.responses) if f.responses else 0.0

@@ -1,35 +1,189 @@
-"""What each seed published (figures, ratios, rank orders, each with its source line), kept in
-results/seeds/<study>.toml beside the study that reproduces it."""
+"""What each seed states, claim by claim: the sentence quoted with its line, what it asserts (a
+winner, a position, a figure, a ratio, an error onset, ...) and the seed's settings it depends on,
+read strictly from results/seeds/<study>.toml beside the study that reproduces it."""
 
 from __future__ import annotations
 
+import os
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 SEEDS_DIR = Path(__file__).resolve().parent / "seeds"
 
+# Each kind of claim and the keys it must have beside the common ones (docs/seed-verdicts.md).
+KINDS: dict[str, tuple[str, ...]] = {
+    "winner": ("servers", "among"),  # the servers named are the best len(servers) of `among`
+    "last": ("servers", "among"),  # ... the worst len(servers) of `among`
+    "position": ("server", "position", "among"),  # the server is at that place of `among`
+    "order": ("servers",),  # the servers named, best first, in this order
+    "figure": ("server", "theirs"),  # our value within the tolerance of theirs
+    "ratio": ("a", "b", "theirs"),  # a's value over b's within the tolerance of theirs
+    "at_most": ("servers", "bound"),  # every value at or below the bound
+    "at_least": ("servers", "bound"),  # every value at or above the bound
+    "no_errors": ("servers",),  # not one error, as the seed's tool counted them
+    "error_onset": ("server",),  # no errors below a level, errors from it (from_level or above)
+    "steady": ("servers",),  # the largest value within the tolerance of the smallest, over levels
+    "jump": ("server", "above", "factor"),  # the value past `above` is `factor` times the one below
+}
+OPTIONAL = {
+    "load",
+    "level",
+    "min_level",
+    "max_level",
+    "over",
+    "tolerance",
+    "counting",
+    "threshold",
+    "from_level",
+    "above",
+    "depends",
+    "note",
+    "not_measured",
+}
+COMMON = {"id", "kind", "what", "metric", "cite"}
+# Metrics a claim may name: their unit, and which way is better (None: neither).
+METRICS: dict[str, tuple[str, str | None]] = {
+    "rps_ok": ("req/s", "higher"),
+    "latency_mean_ms": ("ms", "lower"),
+    "latency_p50_ms": ("ms", "lower"),
+    "error_rate": ("", "lower"),
+    "errors": ("errors", "lower"),
+    "rss_peak_mb": ("MB", "lower"),
+    "rss_start_mb": ("MB", "lower"),
+    "rss_end_mb": ("MB", "lower"),
+    "rss_per_process_mb": ("MB", "lower"),
+    "cpu_pct": ("% of one core", None),
+}
+COUNTINGS = ("ours", "wrk", "httperf", "ab")
+DEPENDS = ("cpus", "duration", "app_env", "memory")
+OVER = ("each", "max", "min", "sum")
 
-def claims(study: str) -> dict[str, Any] | None:
-    """The seed's published figures for a built-in seed study, or None when it has none."""
+
+class BadClaims(ValueError):
+    """A claims file that does not say what a claim needs (a bug of the project, not of a run)."""
+
+
+@dataclass(frozen=True)
+class Cite:
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    kind: str
+    what: str
+    metric: str
+    cite: tuple[Cite, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.params.get(key, default)
+
+    @property
+    def counting(self) -> str:
+        return str(self.params.get("counting", "ours"))
+
+    @property
+    def servers(self) -> list[str]:
+        """Every server the claim is about (not the others it is ranked among)."""
+        if self.kind == "ratio":
+            return [self.params["a"], self.params["b"]]
+        if "server" in self.params:
+            return [self.params["server"]]
+        return list(self.params.get("servers", []))
+
+    @property
+    def quoted(self) -> str:
+        return " … ".join(f"“{c.text}” (line {c.line})" for c in self.cite)
+
+
+@dataclass(frozen=True)
+class SeedClaims:
+    study: str
+    seed: str
+    file: str
+    title: str
+    counting: str  # the tool the seed measured with, whose error counting its claims use
+    setup: dict[str, Any]
+    claims: tuple[Claim, ...]
+
+
+def _claim(raw: dict[str, Any], where: str) -> Claim:
+    kind = raw.get("kind")
+    if kind not in KINDS:
+        raise BadClaims(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
+    allowed = COMMON | set(KINDS[kind]) | OPTIONAL
+    unknown = sorted(set(raw) - allowed)
+    missing = sorted((COMMON | set(KINDS[kind])) - set(raw))
+    if unknown or missing:
+        raise BadClaims(f"{where}: unknown keys {unknown}, missing keys {missing}")
+    if raw["metric"] not in METRICS:
+        raise BadClaims(f"{where}: metric {raw['metric']!r} is not one of {', '.join(METRICS)}")
+    if raw.get("counting", "ours") not in COUNTINGS:
+        raise BadClaims(f"{where}: counting must be one of {COUNTINGS}")
+    if raw.get("over", "each") not in OVER:
+        raise BadClaims(f"{where}: over must be one of {OVER}")
+    if not set(raw.get("depends", [])) <= set(DEPENDS):
+        raise BadClaims(f"{where}: depends may name {DEPENDS} only")
+    cites = raw["cite"]
+    if not cites or not all(isinstance(c, dict) and set(c) == {"line", "text"} for c in cites):
+        raise BadClaims(f"{where}: cite must be a list of {{line, text}}")
+    params = {k: v for k, v in raw.items() if k not in COMMON}
+    return Claim(
+        str(raw["id"]),
+        kind,
+        str(raw["what"]),
+        str(raw["metric"]),
+        tuple(Cite(int(c["line"]), str(c["text"])) for c in cites),
+        params,
+    )
+
+
+def parse(study: str, text: str) -> SeedClaims:
+    """A claims file's text, checked: a mistake in it is an error, never a silent verdict."""
+    raw = tomllib.loads(text)
+    top = {"seed", "file", "title", "counting", "setup", "claim"}
+    if set(raw) - top or not {"seed", "file", "title", "claim"} <= set(raw):
+        raise BadClaims(f"{study}: top-level keys must be {sorted(top)}")
+    found = tuple(_claim(c, f"{study} claim {c.get('id', i)}") for i, c in enumerate(raw["claim"]))
+    ids = [c.id for c in found]
+    if len(set(ids)) != len(ids):
+        raise BadClaims(f"{study}: claim ids repeat")
+    return SeedClaims(
+        study,
+        str(raw["seed"]),
+        str(raw["file"]),
+        str(raw["title"]),
+        str(raw.get("counting", "ours")),
+        dict(raw.get("setup", {})),
+        found,
+    )
+
+
+def claims(study: str) -> SeedClaims | None:
+    """The seed's claims for a built-in seed study, or None when the study has no seed file."""
     path = SEEDS_DIR / f"{study}.toml"
     if not path.exists():
         return None
-    return tomllib.loads(path.read_text())
+    return parse(study, path.read_text())
 
 
-def kendall_tau(ours: list[str], theirs: list[str]) -> tuple[float | None, list[str]]:
-    """Kendall's tau between two rankings over the items both have (None below two), and them."""
-    common = [x for x in theirs if x in ours]
-    n = len(common)
-    if n < 2:
-        return None, common
-    position = {x: ours.index(x) for x in common}
-    concordant = discordant = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            if position[common[i]] < position[common[j]]:
-                concordant += 1
-            else:
-                discordant += 1
-    return (concordant - discordant) / (n * (n - 1) / 2), common
+def studies() -> list[str]:
+    return sorted(p.stem for p in SEEDS_DIR.glob("*.toml"))
+
+
+def seed_text_dir(start: Path | None = None) -> Path | None:
+    """Where the seed write-ups are (WSGIBENCH_SEEDS, else a `shared/seeds` beside a parent folder
+    of `start`), or None: they are the project's inputs, not part of the package."""
+    if os.environ.get("WSGIBENCH_SEEDS"):
+        return Path(os.environ["WSGIBENCH_SEEDS"])
+    here = (start or Path.cwd()).resolve()
+    for parent in [here, *here.parents]:
+        candidate = parent / "shared" / "seeds"
+        if candidate.is_dir():
+            return candidate
+    return None

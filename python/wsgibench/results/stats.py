@@ -6,7 +6,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-CV_LIMIT = 0.05  # seed 004 reran when repeats disagreed; we flag CV above 5 %
+CV_LIMIT = 0.05  # repeats whose req/s spread more than this (CV above 5 %) are flagged noisy
 
 
 @dataclass(frozen=True)

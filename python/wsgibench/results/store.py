@@ -299,6 +299,13 @@ class Store:
             "SELECT * FROM samples WHERE repeat_id=? ORDER BY t_s", (repeat_id,)
         ).fetchall()
 
+    def peak_processes(self, repeat_id: int) -> int | None:
+        """The most processes the sampler saw in the server's tree during a repeat."""
+        row = self.db.execute(
+            "SELECT MAX(processes) FROM samples WHERE repeat_id=?", (repeat_id,)
+        ).fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+
     def iter_repeats(self, study_id: int) -> Iterator[tuple[Cell, sqlite3.Row]]:
         for cell in self.cells(study_id):
             for rep in self.repeats(cell.id):

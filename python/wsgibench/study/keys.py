@@ -54,6 +54,15 @@ STUDY_KEYS: tuple[Key, ...] = (
         "Where the method comes from (a seed, an article), shown in the report.",
     ),
     Key(
+        "deviations",
+        ListOf(Text(what="a sentence")),
+        "none",
+        "What this study does differently from the seed it reproduces, and why: one sentence "
+        "each, stored with the run and listed in the report's section against the seed.",
+        example='deviations = ["The server gets 1 CPU where the seed gave it 2: this machine has '
+        '2 in all."]',
+    ),
+    Key(
         "servers",
         ListOf(Text(what="a server name")),
         "(required)",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sqlite3
 from pathlib import Path
 
 from rich.console import Console
@@ -71,3 +72,52 @@ def test_filters_sort_and_formats(tmp_path):
 def test_wide_shows_full_notes(tmp_path):
     text = _show(tmp_path, wide=True)
     assert "no pipelining: pipelined requests were not all answered" in text
+
+
+def _set_totals(path: Path, server: str, **totals: int) -> None:
+    """Give every stored repeat of a server these totals, each a multiple of its valid replies."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute(
+            "SELECT r.id, r.engine_json FROM repeats r JOIN cells c ON c.id = r.cell_id "
+            "WHERE c.server = ?",
+            (server,),
+        ).fetchall()
+        for rid, raw in rows:
+            doc = json.loads(raw)
+            ok = doc["totals"]["ok"]
+            doc["totals"].update({k: v * ok for k, v in totals.items()})
+            db.execute("UPDATE repeats SET engine_json=? WHERE id=?", (json.dumps(doc), rid))
+
+
+def test_wide_shows_errors_as_wrk_and_httperf_counted_them_beside_ours(tmp_path):
+    path = build_store(tmp_path / "s.sqlite", speeds=SPEEDS, levels=(4, 16))
+    _set_totals(path, "bjoern", unannounced_closes=1)  # one silent close per reply
+    _set_totals(path, "waitress", connection_close_replies=1)  # one announced close per reply
+
+    def rows(**options) -> dict[str, dict]:
+        out = io.StringIO()
+        show(Store(path, create=False, read_only=True), Console(file=out, width=240), **options)
+        return {r["server"]: r for r in json.loads(out.getvalue()) if r["level"] == 4}
+
+    wide = rows(fmt="json", wide=True)
+    # our count stays clean; wrk would have counted a read error per silent close
+    assert [wide["bjoern"][k] for k in ("errors", "wrk err", "httperf err")] == [
+        "0.00%",
+        "50.00%",
+        "50.00%",
+    ]
+    # an announced close: wrk reconnects quietly, httperf (no Connection header read) does not
+    assert [wide["waitress"][k] for k in ("errors", "wrk err", "httperf err")] == [
+        "0.00%",
+        "0.00%",
+        "50.00%",
+    ]
+    assert wide["gunicorn-gthread"]["wrk err"] == "0.00%"
+    assert list(wide["bjoern"]).index("wrk err") == list(wide["bjoern"]).index("errors") + 1
+    assert "wrk err" not in rows(fmt="json")["bjoern"]  # the narrow table keeps to 120 columns
+    out = io.StringIO()
+    show(Store(path, create=False, read_only=True), Console(file=out, width=240), wide=True)
+    assert (
+        "wrk err" in out.getvalue()
+        and "wrk (seeds 003, 004) and httperf (seed 000)" in out.getvalue()
+    )

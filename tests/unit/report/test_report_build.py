@@ -14,8 +14,9 @@ from wsgibench.cli.report import report_command
 from wsgibench.report import write_report
 from wsgibench.report.charts import charts
 from wsgibench.report.data import load_report_data
+from wsgibench.report.html import summary_table
 from wsgibench.report.markdown import table as table_markdown
-from wsgibench.report.table import load_table, reference_level
+from wsgibench.report.table import METRICS, load_table, reference_level
 from wsgibench.results.store import Store
 
 from ..synthetic import build_store
@@ -67,7 +68,7 @@ def test_winners_exclude_the_baseline_and_declare_ties(tmp_path):
 
 
 def test_a_disputed_number_is_shown_but_never_crowned(tmp_path):
-    # Seed 003's 2018 uWSGI: the lowest latency, with requests missing from it (Little's law).
+    # The lowest latency, with the waiting requests missing from it (Little's law fails).
     path = build_store(
         tmp_path / "d.sqlite", speeds={"a": 5000.0, "b": 3000.0}, random_jitter=False
     )
@@ -179,3 +180,35 @@ def test_report_command(tmp_path, store):
         report_command, [str(store.path), "--out", str(out), "--study", "9"]
     )
     assert bad_study.exit_code == 3 and "no study with id 9" in bad_study.output
+
+
+def test_the_table_shows_errors_as_wrk_and_httperf_counted_them_never_ranked(tmp_path):
+    path = build_store(tmp_path / "w.sqlite", speeds={"a": 5000.0, "b": 3000.0}, levels=(4,))
+    with sqlite3.connect(path) as db:  # b closes every keep-alive connection silently after a reply
+        for rid, raw in db.execute(
+            "SELECT r.id, r.engine_json FROM repeats r JOIN cells c ON c.id = r.cell_id "
+            "WHERE c.server = 'b'"
+        ).fetchall():
+            doc = json.loads(raw)
+            doc["totals"]["unannounced_closes"] = doc["totals"]["ok"]
+            db.execute("UPDATE repeats SET engine_json=? WHERE id=?", (json.dumps(doc), rid))
+    data = load_report_data(Store(path, create=False))
+    table = load_table(data.loads[0])
+    rows = {r.server: r for r in table.rows}
+    b = rows["b"].entries
+    assert b["errors"].median == 0.0  # ours: every request was answered
+    assert b["wrk_errors"].median == b["httperf_errors"].median == 0.5
+    assert len(b["wrk_errors"].samples) == 3 and b["wrk_errors"].cell_id == b["errors"].cell_id
+    assert rows["a"].entries["wrk_errors"].median == 0.0
+    assert {w.metric.key for w in table.winners} <= {m.key for m in METRICS}
+    md = "\n".join(table_markdown(data, table))
+    head = next(line for line in md.splitlines() if line.startswith("| server"))
+    titles = [c.strip() for c in head.strip("|").split("|")]
+    at = titles.index("error rate at connections 4")
+    assert titles[at + 1].startswith("errors as wrk would have counted them (seeds 003, 004)")
+    assert titles[at + 2].startswith("errors as httperf would have counted them (seed 000)")
+    b_row = next(line for line in md.splitlines() if line.startswith("| b "))
+    cells = [c.strip() for c in b_row.strip("|").split("|")]
+    assert cells[at].startswith("0.00%") and cells[at + 1].startswith("50.00% (50.00%–50.00%)")
+    html = summary_table(data, table)
+    assert "errors as wrk would have counted them (seeds 003, 004), at connections 4" in html

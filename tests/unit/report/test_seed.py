@@ -1,67 +1,127 @@
-"""The report's "against the seed" section on synthetic stores: figures, ratios and rank orders
-beside the seed's, with Kendall's tau and a verdict each."""
+"""The report's "against the seed" section: every claim quoted from the seed file at its line, and
+judged on synthetic stores by its rule, never on an untrusted cell, with the counts and the study's
+deviations from the seed."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 from wsgibench.report.data import load_report_data
+from wsgibench.report.markdown import render
 from wsgibench.report.seed import against_seed
-from wsgibench.results.seed_claims import claims, kendall_tau
+from wsgibench.results.seed_claims import claims, seed_text_dir, studies
 from wsgibench.results.store import Store
 
-from ..synthetic import build_store
+from ..synthetic import ENV, build_store
+
+SEEDS = seed_text_dir(Path(__file__))
 
 
-def test_kendall_tau():
-    assert kendall_tau(["a", "b", "c"], ["a", "b", "c"]) == (1.0, ["a", "b", "c"])
-    assert kendall_tau(["c", "b", "a"], ["a", "b", "c"])[0] == -1.0
-    assert kendall_tau(["a", "c", "x"], ["a", "b", "c"]) == (1.0, ["a", "c"])
-    assert kendall_tau(["a"], ["a", "b"])[0] is None
+@pytest.mark.parametrize("study", studies())
+def test_every_claim_is_a_sentence_of_the_seed_at_its_line(study):
+    assert SEEDS is not None, "the seed write-ups (shared/seeds beside the repository) are missing"
+    seed = claims(study)
+    lines = (SEEDS / seed.file).read_text().splitlines()
+    assert seed.claims
+    for claim in seed.claims:
+        for cite in claim.cite:
+            assert cite.text in lines[cite.line - 1], f"{claim.id}: not at line {cite.line}"
 
 
-def test_seed_001_ratio_beside_ours(tmp_path: Path):
+def test_no_invented_figures_in_docs_and_code():
+    root = Path(__file__).resolve().parents[3]
+    texts = [p.read_text() for p in [root / "README.md", *(root / "docs").glob("*.md")]]
+    texts += [p.read_text() for p in (root / "python" / "wsgibench").rglob("*.py")]
+    for invented in ("0.16 ms at 10,000", "seed 003's 2018 uWSGI figure", "seed 004 reran"):
+        assert not any(invented in t for t in texts), invented
+
+
+def _section(path: Path):
+    return against_seed(load_report_data(Store(path, create=False)))
+
+
+def test_seed_001_figures_and_ratio(tmp_path: Path):
     # rps = speed x (1 + 40/100): 1.0 and 38.0 req/s at concurrency 40
     speeds = {"tornado-native-sync": 1 / 1.4, "tornado-native-async": 38 / 1.4}
     path = build_store(
-        tmp_path / "t.sqlite",
-        speeds=speeds,
-        levels=(40,),
-        name="tornado2015",
-        random_jitter=False,
-        jitter=0.0,
+        tmp_path / "t.sqlite", speeds=speeds, levels=(40,), name="tornado2015", jitter=0.0
     )
-    seed, found = against_seed(load_report_data(Store(path, create=False)))
-    assert seed["seed"] == "001"
-    by_what = {f.what: f for f in found}
-    ratio = by_what["non-blocking over blocking, req/s"]
-    assert ratio.theirs == "39.35×" and ratio.ours == "38.00×" and ratio.verdict == "held"
-    sync = by_what["blocking handler (time.sleep), req/s"]
-    assert (sync.theirs, sync.ours, sync.verdict) == ("1.00", "1.00", "held")
+    section = _section(path)
+    assert section.seed.seed == "001"
+    by_id = {v.claim.id: v for v in section.verdicts}
+    assert by_id["async-over-sync"].verdict == "held"
+    assert by_id["async-over-sync"].ours == "38.00× at 40 connections"
+    assert (by_id["sync-rps"].theirs, by_id["sync-rps"].verdict) == ("1.00 req/s", "held")
+    assert by_id["no-failed-requests"].verdict == "held"
+    # the synthetic latency follows Little's law: 40 connections at 1 req/s wait 40 s each
+    assert by_id["sync-mean-latency"].ours == "40,000 ms at 40 connections"
+    assert by_id["sync-mean-latency"].verdict == "held"
+    counts = section.counts()
+    assert sum(counts.values()) == len(section.verdicts) == 8
 
 
-def test_seed_004_order_and_errors(tmp_path: Path):
-    # uWSGI second here, not last: the order changed; gunicorn fails nothing here (9 % then)
+def test_seed_001_with_another_sleep_is_not_comparable(tmp_path: Path):
+    speeds = {"tornado-native-sync": 1 / 1.4, "tornado-native-async": 38 / 1.4}
+    path = build_store(tmp_path / "t.sqlite", speeds=speeds, levels=(40,), name="tornado2015")
+    db = sqlite3.connect(path)
+    cfg = db.execute("SELECT config_json FROM studies").fetchone()[0]
+    cfg = cfg.replace(
+        '"name": "tornado2015"', '"name": "tornado2015", "app_env": {"WSGIBENCH_SLEEP_S": "0.1"}'
+    )
+    db.execute("UPDATE studies SET config_json=?", (cfg,))
+    db.commit()
+    section = _section(path)
+    ratio = next(v for v in section.verdicts if v.claim.id == "async-over-sync")
+    assert ratio.verdict == "not comparable" and "WSGIBENCH_SLEEP_S=0.1 here, 1" in ratio.sentence
+
+
+def test_seed_004_without_the_seeds_cpus_says_so(tmp_path: Path):
     speeds = {"bjoern": 9000.0, "uwsgi-http": 8000.0, "cheroot": 5000.0, "gunicorn-sync": 3000.0}
-    path = build_store(tmp_path / "g.sqlite", speeds=speeds, levels=(100,), name="goldberg2016")
-    _, found = against_seed(load_report_data(Store(path, create=False)))
-    order = next(f for f in found if f.what.startswith("throughput"))
-    assert order.ours == "bjoern > uwsgi-http > cheroot > gunicorn-sync"
-    assert order.verdict == "changed" and "Kendall's τ = 0.33 over the 4 servers" in order.sentence
-    assert "uwsgi-http 6 → 2" not in order.sentence and "uwsgi-http 4 → 2" in order.sentence
-    gunicorn = next(f for f in found if f.what == "gunicorn error rate")
-    assert (gunicorn.theirs, gunicorn.ours, gunicorn.verdict) == ("9.0%", "0.0%", "changed")
-    mod_wsgi = next(f for f in found if f.what == "mod_wsgi error rate")
-    assert mod_wsgi.verdict == "not comparable"
+    env = ENV | {"layout": {"server_cpus": [0], "engine_cpus": [1]}}
+    path = build_store(
+        tmp_path / "g.sqlite", speeds=speeds, levels=(100,), name="goldberg2016", env=env
+    )
+    by_id = {v.claim.id: v for v in _section(path).verdicts}
+    assert by_id["bjoern-winner"].verdict == "not comparable"
+    assert "1 CPU(s) here, 2 in the seed" in by_id["bjoern-winner"].sentence
+    assert by_id["meinheld-10000-errors"].sentence.startswith("not measured: meinheld")
 
 
-@pytest.mark.parametrize("study", ["tornado2015", "goldberg2016"])
-def test_claims_name_their_source(study):
-    seed = claims(study)
-    entries = seed.get("figure", []) + seed.get("ratio", []) + seed.get("ranking", [])
-    assert entries and all(e["source"] for e in entries)
-    assert (
-        Path(__file__).resolve().parents[4] / "shared" / "seeds" / seed["file"]
-    ).exists() or seed["file"].startswith(seed["seed"])
+def test_seed_004_on_two_cpus_judges_places(tmp_path: Path):
+    speeds = {"bjoern": 9000.0, "uwsgi-http": 8000.0, "cheroot": 5000.0, "gunicorn-sync": 3000.0}
+    env = ENV | {"layout": {"server_cpus": [0, 1], "engine_cpus": [2, 3]}}
+    path = build_store(
+        tmp_path / "g.sqlite", speeds=speeds, levels=(100, 1000), name="goldberg2016", env=env
+    )
+    db = sqlite3.connect(path)  # uwsgi-http's cell at 1000 is invalid: no verdict rests on it
+    db.execute(
+        "UPDATE cells SET status='invalid', reason='engine saturated' "
+        "WHERE server='uwsgi-http' AND level=1000"
+    )
+    db.commit()
+    by_id = {v.claim.id: v for v in _section(path).verdicts}
+    assert by_id["bjoern-winner"].verdict == "held"
+    slowest = by_id["uwsgi-slowest"]  # second of four here: the seed's last place changed
+    assert slowest.verdict == "changed" and "uwsgi-http at 1000: invalid" in slowest.sentence
+    assert "1000 connections:" not in slowest.ours
+    assert by_id["cherrypy-best-pure-python"].verdict == "held"
+
+
+def test_markdown_counts_the_verdicts_and_lists_deviations(tmp_path: Path):
+    speeds = {"tornado-native-sync": 1 / 1.4, "tornado-native-async": 38 / 1.4}
+    path = build_store(tmp_path / "t.sqlite", speeds=speeds, levels=(40,), name="tornado2015")
+    db = sqlite3.connect(path)
+    cfg = db.execute("SELECT config_json FROM studies").fetchone()[0]
+    cfg = cfg.replace(
+        '"name": "tornado2015"', '"name": "tornado2015", "deviations": ["Python 3, not 2.7"]'
+    )
+    db.execute("UPDATE studies SET config_json=?", (cfg,))
+    db.commit()
+    data = load_report_data(Store(path, create=False))
+    text = render(data, [], [], "charts")
+    assert "held," in text and "not comparable" in text
+    assert "- Python 3, not 2.7" in text
+    assert "“Requests per second: 1.00 [#/sec] (mean)” (line 45)" in text

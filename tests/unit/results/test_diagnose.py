@@ -58,7 +58,8 @@ def test_each_rule():
 
 
 def test_littles_law_catches_impossible_figures():
-    # seed 003's 2018 uWSGI figure: 10,000 connections, 0.16 ms mean latency, ~8,000 req/s.
+    # An impossible figure: 10,000 connections, a 0.16 ms mean latency and ~8,000 req/s imply
+    # about 1 request in flight, not 10,000 (the waiting requests are missing from the latency).
     bogus = replace(CLEAN, level=10_000, rps_ok=8_000.0, latency_mean_ms=0.16)
     assert codes(bogus) == ["littles-law"]
 

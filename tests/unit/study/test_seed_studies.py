@@ -64,20 +64,18 @@ def test_seed003_gives_uwsgi_http11_five_processes_of_two_threads():
     assert (placed.workers, placed.server_threads) == (5, 2)
 
 
-def test_every_seed_study_has_its_published_figures():
+def test_every_seed_study_has_claims_on_its_own_servers_and_loads():
+    """A claim names only servers and loads of its study (unless it says why it cannot be
+    measured), so none is "not measured" merely by a misspelling."""
     for name in SEED_STUDIES:
         seed = claims(name)
-        assert seed is not None, name
-        entries = seed.get("figure", []) + seed.get("ratio", []) + seed.get("ranking", [])
-        assert entries and all(e["source"] for e in entries), name
+        assert seed is not None and seed.claims, name
         study = load_study(name)
-        named = {
-            s
-            for e in entries
-            for s in [e.get("server"), e.get("a"), e.get("b"), *e.get("order", [])]
-            if s
-        }
-        assert named <= set(study.servers) | {"tornado-native-sync", "tornado-native-async"}, (
-            name,
-            named - set(study.servers),
-        )
+        loads = {load.name for load in study.loads}
+        for claim in seed.claims:
+            if claim.get("not_measured"):
+                continue
+            named = set(claim.servers) | set(claim.get("among") or [])
+            assert named <= set(study.servers), (name, claim.id, named - set(study.servers))
+            assert claim.get("load") is None or claim.get("load") in loads, (name, claim.id)
+            assert claim.get("load") is not None or len(loads) == 1, (name, claim.id)

@@ -1,5 +1,7 @@
-"""uWSGI: its HTTP router, the router with keep-alive, the HTTP/1.1 socket, and behind nginx."""
+"""uWSGI: its HTTP router, the router with keep-alive, the HTTP/1.1 socket (with or without
+threads), and behind nginx."""
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -72,9 +74,25 @@ def _http11(ctx: LaunchContext) -> list[Command]:
     return [Command(_argv(ctx, "--http11-socket", f"{ctx.host}:{ctx.port}"))]
 
 
+def _http11_processes_only(ctx: LaunchContext) -> list[Command]:
+    """Seed 003's "uWSGIbase" (`--http11 :9808 --processes 5`): never --threads."""
+    return _http11(replace(ctx, threads=1))
+
+
+# Seed 000's -z 30: the uwsgi socket's timeout, 30 s instead of uWSGI's 4.
+SOCKET_TIMEOUT_S = 30
+
+
 def _behind_nginx(ctx: LaunchContext) -> list[Command]:
     backend = Command(
-        _argv(ctx, "--socket", f"{ctx.host}:{ctx.internal_port}"), listens_on=ctx.internal_port
+        _argv(
+            ctx,
+            "--socket",
+            f"{ctx.host}:{ctx.internal_port}",
+            "--socket-timeout",
+            str(SOCKET_TIMEOUT_S),
+        ),
+        listens_on=ctx.internal_port,
     )
     return [backend, nginx_proxy(ctx, f"uwsgi_pass {ctx.host}:{ctx.internal_port};{UWSGI_PARAMS}")]
 
@@ -115,6 +133,13 @@ RECIPES = [
         summary="workers speak HTTP/1.1 themselves (--http11-socket), keep-alive, no pipelining",
     ),
     ServerRecipe(
+        name="uwsgi-http11-base",
+        launch=_http11_processes_only,
+        handles=(*_HANDLES, "--threads never passed: processes only, whatever the study's threads"),
+        **_COMMON,
+        summary="seed 003's uWSGIbase: --http11-socket with worker processes only, no threads",
+    ),
+    ServerRecipe(
         name="uwsgi-nginx",
         project="uWSGI",
         flavour=Flavour.PROCESS,
@@ -123,7 +148,11 @@ RECIPES = [
         system_packages=("build-essential", "python3-dev", "nginx-light"),
         binaries=(NGINX,),
         launch=_behind_nginx,
-        handles=(*_HANDLES, "uwsgi_params written inline into nginx.conf"),
+        handles=(
+            *_HANDLES,
+            "uwsgi_params written inline into nginx.conf",
+            f"--socket-timeout {SOCKET_TIMEOUT_S} (seed 000's -z 30)",
+        ),
         summary="nginx uwsgi_pass to uWSGI's binary uwsgi protocol socket",
     ),
 ]

@@ -1,0 +1,169 @@
+"""A seed's claim judged against a run: which cells it rests on (trusted ones only), whether the run
+kept the seed's settings it depends on, and the verdict (held, changed, not comparable) by the rule
+of its kind (results/seed_rules.py; written out in docs/seed-verdicts.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from wsgibench.results.seed_claims import METRICS, Claim, SeedClaims
+
+HELD, CHANGED, NOT_COMPARABLE = "held", "changed", "not comparable"
+ERROR_METRICS = ("error_rate", "errors")
+ERROR_KINDS = ("no_errors", "error_onset")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One server at one level of one load: its values (medians over repeats; error counts summed),
+    and why the cell cannot be trusted or why it failed (disqualified, died), if so."""
+
+    level: float
+    values: Mapping[str, float | None]
+    untrusted: str | None = None  # invalid, contended, engine-saturated: no claim rests on it
+    failed: str | None = None  # disqualified or stopped answering: a failure, for error claims
+    doubts: Mapping[str, str] = field(default_factory=dict)  # metric -> why it cannot be used
+
+
+@dataclass
+class RunView:
+    """What a run measured, as the verdicts read it."""
+
+    points: dict[str, dict[str, list[Point]]]  # load -> server -> points by level
+    settings: dict[str, Any] = field(default_factory=dict)  # server_cpus, durations, app_env, ...
+    absent: dict[str, str] = field(default_factory=dict)  # server -> why it was not measured
+    level_unit: dict[str, str] = field(default_factory=dict)  # load -> "connections", "rate", ...
+
+
+@dataclass(frozen=True)
+class Verdict:
+    claim: Claim
+    verdict: str  # held | changed | not comparable
+    theirs: str
+    ours: str
+    sentence: str
+
+
+def value_key(claim: Claim, what: str | None = None) -> str:
+    """The key of a point's values a claim reads: error metrics carry the counting they use."""
+    metric = what or claim.metric
+    if metric in (*ERROR_METRICS, "attempts") and claim.counting != "ours":
+        return f"{metric}:{claim.counting}"
+    return metric
+
+
+def fmt(metric: str, value: float | None) -> str:
+    if value is None:
+        return "—"
+    if metric == "error_rate":
+        return f"{value:.1%}"
+    unit = METRICS.get(metric, ("", None))[0]
+    digits = 2 if abs(value) < 100 and metric != "errors" else 0
+    return f"{value:,.{digits}f}" + (f" {unit}" if unit and metric != "errors" else "")
+
+
+def theirs_text(claim: Claim) -> str:
+    theirs = claim.get("theirs", claim.get("bound"))
+    if isinstance(theirs, list):
+        return f"{theirs[0]:g}–{theirs[1]:g}×"
+    if theirs is None:
+        return claim.kind.replace("_", " ")
+    return f"{float(theirs):g}×" if claim.kind == "ratio" else fmt(claim.metric, float(theirs))
+
+
+def setting_changes(claim: Claim, seed: SeedClaims, run: RunView, load: str) -> list[str]:
+    """The seed's settings this claim depends on that the run changed, each said in words."""
+    setup, ran, out = seed.setup, run.settings, []
+    for what in claim.get("depends", []):
+        if what == "cpus" and "server_cpus" in setup and ran.get("server_cpus") is not None:
+            if int(ran["server_cpus"]) != int(setup["server_cpus"]):
+                out.append(
+                    f"the servers had {ran['server_cpus']} CPU(s) here, {setup['server_cpus']} "
+                    "in the seed"
+                )
+        elif what == "duration" and "duration_s" in setup:
+            here = (ran.get("durations") or {}).get(load)
+            if here is not None and float(here) != float(setup["duration_s"]):
+                out.append(f"{here:g} s per repeat here, {setup['duration_s']:g} s in the seed")
+        elif what == "app_env":
+            env = ran.get("app_env") or {}
+            for k, v in (setup.get("app_env") or {}).items():
+                if str(env.get(k, v)) != str(v):
+                    out.append(f"{k}={env.get(k)} here, {v} in the seed")
+        elif what == "memory" and "memory_limit_mb" in setup:
+            if ran.get("memory_limit_mb") != setup["memory_limit_mb"]:
+                out.append(
+                    f"memory limit {ran.get('memory_limit_mb')} MB here, "
+                    f"{setup['memory_limit_mb']} MB in the seed"
+                )
+    return out
+
+
+def chosen_levels(claim: Claim, points: list[Point]) -> list[Point]:
+    """The points at the levels a claim speaks of (level, min_level, max_level), by level."""
+    out = sorted(points, key=lambda p: p.level)
+    if claim.get("level") is not None:
+        out = [p for p in out if p.level == float(claim.get("level"))]
+    if claim.get("min_level") is not None:
+        out = [p for p in out if p.level >= float(claim.get("min_level"))]
+    if claim.get("max_level") is not None:
+        out = [p for p in out if p.level <= float(claim.get("max_level"))]
+    return out
+
+
+def usable(claim: Claim, points: list[Point], server: str) -> tuple[list[Point], list[str]]:
+    """The points a claim may rest on, and why each other one was left out. A failed cell is
+    evidence for an error claim (the server stopped answering) and left out of any other."""
+    errors = claim.kind in ERROR_KINDS or claim.metric in ERROR_METRICS
+    kept, left = [], []
+    for p in points:
+        if p.untrusted:
+            left.append(f"{server} at {p.level:g}: {p.untrusted}")
+        elif claim.metric in p.doubts:
+            left.append(f"{server} at {p.level:g}: {p.doubts[claim.metric]}")
+        elif p.failed and not errors:
+            left.append(f"{server} at {p.level:g}: {p.failed}")
+        elif not p.failed and p.values.get(value_key(claim)) is None and not errors:
+            left.append(f"{server} at {p.level:g}: no {claim.metric} recorded")
+        else:
+            kept.append(p)
+    return kept, left
+
+
+def judge(claim: Claim, seed: SeedClaims, run: RunView) -> Verdict:
+    """The verdict on one claim: not comparable for a stated reason, else by its kind's rule."""
+    from wsgibench.results.seed_rules import RULES
+
+    theirs = theirs_text(claim)
+    if claim.get("not_measured"):
+        return Verdict(
+            claim, NOT_COMPARABLE, theirs, "—", f"not measured: {claim.get('not_measured')}"
+        )
+    load = claim.get("load") or (next(iter(run.points)) if len(run.points) == 1 else None)
+    if load is None or load not in run.points:
+        why = f"this run has no load {load!r}" if load else "the claim names no load"
+        return Verdict(claim, NOT_COMPARABLE, theirs, "—", why)
+    measured = run.points[load]
+    absent = [s for s in claim.servers if s not in measured]
+    if absent:
+        why = "; ".join(f"{s}: {run.absent.get(s, 'not in this run')}" for s in absent)
+        return Verdict(claim, NOT_COMPARABLE, theirs, "—", f"not measured: {why}")
+    if claim.get("level") is not None:
+        ran = sorted({p.level for s in claim.servers for p in measured[s]})
+        if float(claim.get("level")) not in ran:
+            unit = run.level_unit.get(load, "")
+            levels = ", ".join(f"{x:g}" for x in ran)
+            why = f"the seed's level is {claim.get('level'):g} {unit}; this run measured {levels}"
+            return Verdict(claim, NOT_COMPARABLE, theirs, "—", why)
+    changed = setting_changes(claim, seed, run, load)
+    if changed:
+        return Verdict(
+            claim,
+            NOT_COMPARABLE,
+            theirs,
+            "—",
+            "the run changed the seed's setting: " + "; ".join(changed),
+        )
+    return RULES[claim.kind](claim, run, load, theirs)
