@@ -5,7 +5,7 @@ of its kind (results/seed_rules.py; written out in docs/seed-verdicts.md)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wsgibench.results.seed_claims import METRICS, Claim, SeedClaims
@@ -44,6 +44,7 @@ class Verdict:
     theirs: str
     ours: str
     sentence: str
+    rests_on: tuple[tuple[str, float], ...] = ()  # (server, level) of every cell it may read
 
 
 def value_key(claim: Claim, what: str | None = None) -> str:
@@ -158,12 +159,17 @@ def judge(claim: Claim, seed: SeedClaims, run: RunView) -> Verdict:
             why = f"the seed's level is {claim.get('level'):g} {unit}; this run measured {levels}"
             return Verdict(claim, NOT_COMPARABLE, theirs, "—", why)
     changed = setting_changes(claim, seed, run, load)
-    if changed:
-        return Verdict(
-            claim,
-            NOT_COMPARABLE,
-            theirs,
-            "—",
-            "the run changed the seed's setting: " + "; ".join(changed),
-        )
-    return RULES[claim.kind](claim, run, load, theirs)
+    found = RULES[claim.kind](claim, run, load, theirs)
+    if changed:  # shown beside the seed's, never judged against it
+        why = "the run changed the seed's setting: " + "; ".join(changed)
+        return Verdict(claim, NOT_COMPARABLE, theirs, found.ours, why)
+    if found.verdict == NOT_COMPARABLE:
+        return found
+    servers = dict.fromkeys([*claim.servers, *(claim.get("among") or [])])
+    used = tuple(
+        (s, p.level)
+        for s in servers
+        if s in measured
+        for p in usable(claim, chosen_levels(claim, measured[s]), s)[0]
+    )
+    return replace(found, rests_on=used)

@@ -177,6 +177,7 @@ def test_not_comparable_when_the_run_changed_a_setting_the_claim_depends_on():
     c = claim("winner", servers=["a"], among=SIX, depends=["cpus"])
     v = judge(c, SEED, run({"a": [9] * 3, "b": [5] * 3}, server_cpus=1))
     assert v.verdict == NOT_COMPARABLE and "1 CPU(s) here, 2 in the seed" in v.sentence
+    assert v.ours.startswith("100 connections: a > b")  # shown beside the seed's, not judged
     d = claim("figure", server="a", theirs=9.0, depends=["duration"])
     v = judge(d, SEED, run({"a": [9] * 3}, durations={"l": 5.0}))
     assert v.verdict == NOT_COMPARABLE and "5 s per repeat here, 30 s" in v.sentence
@@ -195,6 +196,7 @@ def test_no_claim_rests_on_an_untrusted_cell():
     # b's cell at 10000 is invalid: 10000 is left out (a trails there), the rest holds
     v = judge(c, SEED, run({"a": [9, 9, 1], "b": [5, 5, None]}))
     assert v.verdict == HELD and "b at 10000: invalid" in v.sentence
+    assert ("b", 10000) not in v.rests_on and ("b", 1000) in v.rests_on
     only = judge(c, SEED, run({"a": [9, None, None], "b": [None, 5, 5]}))
     assert only.verdict == NOT_COMPARABLE
 

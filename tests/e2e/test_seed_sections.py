@@ -1,0 +1,88 @@
+"""Every seed study at a small size, through the installed script: its section against the seed
+judges every claim of its seed file, and no verdict rests on a cell that was not measured cleanly
+(invalid, contended, engine-saturated or disqualified), checked against the store's own cells."""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from wsgibench.report.data import load_report_data
+from wsgibench.report.seed import against_seed
+from wsgibench.results.seed_claims import claims
+from wsgibench.results.seed_verdicts import ERROR_KINDS, ERROR_METRICS
+from wsgibench.results.store import Store
+from wsgibench.study.model import study_path
+
+from .helpers import cli, require
+
+SMALL = {
+    "goldberg2016": ["--servers", "bjoern,cheroot,uwsgi-http", "--levels", "20,200"],
+    "seed003": [
+        "--servers",
+        "uwsgi-http11,uwsgi-http11-base,uwsgi-http-keepalive,cheroot",
+        "--levels",
+        "20,200",
+    ],
+    "piel2010": ["--servers", "wsgiref,cheroot", "--levels", "200,400"],
+    "tornado2015": [
+        "--servers",
+        "tornado-native-sync,tornado-native-async",
+        "--app-env",
+        "WSGIBENCH_SLEEP_S=0.02",
+    ],
+    "db2011": ["--servers", "gevent-pywsgi,uwsgi-http"],
+    # sessions of 13 requests 5 s apart last a minute: the study's own file with shorter sessions
+    "piel2010-c10k": ["--servers", "gevent-pywsgi", "--levels", "5"],
+}
+UNTRUSTED = {"contended", "engine-saturated"}
+
+
+def _short_c10k(tmp: Path) -> str:
+    raw = tomllib.loads(study_path("piel2010-c10k").read_text())
+    load = raw["load"][0]
+    out = [f'name = "{raw["name"]}"', f'app = "{raw["app"]}"', "repeats = 1"]
+    out += [f"servers = {raw['servers']!r}".replace("'", '"'), "", "[[load]]"]
+    load.update(duration_s=2.0, requests=3, think_s=0.2)
+    out += [f"{k} = {v!r}".replace("'", '"').replace("True", "true") for k, v in load.items()]
+    path = tmp / "piel2010-c10k.toml"
+    path.write_text("\n".join(out) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("study", list(SMALL))
+def test_seed_section_rests_on_trusted_cells_only(study: str, tmp_path: Path):
+    args = SMALL[study]
+    for name in args[args.index("--servers") + 1].split(","):
+        require(name)
+    store_path = tmp_path / "s.sqlite"
+    target = _short_c10k(tmp_path) if study == "piel2010-c10k" else study
+    argv = cli("run", target, *args, "--no-ceiling", "--results", str(store_path))
+    argv += ["--no-report", "--no-install"]
+    if study != "piel2010-c10k":
+        argv += ["--repeats", "1"]
+    if study in ("goldberg2016", "seed003"):
+        argv += ["--duration", "1"]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=420)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    store = Store(store_path, create=False, read_only=True)
+    data = load_report_data(store)
+    section = against_seed(data)
+    assert section is not None
+    assert [v.claim.id for v in section.verdicts] == [c.id for c in claims(study).claims]
+    cells = {(c.load, c.server, c.level): c for c in store.cells(data.meta.id)}
+    for v in section.verdicts:
+        assert v.sentence, v.claim.id
+        load = v.claim.get("load") or data.loads[0].name
+        for server, level in v.rests_on:
+            cell = cells[(load, server, level)]
+            codes = {d["code"] for d in cell.diagnoses}
+            failed_ok = v.claim.kind in ERROR_KINDS or v.claim.metric in ERROR_METRICS
+            allowed = ("measured", "disqualified") if failed_ok else ("measured",)
+            assert cell.status in allowed and not codes & UNTRUSTED, (v.claim.id, cell)
+        if v.verdict != "not comparable":
+            assert v.rests_on, v.claim.id
+    assert sum(section.counts().values()) == len(section.verdicts)
