@@ -335,9 +335,10 @@ def _footer(
         )
     contended = [s for s in summaries if any(d["code"] == "contended" for d in s.cell.diagnoses)]
     if contended:
-        were = "cell was" if len(summaries) == 1 else "cells were"
+        cells = "cell" if len(summaries) == 1 else "cells"
+        were = "was" if len(contended) == 1 else "were"
         console.print(
-            f"[yellow]{len(contended)} of {len(summaries)} {were} contended[/]: other work "
+            f"[yellow]{len(contended)} of {len(summaries)} {cells} {were} contended[/]: other work "
             "took part of their CPUs (see their notes); their numbers are lower than they would be.",
             width=width,
         )

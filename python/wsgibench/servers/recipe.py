@@ -144,6 +144,9 @@ class ServerRecipe:
     interface: Interface = Interface.WSGI
     # The server's own interface when `interface` is NATIVE ("RSGI", "tornado handlers").
     native_api: str = ""
+    # What to show as its interface when it runs no Python app at all ("none": nginx answers
+    # itself; "PHP": PHP-FPM), instead of the WSGI default.
+    no_python_app: str = ""
     # What the server must run on, read from the running server (e.g. {"loop": "uvloop",
     # "http": "httptools"}): anything else is a fallback, flagged beside the number.
     expects: tuple[tuple[str, str], ...] = ()
@@ -153,6 +156,8 @@ class ServerRecipe:
     @property
     def interface_label(self) -> str:
         """WSGI, ASGI, or "native (RSGI)": what `servers` shows and refusals say."""
+        if self.no_python_app:
+            return self.no_python_app
         if self.interface == Interface.NATIVE and self.native_api:
             return f"native ({self.native_api})"
         return str(self.interface)

@@ -19,6 +19,7 @@ RECIPES = [
         system_packages=("nginx-light",),
         launch=_launch,
         workers_follow_cpus=True,
+        no_python_app="none",
         version=NGINX.version,
         summary="nginx returns Pong! itself (no Python): the ceiling of this machine",
     ),

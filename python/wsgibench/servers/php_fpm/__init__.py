@@ -89,6 +89,7 @@ RECIPES = [
         system_packages=("php-fpm", "php-sqlite3", "php-pgsql", "php-mysql", "nginx-light"),
         launch=_launch,
         apps=("pong", "db"),
+        no_python_app="PHP (FastCGI)",
         handles=(
             "php-fpm -F (foreground) with its config in the workdir, children as www-data",
             "no FastCGI keep-alive: an idle kept connection would pin a php-fpm child",
