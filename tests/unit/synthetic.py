@@ -44,10 +44,13 @@ def engine_result(
         "hdr": "",
     }
     field = {"closed": "connections", "rate": "rate", "sessions": "users_per_s"}[model]
+    plan_model = {"kind": model, field: level, "duration_s": seconds}
+    if model == "sessions":  # a plan of sessions says how many requests each makes, and the pause
+        plan_model |= {"requests": 1, "think_s": 0}
     return {
         "format_version": 1,
         "engine": {"name": "wsgibench-engine", "version": "0.1.0", "protocol_version": 1},
-        "plan": {"model": {"kind": model, field: level, "duration_s": seconds}},
+        "plan": {"target": {"host": "127.0.0.1", "port": 8080}, "model": plan_model},
         "elapsed_s": seconds,
         "totals": {
             "requests_sent": ok + sum(errors.values()),

@@ -15,12 +15,12 @@ from rich.console import Console
 from rich.table import Table
 
 from wsgibench.errors import UsageError
+from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.seed_errors import median_rate, seeds_text
 from wsgibench.results.stats import Summary
 from wsgibench.results.store import Store
 from wsgibench.results.summary import (
-    LEVEL_FIELDS,
     CellSummary,
     layout_text,
     load_hosts_text,

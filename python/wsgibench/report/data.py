@@ -8,14 +8,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Cell, Store
-from wsgibench.results.summary import (
-    LEVEL_FIELDS,
-    CellSummary,
-    placement_text,
-    summarise_study,
-)
+from wsgibench.results.summary import CellSummary, placement_text, summarise_study
 
 BASELINE = "nginx-baseline"
 OPEN_MODELS = ("rate", "conn_rate", "sessions")

@@ -95,7 +95,7 @@ def facts_from(
         saturated=engine.saturated or bool(record.get("saturated")),
         saturation_reasons=tuple(extra.get("saturation_reasons") or engine.saturation_reasons),
         contended=(extra.get("interference") or {}).get("contended"),
-        depth=_depth(engine),
+        depth=engine.plan.depth,
         refused_503=totals.bad_status_codes.get("503", 0),
         unannounced_closes=totals.unannounced_closes,
         resent=totals.resent,
@@ -107,14 +107,6 @@ def _connect_mean_us(engine: EngineResult) -> float:
     parts = [k.connect for k in engine.kinds if k.connect is not None and k.connect.count]
     total = sum(p.count for p in parts)
     return sum(p.mean * p.count for p in parts) / total if total else 0.0
-
-
-def _depth(engine: EngineResult) -> int:
-    """Requests in flight per connection: the pipelining depth of the closed and count models."""
-    pipeline = engine.model.get("pipeline", 1)
-    if pipeline is True:
-        return 2
-    return max(1, int(pipeline or 1))
 
 
 def _ms(us: float | None) -> float:

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from wsgibench.results.engine_plan import EnginePlan, MalformedPlan
+
 RESULT_FORMAT_VERSION = 1
 # Error classes that are the engine's own limits (descriptors, ephemeral ports), not the server's.
 ENGINE_LIMIT_CLASSES = ("fd_limit", "ports_exhausted")
@@ -298,7 +300,7 @@ class EngineResult:
     """One run of the engine: totals, the request kinds by name, the timeline, cost, saturation."""
 
     engine_version: str
-    plan: dict[str, Any]  # the plan as run, echoed back
+    plan: EnginePlan  # the plan as run, echoed back
     started_unix_s: float
     elapsed_s: float
     totals: Totals
@@ -338,11 +340,6 @@ class EngineResult:
         return self.runqueue_wait_s / self.elapsed_s
 
     @property
-    def model(self) -> dict[str, Any]:
-        model = self.plan.get("model")
-        return model if isinstance(model, dict) else {}
-
-    @property
     def first_kind(self) -> KindResult | None:
         return self.kinds[0] if self.kinds else None
 
@@ -365,7 +362,7 @@ class EngineResult:
             schedule = d.get("schedule") or {}
             return cls(
                 engine_version=str((d.get("engine") or {}).get("version", "")),
-                plan=dict(d.get("plan") or {}),
+                plan=EnginePlan.from_dict(d.get("plan") or {}),
                 started_unix_s=_float(d, "started_unix_s", 0.0),
                 elapsed_s=_float(d, "elapsed_s"),
                 totals=Totals.from_dict(d["totals"]),
@@ -381,5 +378,7 @@ class EngineResult:
                 start_skew_s=_optional_float(d, "start_skew_s"),
                 start_skew_bound_s=_optional_float(d, "start_skew_bound_s"),
             )
+        except MalformedPlan as exc:
+            raise MalformedResult(str(exc)) from None
         except (KeyError, TypeError, AttributeError) as exc:
             raise MalformedResult(f"engine result lacks or misstates {exc}") from None

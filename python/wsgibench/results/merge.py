@@ -11,6 +11,8 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
+from wsgibench.results.engine_plan import EnginePlan
+
 HISTOGRAMS = ("latency_us", "service_us", "connect_us")
 _SUMMED_TOTALS = (
     "requests_sent",
@@ -133,7 +135,7 @@ def _merge_totals(docs: Sequence[Mapping[str, Any]], elapsed_s: float) -> dict[s
 
 
 def merge_results(
-    plan: Mapping[str, Any],
+    plan: EnginePlan,
     docs: Sequence[Mapping[str, Any]],
     starts: Sequence[float],
     names: Sequence[str],
@@ -156,7 +158,7 @@ def merge_results(
     return {
         "format_version": docs[0]["format_version"],
         "engine": copy.deepcopy(docs[0].get("engine")),
-        "plan": copy.deepcopy(dict(plan)),
+        "plan": plan.to_dict(),
         "started_unix_s": first,
         "elapsed_s": elapsed,
         "totals": _merge_totals(docs, elapsed),

@@ -141,10 +141,9 @@ def _code(text: str) -> int | None:
 
 def _expected_status(result: EngineResult, kind: KindResult) -> int | None:
     """The status the plan expects for a request kind (None when it says none)."""
-    for req in result.plan.get("requests") or ():
-        if isinstance(req, Mapping) and req.get("name") == kind.name:
-            status = (req.get("expect") or {}).get("status")
-            return status if isinstance(status, int) else None
+    for req in result.plan.requests:
+        if req.name == kind.name:
+            return req.expect.status
     return None
 
 
@@ -163,10 +162,7 @@ def status_errors(result: EngineResult, failing: Callable[[int], bool]) -> int:
 
 def kept_alive(result: EngineResult) -> bool:
     """Whether the run kept its connections alive (the plan as run, after any fallback)."""
-    http = result.plan.get("http")
-    if isinstance(http, Mapping) and "keep_alive" in http:
-        return bool(http["keep_alive"])
-    return not (isinstance(http, Mapping) and str(http.get("version")) == "1.0")
+    return result.plan.http.keep_alive
 
 
 def second_request(capabilities: Mapping[str, Any] | None) -> str | None:
@@ -196,14 +192,12 @@ def announces_close(capabilities: Mapping[str, Any] | None) -> bool | None:
 
 def _calls_per_connection(result: EngineResult) -> int | None:
     """How many requests a connection of this load carries (None: until the run ends)."""
-    model = result.model
-    key = {"rate": "calls", "conn_rate": "calls", "sessions": "requests"}.get(
-        str(model.get("kind"))
-    )
-    if key is None:
-        return None
-    value = model.get(key, 1)
-    return max(1, int(value)) if isinstance(value, (int, float)) else 1
+    model = result.plan.model
+    if model.kind in ("rate", "conn_rate"):
+        return max(1, model.calls or 1)
+    if model.kind == "sessions":
+        return max(1, model.requests or 1)
+    return None
 
 
 def followed_replies(result: EngineResult) -> int:
@@ -215,7 +209,7 @@ def followed_replies(result: EngineResult) -> int:
 
 
 def _back_to_back(result: EngineResult) -> bool:
-    return str(result.model.get("kind", "closed")) in _BACK_TO_BACK
+    return result.plan.model.kind in _BACK_TO_BACK
 
 
 def wrk_closes(result: EngineResult, capabilities: Mapping[str, Any] | None) -> int:

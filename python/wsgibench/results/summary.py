@@ -11,14 +11,6 @@ from wsgibench.errors import UsageError
 from wsgibench.results.stats import Summary, summarise
 from wsgibench.results.store import Cell, Store
 
-# What a stored cell's `level` counts, by load model (the engine plan field the level sets).
-LEVEL_FIELDS = {
-    "closed": "connections",
-    "rate": "rate",
-    "conn_rate": "rate",
-    "sessions": "users_per_s",
-    "count": "concurrency",
-}
 METRICS = (
     "rps_ok",
     "latency_p50_us",

@@ -6,6 +6,7 @@ import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
 import psutil
@@ -18,6 +19,7 @@ from wsgibench.machine.sampler import Sampler
 from wsgibench.machine.topology import Layout, Topology, scaled_layout
 from wsgibench.paths import APPS_DIR
 from wsgibench.results import diagnose, latency
+from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.store import Store
 from wsgibench.run import checks
 from wsgibench.run.engine import Engine
@@ -276,20 +278,22 @@ def measure(
         return outcome
     load, adapted = checks.as_supported(cell.load, caps)
     outcome.diagnoses.extend(d.as_dict() for d in adapted)
-    seed, engine_cpus = study.seed * 1000 + cell.position, placement.engine_cpus
-    threads, host = placement.engine_threads, server.host
-    requests = list(study.requests)
+    seed = study.seed * 1000 + cell.position
+    plan_at = partial(
+        load.plan,
+        level=cell.level,
+        port=server.port,
+        requests=list(study.requests),
+        cpus=placement.engine_cpus,
+        threads=placement.engine_threads,
+        host=server.host,
+    )
     if load.warmup_s > 0:
         ctx.progress(f"{cell.label}: warm-up")
-        ctx.engine.run(
-            load.plan(cell.level, server.port, requests, engine_cpus, seed, True, threads, host)
-        )
+        ctx.engine.run(plan_at(seed=seed, warmup=True))
     for idx in range(study.repeats):
         ctx.progress(f"{cell.label}: repeat {idx + 1}/{study.repeats}")
-        plan = load.plan(
-            cell.level, server.port, requests, engine_cpus, seed + idx, False, threads, host
-        )
-        rep = measure_repeat(idx, plan, server, ctx, placement)
+        rep = measure_repeat(idx, plan_at(seed=seed + idx), server, ctx, placement)
         outcome.repeats.append(rep)
         if judge_repeat(outcome, rep, server, study.error_threshold):
             break
@@ -312,7 +316,7 @@ def measure(
 
 def measure_repeat(
     idx: int,
-    plan: dict[str, Any],
+    plan: EnginePlan,
     server: ServerHandle,
     ctx: CellContext,
     placement: Placement,

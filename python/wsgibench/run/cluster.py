@@ -10,16 +10,15 @@ import ipaddress
 import logging
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from wsgibench.errors import EnvironmentProblem, LoadHostLost, UsageError
+from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.merge import merge_results
 from wsgibench.run import hostwork
-from wsgibench.run.engine import bound_seconds
 from wsgibench.run.localhosts import LocalWorkers
-from wsgibench.study.split import split_plan
 
 CLOCK_SAMPLES = 8
 START_LEAD_S = 0.3  # the start instant is this far ahead (more when round trips are slow)
@@ -159,19 +158,22 @@ class ClusterEngine:
         self.hosts = hosts
         self.skew_bound_s = skew_bound_s
 
-    def run(self, plan: dict[str, Any]) -> EngineResult:
+    def run(self, plan: EnginePlan) -> EngineResult:
         hosts = self.hosts.hosts
-        check_target(hosts, plan["target"]["host"])
-        parts = split_plan(plan, len(hosts))
-        for part, host in zip(parts, hosts, strict=False):
-            if host.own_cpus:  # the controller's engine CPUs are not that host's
-                part["cpus"], part["threads"] = host.cpus, max(1, len(host.cpus))
-        run = _CellRun(self.hosts, hosts[: len(parts)], parts, bound_seconds(plan))
+        check_target(hosts, plan.target.host)
+        parts = [
+            # the controller's engine CPUs are not those of a host with CPUs of its own
+            replace(part, cpus=tuple(host.cpus), threads=max(1, len(host.cpus)))
+            if host.own_cpus
+            else part
+            for part, host in zip(plan.split(len(hosts)), hosts, strict=False)
+        ]
+        run = _CellRun(self.hosts, hosts[: len(parts)], parts, plan.bound_s)
         outputs = run.go()
         return self._merged(plan, hosts[: len(parts)], outputs)
 
     def _merged(
-        self, plan: dict[str, Any], hosts: list[LoadHost], outputs: list[dict[str, Any]]
+        self, plan: EnginePlan, hosts: list[LoadHost], outputs: list[dict[str, Any]]
     ) -> EngineResult:
         docs = [o["result"] for o in outputs]
         # each host's real start, in the controller's clock
@@ -205,7 +207,7 @@ class _CellRun:
     """One plan's run over the hosts: submit, wait for every `ready`, give one start, gather."""
 
     def __init__(
-        self, cluster: LoadHosts, hosts: list[LoadHost], parts: list[dict[str, Any]], bound: float
+        self, cluster: LoadHosts, hosts: list[LoadHost], parts: list[EnginePlan], bound: float
     ):
         from distributed import Event, Queue, Variable
 
@@ -239,7 +241,7 @@ class _CellRun:
             self.futures.append(
                 self.client.submit(
                     hostwork.run_share,
-                    part,
+                    part.to_dict(),
                     self.key,
                     i,
                     offset,

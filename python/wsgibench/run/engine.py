@@ -19,8 +19,8 @@ from typing import Any, Protocol
 from wsgibench.errors import EngineError
 from wsgibench.machine import cpustat
 from wsgibench.machine.process import raise_nofile
+from wsgibench.results.engine_plan import PROTOCOL_VERSION, EnginePlan
 from wsgibench.results.engine_result import EngineResult, MalformedResult
-from wsgibench.study.loads import PROTOCOL_VERSION
 
 BINARY = "wsgibench-engine"
 
@@ -76,17 +76,6 @@ def engine_version() -> dict[str, Any]:
     return info
 
 
-def bound_seconds(plan: dict[str, Any]) -> float:
-    """How long the engine may take before it is considered hung."""
-    model = plan["model"]
-    base = float(model.get("duration_s", 0))
-    if model["kind"] == "sessions":
-        base += model.get("requests", 1) * (model.get("think_s", 0) + plan["timeout_s"])
-    if model["kind"] == "count" or "connections_total" in model:
-        base = max(base, 600.0)
-    return base + 2 * plan.get("timeout_s", 5.0) + 30.0
-
-
 def engine_child() -> None:
     raise_nofile()
     # The engine dies with wsgibench, even when wsgibench is SIGKILLed (no orphaned load).
@@ -103,14 +92,14 @@ def last_line(text: str) -> str:
     return (text.strip().splitlines() or ["no message"])[-1]
 
 
-def check_plans(plans: list[dict[str, Any]]) -> list[tuple[int, str]]:
+def check_plans(plans: list[EnginePlan]) -> list[tuple[int, str]]:
     """The engine's own verdict on plans, without running any: (index, why) per refused plan."""
     engine_version()
     path = find_engine()
     try:
         out = subprocess.run(
             [str(path), "check", "-"],
-            input=json.dumps(plans),
+            input=json.dumps([plan.to_dict() for plan in plans]),
             capture_output=True,
             text=True,
             timeout=60,
@@ -121,9 +110,9 @@ def check_plans(plans: list[dict[str, Any]]) -> list[tuple[int, str]]:
     return [(int(e["index"]), str(e["error"])) for e in report.get("errors", [])]
 
 
-def run_plan(plan: dict[str, Any]) -> EngineResult:
+def run_plan(plan: EnginePlan) -> EngineResult:
     engine_version()
-    path, bound = find_engine(), bound_seconds(plan)
+    path, bound = find_engine(), plan.bound_s
     proc = subprocess.Popen(
         [str(path), "run", "-"],
         stdin=subprocess.PIPE,
@@ -135,7 +124,7 @@ def run_plan(plan: dict[str, Any]) -> EngineResult:
     watch = cpustat.RunQueueWatch(proc.pid)
     watch.start()
     try:
-        stdout, stderr = proc.communicate(json.dumps(plan), timeout=bound)
+        stdout, stderr = proc.communicate(plan.to_json(), timeout=bound)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.communicate()
@@ -156,11 +145,11 @@ def run_plan(plan: dict[str, Any]) -> EngineResult:
 class Engine(Protocol):
     """What the runner needs of an engine: run one plan, return its parsed result."""
 
-    def run(self, plan: dict[str, Any]) -> EngineResult: ...
+    def run(self, plan: EnginePlan) -> EngineResult: ...
 
 
 class EngineProcess:
     """The real engine: one `wsgibench-engine run` process per plan."""
 
-    def run(self, plan: dict[str, Any]) -> EngineResult:
+    def run(self, plan: EnginePlan) -> EngineResult:
         return run_plan(plan)

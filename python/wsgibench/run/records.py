@@ -75,14 +75,7 @@ def window_record(result: EngineResult) -> dict[str, Any]:
 
 def dropped(result: EngineResult) -> dict[str, Any]:
     """Seed 000's check: every request the plan called for was sent and got a valid reply."""
-    model, totals = result.model, result.totals
-    expected = None
-    if model.get("kind") == "sessions":
-        expected = round(model["users_per_s"] * model["duration_s"]) * model["requests"]
-    elif model.get("kind") == "count":
-        expected = model["requests"]
-    elif "connections_total" in model:
-        expected = model["connections_total"] * model.get("calls", 1)
+    expected, totals = result.plan.expected_requests, result.totals
     sent, ok = totals.requests_sent, totals.ok
     lost = totals.error_count > 0 or ok != sent or (expected is not None and ok != expected)
     return {"expected_requests": expected, "nothing_dropped": not lost}

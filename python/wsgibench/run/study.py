@@ -12,6 +12,7 @@ from wsgibench.errors import UsageError
 from wsgibench.machine import doctor, environment, topology
 from wsgibench.machine.process import RunningServer
 from wsgibench.results.compare import metadata_differences
+from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.store import Cell, Store
 from wsgibench.run.cell import (
     HOST_LOST,
@@ -25,7 +26,6 @@ from wsgibench.run.cluster import ClusterEngine, LoadHosts, check_target
 from wsgibench.run.engine import Engine, EngineProcess, check_plans, engine_version
 from wsgibench.servers.mod_wsgi import APACHE
 from wsgibench.servers.nginx.config import NGINX
-from wsgibench.study.loads import MODELS
 from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan, every_plan, plan_cells
 
@@ -207,4 +207,4 @@ def _leaves(status: str, reason: str | None, level: float, model: str) -> tuple[
     """What the later levels of a server that left the sweep record."""
     if status == "unavailable" or (reason or "").startswith("disqualified at"):
         return status, reason or ""
-    return status, f"disqualified at {MODELS[model][0]} {level:g}: {reason}"
+    return status, f"disqualified at {LEVEL_FIELDS[model]} {level:g}: {reason}"

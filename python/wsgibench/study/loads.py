@@ -1,38 +1,23 @@
-"""Load definitions of a study and how each level becomes an engine plan (protocol_version 1)."""
+"""Load definitions of a study and how each level becomes an engine plan (results/engine_plan.py)."""
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
 
 from wsgibench.errors import UsageError
-from wsgibench.results.summary import LEVEL_FIELDS
+from wsgibench.results.engine_plan import (
+    LEVEL_FIELDS,
+    MODELS,
+    EnginePlan,
+    Expect,
+    HttpSettings,
+    LoadModel,
+    PlanRequest,
+    Target,
+)
 from wsgibench.study.kinds import read_table
 from wsgibench.study.load_keys import BODY_FLOAT_KEYS, EXPECT_KEYS, LOAD_KEYS, REQUEST_KEYS
-
-PROTOCOL_VERSION = 1
-
-# model -> (the plan field a level sets, the fields a load may set, required ones)
-MODELS: dict[str, tuple[str, frozenset[str], frozenset[str]]] = {
-    "closed": (
-        LEVEL_FIELDS["closed"],
-        frozenset({"duration_s", "pipeline"}),
-        frozenset({"duration_s"}),
-    ),
-    "rate": (
-        LEVEL_FIELDS["rate"],
-        frozenset({"duration_s", "connections_total", "arrival", "calls", "pipeline"}),
-        frozenset(),
-    ),
-    "sessions": (
-        LEVEL_FIELDS["sessions"],
-        frozenset({"duration_s", "requests", "think_s", "arrival"}),
-        frozenset({"duration_s", "requests", "think_s"}),
-    ),
-    "count": (LEVEL_FIELDS["count"], frozenset({"requests"}), frozenset({"requests"})),
-}
-MODELS["conn_rate"] = MODELS["rate"]
 
 
 @dataclass(frozen=True)
@@ -45,16 +30,16 @@ class RequestKind:
     body: str = ""
     expect: dict[str, Any] = field(default_factory=lambda: {"status": 200, "body": "Pong!"})
 
-    def plan(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "method": self.method,
-            "path": self.path,
-            "headers": self.headers,
-            "body": self.body,
-            "weight": self.weight,
-            "expect": self.expect,
-        }
+    def plan(self) -> PlanRequest:
+        return PlanRequest(
+            name=self.name,
+            method=self.method,
+            path=self.path,
+            headers=tuple(self.headers.items()),
+            body=self.body,
+            weight=self.weight,
+            expect=Expect.from_dict(self.expect),
+        )
 
 
 @dataclass(frozen=True)
@@ -74,7 +59,7 @@ class Load:
 
     @property
     def level_field(self) -> str:
-        return MODELS[self.model][0]
+        return LEVEL_FIELDS[self.model]
 
     @property
     def wants_keep_alive(self) -> bool:
@@ -84,6 +69,7 @@ class Load:
 
     def plan(
         self,
+        *,
         level: float,
         port: int,
         requests: list[RequestKind],
@@ -92,25 +78,20 @@ class Load:
         warmup: bool = False,
         threads: int = 1,
         host: str = "127.0.0.1",
-    ) -> dict[str, Any]:
+    ) -> EnginePlan:
         """The engine plan of one level; a target off loopback is one the study named."""
-        model = {"kind": self.model, **self.params, self.level_field: _num(level)}
-        if warmup:
-            model = _shortened(model, self.warmup_s)
-        remote = not ipaddress.ip_address(host).is_loopback
-        return {
-            "protocol_version": PROTOCOL_VERSION,
-            "target": {"host": host, "port": port},
-            **({"allow_remote": True} if remote else {}),
-            "model": model,
-            "http": {"version": self.http, "keep_alive": self.keep_alive},
-            "requests": [r.plan() for r in requests],
-            "timeout_s": self.timeout_s,
-            "connect_timeout_s": self.timeout_s,
-            "threads": threads,
-            "cpus": cpus or [],
-            "seed": seed,
-        }
+        model = LoadModel(kind=self.model, level=_num(level), **self.params)
+        return EnginePlan(
+            target=Target(host=host, port=port),
+            model=model.shortened(self.warmup_s) if warmup else model,
+            http=HttpSettings(version=self.http, keep_alive=self.keep_alive),
+            requests=tuple(r.plan() for r in requests),
+            timeout_s=self.timeout_s,
+            connect_timeout_s=self.timeout_s,
+            threads=threads,
+            cpus=tuple(cpus or ()),
+            seed=seed,
+        )
 
     def nominal_seconds(self) -> float:
         """A rough per-repeat duration, for progress and time budgets."""
@@ -119,18 +100,6 @@ class Load:
 
 def _num(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
-
-
-def _shortened(model: dict[str, Any], seconds: float) -> dict[str, Any]:
-    short = dict(model)
-    if short["kind"] == "count":
-        short["requests"] = max(1, min(short["requests"], int(short.get("concurrency", 1)) * 2))
-    elif short["kind"] == "sessions":
-        short.update(duration_s=seconds, requests=min(2, short["requests"]), think_s=0)
-    else:
-        short.pop("connections_total", None)
-        short["duration_s"] = seconds
-    return short
 
 
 def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
 
+from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.study.loads import Load
 from wsgibench.study.model import Study
 
@@ -41,7 +41,7 @@ def plan_cells(study: Study) -> list[CellPlan]:
     return cells
 
 
-def every_plan(study: Study) -> list[tuple[str, dict[str, Any]]]:
+def every_plan(study: Study) -> list[tuple[str, EnginePlan]]:
     """Every plan a run of the study gives the engine, each load at each level with its warm-up
     (when it has one), and where it comes from; the port is a stand-in (the server's is chosen at
     start), so the engine can check the plans before anything starts."""
@@ -50,7 +50,14 @@ def every_plan(study: Study) -> list[tuple[str, dict[str, Any]]]:
         for level in load.levels:
             for warmup in (False, True) if load.warmup_s > 0 else (False,):
                 plan = load.plan(
-                    level, 1, list(study.requests), None, study.seed, warmup, 1, study.server_host
+                    level=level,
+                    port=1,
+                    requests=list(study.requests),
+                    cpus=None,
+                    seed=study.seed,
+                    warmup=warmup,
+                    threads=1,
+                    host=study.server_host,
                 )
                 what = " (warm-up)" if warmup else ""
                 found.append(

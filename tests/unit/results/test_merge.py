@@ -9,6 +9,7 @@ import random
 import pytest
 from hdrh.histogram import HdrHistogram
 
+from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.merge import merge_results
 
@@ -35,7 +36,10 @@ def _doc(values: list[int], ok: int, errors: dict, saturated: bool = False, star
     return {
         "format_version": 1,
         "engine": {"name": "wsgibench-engine", "version": "0.1.0", "protocol_version": 1},
-        "plan": {"model": {"kind": "closed", "connections": 2, "duration_s": 2}},
+        "plan": {
+            "target": {"host": "127.0.0.1", "port": 8080},
+            "model": {"kind": "closed", "connections": 2, "duration_s": 2},
+        },
         "started_unix_s": start,
         "elapsed_s": 2.0,
         "totals": {
@@ -79,7 +83,9 @@ def test_merged_histogram_is_the_exact_sum_of_the_hosts():
     rng = random.Random(3)
     values = [[rng.randint(20, 90_000) for _ in range(n)] for n in (500, 800, 1_200)]
     docs = [_doc(v, len(v), {}) for v in values]
-    merged = EngineResult.from_dict(merge_results(docs[0]["plan"], docs, [1.0, 1.0, 1.001], "abc"))
+    merged = EngineResult.from_dict(
+        merge_results(EnginePlan.from_dict(docs[0]["plan"]), docs, [1.0, 1.0, 1.001], "abc")
+    )
     hist = HdrHistogram.decode(merged.kinds[0].latency.hdr)
     expected = HdrHistogram(1, 3_600_000_000, 3)
     for v in sum(values, []):
@@ -95,7 +101,9 @@ def test_merged_histogram_is_the_exact_sum_of_the_hosts():
 
 def test_counters_add_up_and_errors_keep_their_class():
     docs = [_doc([100] * 10, 10, {"timeout": 2}), _doc([100] * 5, 5, {"bad_status": 1})]
-    merged = EngineResult.from_dict(merge_results(docs[0]["plan"], docs, [5.0, 5.002], "ab"))
+    merged = EngineResult.from_dict(
+        merge_results(EnginePlan.from_dict(docs[0]["plan"]), docs, [5.0, 5.002], "ab")
+    )
     t = merged.totals
     assert (t.ok, t.requests_sent, t.idle_close, t.connections_opened) == (15, 18, 2, 4)
     assert t.errors == {"timeout": 2, "bad_status": 1} and t.bad_status_codes == {"503": 1}
@@ -111,7 +119,9 @@ def test_counters_add_up_and_errors_keep_their_class():
 
 def test_one_saturated_host_saturates_the_cell_and_is_named():
     docs = [_doc([1], 1, {}), _doc([1], 1, {}, saturated=True)]
-    merged = merge_results(docs[0]["plan"], docs, [0.0, 0.0], ["tcp://a:1", "tcp://b:2"])
+    merged = merge_results(
+        EnginePlan.from_dict(docs[0]["plan"]), docs, [0.0, 0.0], ["tcp://a:1", "tcp://b:2"]
+    )
     assert merged["saturated"] is True
     assert merged["saturation_reasons"] == ["load host tcp://b:2: engine CPU 97 %"]
 

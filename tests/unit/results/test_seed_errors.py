@@ -39,6 +39,7 @@ def result(
             "format_version": 1,
             "engine": {"version": "test"},
             "plan": {
+                "target": {"host": "127.0.0.1", "port": 8080},
                 "model": model or CLOSED,
                 "http": {"version": "1.1", "keep_alive": keep_alive},
                 "requests": [{"name": "pong", "expect": {"status": 200, "body": "Pong!"}}],

@@ -8,6 +8,7 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
+from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.engine_result import ERROR_CLASSES, EngineResult
 
 
@@ -56,6 +57,13 @@ def recorded(name: str, ok: int, latency_us: int) -> dict[str, Any]:
     }
 
 
+# The plan a result echoes unless a test gives other fields of it.
+PLAN = {
+    "target": {"host": "127.0.0.1", "port": 8080},
+    "model": {"kind": "closed", "connections": 10, "duration_s": 1},
+}
+
+
 def result(
     ok: int = 1000,
     errors: dict[str, int] | None = None,
@@ -92,7 +100,7 @@ def result(
     doc = {
         "format_version": 1,
         "engine": {"name": "wsgibench-engine", "version": "0.1.0", "protocol_version": 1},
-        "plan": plan or {"model": {"kind": "closed", "connections": 10, "duration_s": 1}},
+        "plan": PLAN | (plan or {}),
         "started_unix_s": 1.0,
         "elapsed_s": elapsed_s,
         "totals": {
@@ -123,9 +131,9 @@ class FakeEngine:
     """Returns the results it was given, in order (the last one again when they run out)."""
 
     results: list[EngineResult]
-    plans: list[dict[str, Any]] = field(default_factory=list)
+    plans: list[EnginePlan] = field(default_factory=list)
 
-    def run(self, plan: dict[str, Any]) -> EngineResult:
+    def run(self, plan: EnginePlan) -> EngineResult:
         self.plans.append(plan)
         index = min(len(self.plans) - 1, len(self.results) - 1)
         return self.results[index]

@@ -75,8 +75,8 @@ def test_a_good_server_is_measured_over_every_repeat(tmp_path):
     assert _codes(outcome) == set()
     # a warm-up, then one plan per repeat, each with its own seed
     assert len(engine.plans) == 4
-    assert len({p["seed"] for p in engine.plans[1:]}) == 3
-    assert engine.plans[0]["model"]["duration_s"] == 0.5
+    assert len({p.seed for p in engine.plans[1:]}) == 3
+    assert engine.plans[0].model.duration_s == 0.5
 
 
 def test_errors_over_the_threshold_disqualify_and_end_the_cell(tmp_path):
@@ -138,7 +138,7 @@ def test_no_keep_alive_is_measured_per_request_and_said(tmp_path):
     caps = Capabilities(True, True, keep_alive=False, pipelining=False, detail="")
     outcome, engine = _measure(tmp_path, [result(ok=10_000, mean_us=1000)], caps=caps)
     assert outcome.status == "measured"
-    assert all(p["http"]["keep_alive"] is False for p in engine.plans)
+    assert all(p.http.keep_alive is False for p in engine.plans)
     assert _codes(outcome) == {"no-keep-alive"}
 
 

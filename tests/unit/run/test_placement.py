@@ -42,9 +42,14 @@ def test_one_engine_thread_per_engine_cpu_unless_the_study_says():
     placed = place(study.loads[0], study, get("gunicorn-sync"), lay, SIXTEEN)
     assert placed.engine_threads == 8
     plan = study.loads[0].plan(
-        64, 8000, list(study.requests), placed.engine_cpus, 1, False, placed.engine_threads
+        level=64,
+        port=8000,
+        requests=list(study.requests),
+        cpus=placed.engine_cpus,
+        seed=1,
+        threads=placed.engine_threads,
     )
-    assert plan["threads"] == 8 and plan["cpus"] == list(range(8, 16))
+    assert plan.threads == 8 and list(plan.cpus) == list(range(8, 16))
     fixed = _study(engine_threads=2)
     assert place(fixed.loads[0], fixed, get("gunicorn-sync"), lay, SIXTEEN).engine_threads == 2
 

@@ -41,7 +41,8 @@ def test_a_mutated_builtin_parses_or_is_refused_in_one_line():
             assert text.startswith(f"built-in study {name}") and "\n" not in text, text
             outcomes["refused"] += 1
             return
-        json.dumps([plan for _, plan in every_plan(study)])  # every plan can be built and sent
+        # every plan can be built and sent
+        json.dumps([plan.to_dict() for _, plan in every_plan(study)])
         outcomes["accepted"] += 1
 
     check()

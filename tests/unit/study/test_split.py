@@ -10,12 +10,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wsgibench.errors import UsageError
+from wsgibench.results.engine_plan import EnginePlan, LoadModel, host_seed
 from wsgibench.study.model import parse_study
-from wsgibench.study.split import active_hosts, host_seed, parse_hosts, split_plan
+from wsgibench.study.split import parse_hosts
 
 
-def _plan(model: dict) -> dict:
-    return {"target": {"host": "10.0.0.1", "port": 80}, "model": model, "seed": 7, "threads": 1}
+def _plan(model: dict) -> EnginePlan:
+    doc = {"target": {"host": "10.0.0.1", "port": 80}, "model": model, "seed": 7, "threads": 1}
+    return EnginePlan.from_dict(doc)
+
+
+def split_plan(plan: EnginePlan, hosts: int) -> list[dict]:
+    """Each host's plan as the engine reads it."""
+    return [part.to_dict() for part in plan.split(hosts)]
 
 
 @given(st.integers(1, 100_000), st.integers(1, 64))
@@ -76,7 +83,7 @@ def test_each_host_has_its_own_seed_the_same_every_time():
 
 def test_a_model_that_cannot_be_split_and_no_hosts_are_refused():
     with pytest.raises(ValueError):
-        active_hosts({"kind": "telepathy"}, 2)
+        LoadModel(kind="telepathy", level=1).active_hosts(2)
     with pytest.raises(ValueError):
         split_plan(_plan({"kind": "closed", "connections": 1, "duration_s": 1}), 0)
 
