@@ -27,6 +27,7 @@ from wsgibench.results.summary import (
     placement_text,
     summarise_study,
 )
+from wsgibench.results.verdict import CellStatus
 
 CEILING = "nginx-baseline"
 WIDTH = 120
@@ -53,7 +54,12 @@ TAGS = {
     "unannounced-close": "silent-close",
     "closes-after-n": "ka-limit",
 }
-STATUS_TAGS = {"invalid": "INVALID", "disqualified": "DQ", "unavailable": "n/a", "failed": "FAIL"}
+STATUS_TAGS = {
+    CellStatus.INVALID: "INVALID",
+    CellStatus.DISQUALIFIED: "DQ",
+    CellStatus.UNAVAILABLE: "n/a",
+    CellStatus.FAILED: "FAIL",
+}
 # --wide: beside our error rate, the errors the seeds' tools would have counted on the same
 # requests (results/seed_errors.py), column -> tool.
 TOOL_COLUMNS = {"wrk err": "wrk", "httperf err": "httperf"}
@@ -126,7 +132,7 @@ def groups(
 
     def rank(s: CellSummary) -> tuple[int, int, float]:
         value = s.value(metric, how)
-        counted = s.cell.status in ("measured", "invalid") and value is not None
+        counted = s.cell.status in (CellStatus.MEASURED, CellStatus.INVALID) and value is not None
         sign = -1 if higher else 1
         return (s.cell.server != CEILING, not counted, sign * (value or 0.0))
 
@@ -295,7 +301,7 @@ def _tables(
         console.print(table, width=width)
         if not wide:  # why a server has no number here, in a line of its own
             for s in g.cells:
-                if s.cell.status not in ("measured", "invalid") and s.cell.reason:
+                if s.cell.status not in (CellStatus.MEASURED, CellStatus.INVALID) and s.cell.reason:
                     console.print(
                         f"  {s.cell.server}: {s.cell.status}: {s.cell.reason}",
                         width=width,

@@ -21,6 +21,7 @@ from wsgibench.results.seed_verdicts import (
     Verdict,
     judge,
 )
+from wsgibench.results.verdict import CellStatus
 
 UNITS = {"connections": "connections", "rate": "/s", "users_per_s": "users/s", "concurrency": ""}
 UNTRUSTED_CODES = {"contended": "contended", "engine-saturated": "the engine was saturated"}
@@ -92,12 +93,12 @@ def _values(c: CellData) -> dict[str, float | None]:
 def _point(c: CellData) -> Point | None:
     """A cell as a claim may use it, or None when the server was not measured there at all."""
     status, reason = c.cell.status, c.cell.reason or ""
-    if status == "disqualified":
+    if status == CellStatus.DISQUALIFIED:
         return Point(
             c.cell.level, _values(c) if c.repeats else {}, failed=f"disqualified ({reason})"
         )
-    if status != "measured" or not c.repeats:
-        if status == "invalid":
+    if status != CellStatus.MEASURED or not c.repeats:
+        if status == CellStatus.INVALID:
             return Point(c.cell.level, {}, untrusted=f"invalid ({reason})")
         return None
     codes = {d.get("code"): d.get("message", "") for d in c.cell.diagnoses or []}
@@ -112,7 +113,10 @@ def _absent(data: ReportData) -> dict[str, str]:
     out: dict[str, str] = {}
     for load in data.loads:
         for c in load.cells:
-            if c.cell.status in ("unavailable", "failed") and c.cell.server not in out:
+            if (
+                c.cell.status in (CellStatus.UNAVAILABLE, CellStatus.FAILED)
+                and c.cell.server not in out
+            ):
                 out[c.cell.server] = f"{c.cell.status} ({c.cell.reason or 'no reason stored'})"
     return out
 
