@@ -15,7 +15,6 @@ from rich.console import Console
 from rich.table import Table
 
 from wsgibench.errors import UsageError
-from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.seed_errors import median_rate, seeds_text
 from wsgibench.results.stats import Summary
 from wsgibench.results.store import Store
@@ -146,9 +145,7 @@ def tool_rates(store: Store, summaries: list[CellSummary]) -> dict[int, dict[str
     counted, read from the stored engine results and the cell's behaviour check."""
     out = {}
     for s in summaries:
-        results = [
-            EngineResult.from_dict(json.loads(r["engine_json"])) for r in store.repeats(s.cell.id)
-        ]
+        results = [r.engine for r in store.stored_repeats(s.cell.id)]
         out[s.cell.id] = {
             tool: median_rate(results, s.cell.capabilities, tool) for tool in TOOL_COLUMNS.values()
         }

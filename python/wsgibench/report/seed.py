@@ -55,7 +55,7 @@ def _errors(c: CellData, out: dict[str, float | None]) -> None:
     errors = sum(classes.values())
     out.update(errors=errors, attempts=attempts, error_rate=errors / attempts if attempts else None)
     for tool in ("wrk", "httperf", "ab"):
-        counted = [tool_errors(r["engine"], c.cell.capabilities, tool) for r in c.repeats]
+        counted = [tool_errors(r.engine, c.cell.capabilities, tool) for r in c.repeats]
         e = sum(t.errors for t in counted)
         a = sum(t.errors + t.requests for t in counted)
         out.update(
@@ -65,11 +65,11 @@ def _errors(c: CellData, out: dict[str, float | None]) -> None:
 
 def _values(c: CellData) -> dict[str, float | None]:
     """A cell's values as the claims read them: medians over its repeats, errors summed."""
-    means = [h.mean / 1000 for r in c.repeats if (h := overall(r["engine"])) is not None]
+    means = [h.mean / 1000 for r in c.repeats if (h := overall(r.engine)) is not None]
     per_process = [
-        r["rss_peak_bytes"] / r["processes_peak"] / MIB
+        r.rss_peak_bytes / r.processes_peak / MIB
         for r in c.repeats
-        if r.get("rss_peak_bytes") and r.get("processes_peak")
+        if r.rss_peak_bytes and r.processes_peak
     ]
 
     def mib(column: str) -> float | None:

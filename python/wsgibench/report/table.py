@@ -163,7 +163,7 @@ def disputed(cell: CellData, key: str) -> str | None:
 
 def tool_rates(cell: CellData, tool: str) -> list[float]:
     """Each repeat's error rate as `tool` would have counted it (results/seed_errors.py)."""
-    return repeat_rates((r["engine"] for r in cell.repeats), cell.cell.capabilities, tool)
+    return repeat_rates((r.engine for r in cell.repeats), cell.cell.capabilities, tool)
 
 
 def reference_level(load: LoadData) -> float | None:

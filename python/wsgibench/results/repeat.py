@@ -1,9 +1,12 @@
 """What one repeat stores (`Repeat`): the headline numbers of a row of the repeats table, the
 sampler's timeline, the engine's result whole, and the harness's own counters (its extra_json),
-each a typed field. run/records.py makes it, judging reads it, the store writes it."""
+each a typed field. run/records.py makes it, judging reads it, the store writes it; reports read
+it back (`StoredRepeat`)."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -122,3 +125,48 @@ class Repeat:
         if self.saturation_reasons is not None:
             found["saturation_reasons"] = list(self.saturation_reasons)
         return {**found, **self.more}
+
+
+@dataclass(frozen=True)
+class StoredRepeat(Repeat):
+    """A repeat read back from the store: its row id and the most processes the sampler saw in the
+    server's tree, beside what it stored. Its samples stay in their table (`Store.samples`); its
+    extra counters are as stored, in `more` (a store of an older version may lack some)."""
+
+    id: int = 0
+    processes_peak: int | None = None
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> StoredRepeat:
+        """A row of the repeats table (with `processes_peak`, from its samples)."""
+        return cls(
+            idx=row["idx"],
+            rps_ok=row["rps_ok"],
+            requests=row["requests"],
+            ok=row["ok"],
+            errors=row["errors"],
+            error_rate=row["error_rate"],
+            latency_p50_us=row["latency_p50_us"],
+            latency_p90_us=row["latency_p90_us"],
+            latency_p99_us=row["latency_p99_us"],
+            latency_max_us=row["latency_max_us"],
+            cpu_mean_pct=row["cpu_mean_pct"],
+            cpu_peak_pct=row["cpu_peak_pct"],
+            rss_start_bytes=row["rss_start_bytes"],
+            rss_end_bytes=row["rss_end_bytes"],
+            rss_peak_bytes=row["rss_peak_bytes"],
+            rss_mean_bytes=row["rss_mean_bytes"],
+            conns_peak=row["conns_peak"],
+            engine_cpu_s=row["engine_cpu_s"],
+            sampler_cpu_s=row["sampler_cpu_s"],
+            saturated=bool(row["saturated"]),
+            engine=EngineResult.from_dict(json.loads(row["engine_json"])),
+            more=json.loads(row["extra_json"] or "{}"),
+            id=row["id"],
+            processes_peak=row["processes_peak"],
+        )
+
+    def column(self, name: str) -> float | None:
+        """A column of the repeats table by its name (the metric a report asks for), as stored."""
+        value: float | None = getattr(self, name)
+        return value

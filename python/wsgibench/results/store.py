@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from wsgibench.errors import EnvironmentProblem, UsageError
-from wsgibench.results.repeat import Repeat
+from wsgibench.results.repeat import Repeat, StoredRepeat
 from wsgibench.results.verdict import CellStatus
 
 SCHEMA_VERSION = 1
@@ -328,12 +328,15 @@ class Store:
             "SELECT * FROM samples WHERE repeat_id=? ORDER BY t_s", (repeat_id,)
         ).fetchall()
 
-    def peak_processes(self, repeat_id: int) -> int | None:
-        """The most processes the sampler saw in the server's tree during a repeat."""
-        row = self.db.execute(
-            "SELECT MAX(processes) FROM samples WHERE repeat_id=?", (repeat_id,)
-        ).fetchone()
-        return int(row[0]) if row and row[0] is not None else None
+    def stored_repeats(self, cell_id: int) -> list[StoredRepeat]:
+        """A cell's repeats read back typed, each with the most processes the sampler saw in the
+        server's tree during it."""
+        rows = self.db.execute(
+            "SELECT *, (SELECT MAX(processes) FROM samples WHERE repeat_id=repeats.id)"
+            " AS processes_peak FROM repeats WHERE cell_id=? ORDER BY idx",
+            (cell_id,),
+        )
+        return [StoredRepeat.from_row(r) for r in rows]
 
     def iter_repeats(self, study_id: int) -> Iterator[tuple[Cell, sqlite3.Row]]:
         for cell in self.cells(study_id):

@@ -1,5 +1,6 @@
 import json
 import sqlite3
+from dataclasses import replace
 
 import pytest
 
@@ -7,7 +8,7 @@ from wsgibench.errors import EnvironmentProblem
 from wsgibench.machine.cpustat import Interference as CpuUse
 from wsgibench.machine.sampler import Sample
 from wsgibench.results.engine_result import EngineResult
-from wsgibench.results.repeat import Counters, Interference, Repeat, Window
+from wsgibench.results.repeat import Counters, Interference, Repeat, StoredRepeat, Window
 from wsgibench.results.store import SCHEMA_VERSION, Store
 from wsgibench.results.summary import summarise_study
 
@@ -241,3 +242,24 @@ def test_an_unjudged_repeat_stores_no_saturation_reasons(tmp_path):
     store.save_cell(sid, _cell("a", 50), [_repeat(0, 100.0)])
     (row,) = store.repeats(store.cells(sid)[0].id)
     assert row["extra_json"] == "{}" and row["saturated"] == 0
+
+
+def test_a_repeat_reads_back_typed_and_saves_again_as_it_was(tmp_path):
+    store = Store(tmp_path / "r.sqlite")
+    sid = store.begin_study("t", {}, {})
+    rep = _judged_repeat()
+    store.save_cell(sid, _cell("a", 50), [rep])
+    cell = store.cells(sid)[0]
+    (back,) = store.stored_repeats(cell.id)
+    assert (back.id, back.processes_peak, back.samples) == (1, 2, ())  # samples: Store.samples
+    assert back.engine == rep.engine and back.engine.raw == rep.engine.raw
+    assert back.more == rep.extra() and back.extra() == rep.extra()
+    assert replace(back, id=0, processes_peak=None, more={}) == StoredRepeat(
+        **{**vars(rep), "samples": (), "counters": None, "saturation_reasons": None, "more": {}}
+    )
+    # saved again (in another cell), the row is the one first written
+    store.save_cell(sid, _cell("a", 64), [back])
+    first, again = (store.repeats(c.id)[0] for c in store.cells(sid))
+    assert {k: again[k] for k in again.keys() if k not in ("id", "cell_id")} == {
+        k: first[k] for k in first.keys() if k not in ("id", "cell_id")
+    }
