@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from wsgibench.results.engine_result import ERROR_CLASSES
+from wsgibench.machine.sampler import Sample
+from wsgibench.results.engine_result import ERROR_CLASSES, EngineResult
+from wsgibench.results.repeat import Repeat
 from wsgibench.results.store import Store
 
 ENV = {
@@ -87,34 +89,34 @@ def repeat(
     errors: dict | None = None,
     model: str = "closed",
     level: float = 4,
-) -> dict:
+) -> Repeat:
     result = engine_result(rps, p50, p99, errors, model, level)
     ok = result["totals"]["ok"]
     err = sum(result["totals"]["errors"].values())
-    return {
-        "idx": idx,
-        "rps_ok": rps,
-        "requests": ok + err,
-        "ok": ok,
-        "errors": err,
-        "error_rate": err / (ok + err) if ok + err else 0.0,
-        "latency_p50_us": p50,
-        "latency_p90_us": (p50 + p99) / 2,
-        "latency_p99_us": p99,
-        "latency_max_us": p99 * 2,
-        "cpu_mean_pct": cpu,
-        "cpu_peak_pct": cpu * 1.1,
-        "rss_start_bytes": rss // 2,
-        "rss_end_bytes": rss,
-        "rss_peak_bytes": rss,
-        "rss_mean_bytes": rss * 3 // 4,
-        "conns_peak": int(level),
-        "engine_cpu_s": 0.2,
-        "sampler_cpu_s": 0.01,
-        "saturated": 0,
-        "engine": result,
-        "samples": [(t / 10, cpu, rss, 2, int(level), 0.5) for t in range(10)],
-    }
+    return Repeat(
+        idx=idx,
+        rps_ok=rps,
+        requests=ok + err,
+        ok=ok,
+        errors=err,
+        error_rate=err / (ok + err) if ok + err else 0.0,
+        latency_p50_us=p50,
+        latency_p90_us=(p50 + p99) / 2,
+        latency_p99_us=p99,
+        latency_max_us=p99 * 2,
+        cpu_mean_pct=cpu,
+        cpu_peak_pct=cpu * 1.1,
+        rss_start_bytes=rss // 2,
+        rss_end_bytes=rss,
+        rss_peak_bytes=rss,
+        rss_mean_bytes=rss * 3 // 4,
+        conns_peak=int(level),
+        engine_cpu_s=0.2,
+        sampler_cpu_s=0.01,
+        saturated=False,
+        engine=EngineResult.from_dict(result),
+        samples=tuple(Sample(t / 10, cpu, rss, 2, int(level), 0.5) for t in range(10)),
+    )
 
 
 SERVER_INFO = {

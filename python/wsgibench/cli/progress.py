@@ -10,6 +10,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from wsgibench.results.verdict import CellStatus
+from wsgibench.run.outcome import CellOutcome
 from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan
 
@@ -91,7 +93,9 @@ class CellProgress:
         if self.bar is not None:
             self.bar.update(self.task, description=message)
 
-    def cell_done(self, cell: CellPlan, outcome: Any, seconds: float, skipped: bool) -> None:
+    def cell_done(
+        self, cell: CellPlan, outcome: CellOutcome, seconds: float, skipped: bool
+    ) -> None:
         self.done += 1
         self.left_s -= self.planned[cell.position]
         if not skipped:  # cells of a server that left the sweep take no time
@@ -101,7 +105,7 @@ class CellProgress:
         left = f"~{_clock(max(0.0, self.left_s) * pace)} left"
         if self.bar is not None:
             self.bar.update(self.task, advance=1, left=left)
-            if outcome.status != "measured":
+            if outcome.status != CellStatus.MEASURED:
                 self.say(
                     f"  {cell.server} {cell.load.name} {cell.level:g}: "
                     f"{outcome.status}: {outcome.reason}"
@@ -118,14 +122,14 @@ class CellProgress:
             self.bar.stop()
 
 
-def line(cell: CellPlan, outcome: Any) -> str:
+def line(cell: CellPlan, outcome: CellOutcome) -> str:
     """One cell in a line: server, load and level, status, and its repeats' figures."""
     where = f"{cell.server} · {cell.load.name} {cell.load.level_field}={cell.level:g}"
     reps = outcome.repeats
     if not reps:
         return f"{where}: {outcome.status}" + (f" ({outcome.reason})" if outcome.reason else "")
-    rps = [r["rps_ok"] for r in reps]
-    p50 = [r["latency_p50_us"] for r in reps if r.get("latency_p50_us") is not None]
+    rps = [r.rps_ok for r in reps]
+    p50 = [r.latency_p50_us for r in reps if r.latency_p50_us is not None]
     figures = (
         f"{statistics.median(rps):,.0f} req/s (repeats {' '.join(f'{v:,.0f}' for v in rps)})"
         + (f", p50 {statistics.median(p50) / 1000:.2f} ms" if p50 else "")

@@ -18,8 +18,9 @@ from wsgibench.machine.cgroups import sweep_orphans
 from wsgibench.paths import default_results
 from wsgibench.report import write_report
 from wsgibench.results.store import Store
-from wsgibench.run.cell import CellOutcome
+from wsgibench.results.verdict import CellStatus
 from wsgibench.run.engine import engine_version
+from wsgibench.run.outcome import CellOutcome
 from wsgibench.run.study import StudyRunner, refuse_bad_plans
 from wsgibench.servers import get
 from wsgibench.study.model import Study
@@ -93,7 +94,7 @@ def _nothing_to_resume(path: Path, study: Study, console: Console) -> bool:
 def _fail_when_nothing_measured(store: Store, study_id: int) -> None:
     """A study none of whose cells measured anything (all failed or unavailable) did not work."""
     cells = store.cells(study_id)
-    if cells and all(c.status in ("failed", "unavailable") for c in cells):
+    if cells and all(c.status in (CellStatus.FAILED, CellStatus.UNAVAILABLE) for c in cells):
         first = next(c for c in cells if c.reason)
         raise WsgibenchError(
             f"nothing was measured: every one of the {len(cells)} cells failed or was "

@@ -16,7 +16,6 @@ from rich.table import Table
 
 from wsgibench.errors import UsageError
 from wsgibench.results.engine_plan import LEVEL_FIELDS
-from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.seed_errors import median_rate, seeds_text
 from wsgibench.results.stats import Summary
 from wsgibench.results.store import Store
@@ -27,6 +26,7 @@ from wsgibench.results.summary import (
     placement_text,
     summarise_study,
 )
+from wsgibench.results.verdict import CellStatus
 
 CEILING = "nginx-baseline"
 WIDTH = 120
@@ -53,7 +53,12 @@ TAGS = {
     "unannounced-close": "silent-close",
     "closes-after-n": "ka-limit",
 }
-STATUS_TAGS = {"invalid": "INVALID", "disqualified": "DQ", "unavailable": "n/a", "failed": "FAIL"}
+STATUS_TAGS = {
+    CellStatus.INVALID: "INVALID",
+    CellStatus.DISQUALIFIED: "DQ",
+    CellStatus.UNAVAILABLE: "n/a",
+    CellStatus.FAILED: "FAIL",
+}
 # --wide: beside our error rate, the errors the seeds' tools would have counted on the same
 # requests (results/seed_errors.py), column -> tool.
 TOOL_COLUMNS = {"wrk err": "wrk", "httperf err": "httperf"}
@@ -126,7 +131,7 @@ def groups(
 
     def rank(s: CellSummary) -> tuple[int, int, float]:
         value = s.value(metric, how)
-        counted = s.cell.status in ("measured", "invalid") and value is not None
+        counted = s.cell.status in (CellStatus.MEASURED, CellStatus.INVALID) and value is not None
         sign = -1 if higher else 1
         return (s.cell.server != CEILING, not counted, sign * (value or 0.0))
 
@@ -140,9 +145,7 @@ def tool_rates(store: Store, summaries: list[CellSummary]) -> dict[int, dict[str
     counted, read from the stored engine results and the cell's behaviour check."""
     out = {}
     for s in summaries:
-        results = [
-            EngineResult.from_dict(json.loads(r["engine_json"])) for r in store.repeats(s.cell.id)
-        ]
+        results = [r.engine for r in store.stored_repeats(s.cell.id)]
         out[s.cell.id] = {
             tool: median_rate(results, s.cell.capabilities, tool) for tool in TOOL_COLUMNS.values()
         }
@@ -295,7 +298,7 @@ def _tables(
         console.print(table, width=width)
         if not wide:  # why a server has no number here, in a line of its own
             for s in g.cells:
-                if s.cell.status not in ("measured", "invalid") and s.cell.reason:
+                if s.cell.status not in (CellStatus.MEASURED, CellStatus.INVALID) and s.cell.reason:
                     console.print(
                         f"  {s.cell.server}: {s.cell.status}: {s.cell.reason}",
                         width=width,

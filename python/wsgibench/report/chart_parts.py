@@ -11,6 +11,7 @@ import altair as alt
 from wsgibench.report import format as fmt
 from wsgibench.report.data import BASELINE, CellData, LoadData, ReportData
 from wsgibench.report.table import disputed
+from wsgibench.results.verdict import CellStatus
 
 # A fixed palette so a server keeps its colour in every chart of a report: Vega's tableau10, then
 # ten hues none of the first ten is close to (the quick study alone draws twelve servers).
@@ -37,11 +38,12 @@ PALETTE = (
     "#66c2a5",
 )
 BASELINE_COLOUR = "#555555"
+# Points by the cell's status, and "disputed" for a measured cell whose number is marked.
 STATUS_SHAPES = {
-    "measured": "circle",
+    CellStatus.MEASURED.value: "circle",
     "disputed": "diamond",
-    "invalid": "triangle-up",
-    "disqualified": "cross",
+    CellStatus.INVALID.value: "triangle-up",
+    CellStatus.DISQUALIFIED.value: "cross",
 }
 # The table metric whose disputes (report.table.DISPUTES) a chart of this column shows.
 DISPUTED_AS = {
@@ -138,14 +140,14 @@ def metric_rows(load: LoadData, column: str, scale: float = 1.0, values=None) ->
         vals = values(c) if values else c.values(column)
         row = base_row(c)
         why = disputed(c, DISPUTED_AS[column]) if column in DISPUTED_AS else None
-        if why and c.cell.status == "measured":  # marked as the table marks it (⚠)
+        if why and c.cell.status == CellStatus.MEASURED:  # marked as the table marks it (⚠)
             row.update(status="disputed", reason=why)
         if vals:
             vals = sorted(v * scale for v in vals)
             mid = len(vals) // 2
             median = vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
             row.update(value=median, low=vals[0], high=vals[-1], missing=False)
-        elif c.cell.status == "disqualified":
+        elif c.cell.status == CellStatus.DISQUALIFIED:
             row.update(value=0.0, low=0.0, high=0.0, missing=True)  # marked on the axis
         else:
             continue  # unavailable / failed with nothing measured: listed in the table only
@@ -171,7 +173,7 @@ def series(
         *TIP,
     ]
     base = alt.Chart().encode(x=x, color=colour)
-    counted = alt.datum.status != "disqualified"
+    counted = alt.datum.status != CellStatus.DISQUALIFIED.value
     line = (
         base.mark_line(strokeWidth=2)
         .encode(y=alt.Y("value:Q", title=y_title, scale=y_scale))

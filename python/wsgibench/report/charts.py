@@ -258,8 +258,8 @@ def _timeline_rows(load: LoadData, data: ReportData) -> list[dict]:
         rep = c.representative()
         if rep is None:
             continue
-        base = {**base_row(c), "repeat_id": rep["id"]}
-        for point in rep["engine"].timeline:
+        base = {**base_row(c), "repeat_id": rep.id}
+        for point in rep.engine.timeline:
             for metric, value in (
                 ("open connections", point.open_connections),
                 ("latency p50 (ms)", _ms(point.p50_us)),
@@ -267,7 +267,7 @@ def _timeline_rows(load: LoadData, data: ReportData) -> list[dict]:
             ):
                 if value is not None:
                     rows.append({**base, "t": point.t_s, "metric": metric, "y": value})
-        for s in data.sample_rows.get(rep["id"], []):
+        for s in data.sample_rows.get(rep.id, []):
             for metric, value in (
                 ("CPU % of one core", s.get("cpu_pct")),
                 ("RSS (MiB)", None if s.get("rss_bytes") is None else s["rss_bytes"] / 2**20),

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from wsgibench.results.engine_plan import LEVEL_FIELDS
-from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.repeat import StoredRepeat
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.summary import CellSummary, placement_text, summarise_study
 
@@ -91,7 +91,7 @@ class StudyMeta:
 class CellData:
     cell: Cell
     summary: CellSummary
-    repeats: list[dict[str, Any]]  # stored repeat rows, the EngineResult under "engine"
+    repeats: list[StoredRepeat]
 
     @property
     def label(self) -> str:
@@ -110,7 +110,7 @@ class CellData:
         return self.summary.repeat_ids
 
     def values(self, column: str) -> list[float]:
-        return [float(r[column]) for r in self.repeats if r.get(column) is not None]
+        return [float(v) for r in self.repeats if (v := r.column(column)) is not None]
 
     def median(self, column: str) -> float | None:
         vals = self.values(column)
@@ -119,9 +119,9 @@ class CellData:
     def efficiency(self) -> list[float]:
         """Valid replies per CPU-second of the server process tree, one value per repeat."""
         return [
-            r["rps_ok"] / (r["cpu_mean_pct"] / 100)
+            r.rps_ok / (r.cpu_mean_pct / 100)
             for r in self.repeats
-            if r.get("rps_ok") is not None and r.get("cpu_mean_pct")
+            if r.rps_ok is not None and r.cpu_mean_pct
         ]
 
     def error_classes(self) -> tuple[dict[str, int], int]:
@@ -129,18 +129,18 @@ class CellData:
         classes: dict[str, int] = {}
         attempts = 0
         for rep in self.repeats:
-            totals = rep["engine"].totals
+            totals = rep.engine.totals
             for name, count in totals.errors.items():
                 classes[name] = classes.get(name, 0) + count
             attempts += totals.ok + totals.error_count
         return classes, attempts
 
-    def representative(self) -> dict[str, Any] | None:
+    def representative(self) -> StoredRepeat | None:
         """The repeat with the median throughput (the lower middle for even counts)."""
-        reps = [r for r in self.repeats if r.get("rps_ok") is not None]
+        reps = [r for r in self.repeats if r.rps_ok is not None]
         if not reps:
             return None
-        reps.sort(key=lambda r: r["rps_ok"])
+        reps.sort(key=lambda r: r.rps_ok)
         return reps[(len(reps) - 1) // 2]
 
 
@@ -226,12 +226,7 @@ def load_report_data(store: Store, study_id: int | None = None) -> ReportData:
     samples: dict[int, list[dict[str, Any]]] = {}
     for summary in summarise_study(store, meta.id, trim):
         cell = summary.cell
-        repeats = []
-        for rep in store.repeats(cell.id):
-            d = dict(rep)
-            d["engine"] = EngineResult.from_dict(json.loads(d.pop("engine_json")))
-            d["processes_peak"] = store.peak_processes(d["id"])
-            repeats.append(d)
+        repeats = store.stored_repeats(cell.id)
         load = loads.setdefault(
             cell.load, LoadData(cell.load, cell.model, load_cfg.get(cell.load, {}))
         )
@@ -240,7 +235,7 @@ def load_report_data(store: Store, study_id: int | None = None) -> ReportData:
         if cell.model == "sessions":
             middle = data.representative()
             if middle is not None:
-                samples[middle["id"]] = [dict(s) for s in store.samples(middle["id"])]
+                samples[middle.id] = [dict(s) for s in store.samples(middle.id)]
     order = list(load_cfg)
     ordered = sorted(
         loads.values(), key=lambda load: order.index(load.name) if load.name in order else 99

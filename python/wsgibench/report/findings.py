@@ -7,6 +7,7 @@ from __future__ import annotations
 from wsgibench.report import format as fmt
 from wsgibench.report.data import BASELINE, CellData, LoadData, ReportData
 from wsgibench.results.significance import compare_samples
+from wsgibench.results.verdict import CellStatus
 
 # Diagnoses worth a finding: they change what a number means (the rest are in the tables).
 MEANING = {
@@ -27,7 +28,7 @@ def _ranked(cells: list[CellData]) -> list[CellData]:
     counted = [
         c
         for c in cells
-        if c.cell.server != BASELINE and c.cell.status == "measured" and c.values("rps_ok")
+        if c.cell.server != BASELINE and c.cell.status == CellStatus.MEASURED and c.values("rps_ok")
     ]
     return sorted(counted, key=lambda c: -(c.median("rps_ok") or 0.0))
 
@@ -62,7 +63,7 @@ def leader(load: LoadData, level: float) -> str | None:
     if ceiling is not None and ceiling.median("rps_ok"):
         share = best / (ceiling.median("rps_ok") or 1.0)
         text += f"; {share:.0%} of the nginx ceiling ({fmt.rps(ceiling.median('rps_ok'))})"
-        if ceiling.cell.status == "invalid":
+        if ceiling.cell.status == CellStatus.INVALID:
             text += ", itself limited by the load generator"
     return text + "."
 
@@ -81,7 +82,7 @@ def _disqualified(load: LoadData) -> list[str]:
     """Each server that left a load: where it left and why (its later levels only repeat it)."""
     first: dict[str, CellData] = {}
     for c in sorted(load.cells, key=lambda c: c.cell.level):
-        if c.cell.status == "disqualified" and c.cell.server not in first:
+        if c.cell.status == CellStatus.DISQUALIFIED and c.cell.server not in first:
             first[c.cell.server] = c
     return [
         f"{server} was disqualified from {load.name} at {load.level_field} "

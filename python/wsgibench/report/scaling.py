@@ -10,6 +10,7 @@ import altair as alt
 
 from wsgibench.report.chart_parts import HEIGHT, TIP, WIDTH, Chart, Palette, base_row, finish
 from wsgibench.report.data import CellData, ReportData
+from wsgibench.results.verdict import CellStatus
 
 
 def _server_cpus(c: CellData) -> int | None:
@@ -23,7 +24,7 @@ def _rows(data: ReportData) -> list[dict[str, Any]]:
     for load in data.loads:
         for c in load.cells:
             cpus, rps = _server_cpus(c), c.median("rps_ok")
-            if cpus is None or rps is None or c.cell.status == "disqualified":
+            if cpus is None or rps is None or c.cell.status == CellStatus.DISQUALIFIED:
                 continue
             per_cpu = c.efficiency()
             rows.append(

@@ -21,6 +21,7 @@ from wsgibench.results.seed_verdicts import (
     Verdict,
     judge,
 )
+from wsgibench.results.verdict import CellStatus
 
 UNITS = {"connections": "connections", "rate": "/s", "users_per_s": "users/s", "concurrency": ""}
 UNTRUSTED_CODES = {"contended": "contended", "engine-saturated": "the engine was saturated"}
@@ -54,7 +55,7 @@ def _errors(c: CellData, out: dict[str, float | None]) -> None:
     errors = sum(classes.values())
     out.update(errors=errors, attempts=attempts, error_rate=errors / attempts if attempts else None)
     for tool in ("wrk", "httperf", "ab"):
-        counted = [tool_errors(r["engine"], c.cell.capabilities, tool) for r in c.repeats]
+        counted = [tool_errors(r.engine, c.cell.capabilities, tool) for r in c.repeats]
         e = sum(t.errors for t in counted)
         a = sum(t.errors + t.requests for t in counted)
         out.update(
@@ -64,11 +65,11 @@ def _errors(c: CellData, out: dict[str, float | None]) -> None:
 
 def _values(c: CellData) -> dict[str, float | None]:
     """A cell's values as the claims read them: medians over its repeats, errors summed."""
-    means = [h.mean / 1000 for r in c.repeats if (h := overall(r["engine"])) is not None]
+    means = [h.mean / 1000 for r in c.repeats if (h := overall(r.engine)) is not None]
     per_process = [
-        r["rss_peak_bytes"] / r["processes_peak"] / MIB
+        r.rss_peak_bytes / r.processes_peak / MIB
         for r in c.repeats
-        if r.get("rss_peak_bytes") and r.get("processes_peak")
+        if r.rss_peak_bytes and r.processes_peak
     ]
 
     def mib(column: str) -> float | None:
@@ -92,12 +93,12 @@ def _values(c: CellData) -> dict[str, float | None]:
 def _point(c: CellData) -> Point | None:
     """A cell as a claim may use it, or None when the server was not measured there at all."""
     status, reason = c.cell.status, c.cell.reason or ""
-    if status == "disqualified":
+    if status == CellStatus.DISQUALIFIED:
         return Point(
             c.cell.level, _values(c) if c.repeats else {}, failed=f"disqualified ({reason})"
         )
-    if status != "measured" or not c.repeats:
-        if status == "invalid":
+    if status != CellStatus.MEASURED or not c.repeats:
+        if status == CellStatus.INVALID:
             return Point(c.cell.level, {}, untrusted=f"invalid ({reason})")
         return None
     codes = {d.get("code"): d.get("message", "") for d in c.cell.diagnoses or []}
@@ -112,7 +113,10 @@ def _absent(data: ReportData) -> dict[str, str]:
     out: dict[str, str] = {}
     for load in data.loads:
         for c in load.cells:
-            if c.cell.status in ("unavailable", "failed") and c.cell.server not in out:
+            if (
+                c.cell.status in (CellStatus.UNAVAILABLE, CellStatus.FAILED)
+                and c.cell.server not in out
+            ):
                 out[c.cell.server] = f"{c.cell.status} ({c.cell.reason or 'no reason stored'})"
     return out
 

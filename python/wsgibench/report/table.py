@@ -10,8 +10,10 @@ from wsgibench.report import format as fmt
 from wsgibench.report.data import BASELINE, CellData, LoadData
 from wsgibench.results.seed_errors import repeat_rates, seeds_text
 from wsgibench.results.significance import compare_samples
+from wsgibench.results.verdict import CellStatus
 
-COUNTED = ("measured", "invalid")  # invalid: the engine saturated, the value is a lower bound
+# invalid: the engine saturated, the value is a lower bound
+COUNTED = (CellStatus.MEASURED, CellStatus.INVALID)
 # Diagnoses that make a cell's number mean something else than it seems, and the metrics they
 # touch: such a number is shown, marked, and never crowned (a latency from which the requests
 # still waiting are missing would otherwise win the latency ranking).
@@ -150,7 +152,7 @@ def _entry(cell: CellData | None, values: list[float], key: str) -> Entry | None
 def disputed(cell: CellData, key: str) -> str | None:
     """Why this cell's number for a metric may not be read as the server's (see DISPUTES)."""
     codes = {str(d.get("code")) for d in cell.cell.diagnoses or []}
-    if cell.cell.status == "invalid":
+    if cell.cell.status == CellStatus.INVALID:
         codes.add("engine-saturated")
     for code in sorted(codes & set(DISPUTES)):
         keys, why = DISPUTES[code]
@@ -161,7 +163,7 @@ def disputed(cell: CellData, key: str) -> str | None:
 
 def tool_rates(cell: CellData, tool: str) -> list[float]:
     """Each repeat's error rate as `tool` would have counted it (results/seed_errors.py)."""
-    return repeat_rates((r["engine"] for r in cell.repeats), cell.cell.capabilities, tool)
+    return repeat_rates((r.engine for r in cell.repeats), cell.cell.capabilities, tool)
 
 
 def reference_level(load: LoadData) -> float | None:
@@ -177,7 +179,7 @@ def reference_level(load: LoadData) -> float | None:
 
 
 def _status(cells: list[CellData]) -> str:
-    bad = [c for c in cells if c.cell.status not in ("measured",)]
+    bad = [c for c in cells if c.cell.status != CellStatus.MEASURED]
     if not bad:
         return "ok"
     first = sorted(bad, key=lambda c: c.cell.level)[0]

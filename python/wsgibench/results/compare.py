@@ -11,6 +11,7 @@ from typing import Any
 from wsgibench.errors import UsageError
 from wsgibench.results.significance import ALPHA, Verdict, compare_samples, min_p, repeats_for_test
 from wsgibench.results.store import Store
+from wsgibench.results.verdict import CellStatus
 
 # Diagnoses that make a verdict rest on a number that may not be the server's.
 FLAGGED = ("contended", "engine-saturated", "littles-law")
@@ -95,7 +96,7 @@ class CellChange:
                 ("A", self.status_a, self.flags_a),
                 ("B", self.status_b, self.flags_b),
             )
-            for what in ([status] if status not in (None, "measured") else []) + flags
+            for what in ([status] if status not in (None, CellStatus.MEASURED) else []) + flags
         ]
         return text + (f" [{', '.join(odd)}]" if odd and "rps_ok" in self.verdicts else "")
 

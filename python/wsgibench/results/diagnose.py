@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from wsgibench.results import latency
 from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.repeat import Repeat
+from wsgibench.results.verdict import Verdict
 
 LITTLE_TOLERANCE = 0.20
 NAGLE_MS = (35.0, 50.0)
@@ -61,17 +62,19 @@ class Diagnosis:
 
 
 def facts_from(
-    engine: EngineResult,
-    record: dict[str, Any],
+    repeat: Repeat,
+    verdict: Verdict,
     model: str,
     level: float,
     wants_keep_alive: bool,
     cpu_share_pct: float,
 ) -> Facts:
+    """What a repeat tells, from what it recorded and what judging it decided (its verdict)."""
+    engine = repeat.engine
     totals = engine.totals
     lat = latency.overall(engine)  # every kind: Little's law counts every request in flight
-    extra = record.get("extra", {})
-    netstat = extra.get("netstat", {})
+    counters = repeat.counters
+    netstat = counters.netstat if counters is not None else {}
     return Facts(
         model=model,
         level=level,
@@ -79,7 +82,7 @@ def facts_from(
         responses=totals.responses,
         ok=totals.ok,
         errors=totals.error_count,
-        rps_ok=float(record.get("rps_ok") or 0),
+        rps_ok=float(repeat.rps_ok or 0),
         closing_replies=totals.connection_close_replies + totals.idle_close,
         latency_min_ms=_ms(lat.min if lat else None),
         latency_mean_ms=_ms(lat.mean if lat else None),
@@ -88,13 +91,13 @@ def facts_from(
         latency_p99_ms=_ms(lat.p99 if lat else None),
         connect_mean_ms=_connect_mean_us(engine) / 1000,
         connections_opened=totals.connections_opened,
-        cpu_mean_pct=record.get("cpu_mean_pct"),
+        cpu_mean_pct=repeat.cpu_mean_pct,
         cpu_share_pct=cpu_share_pct,
         listen_drops=int(netstat.get("ListenOverflows", 0)) + int(netstat.get("ListenDrops", 0)),
-        log_bytes=int(extra.get("log_bytes", 0)),
-        saturated=engine.saturated or bool(record.get("saturated")),
-        saturation_reasons=tuple(extra.get("saturation_reasons") or engine.saturation_reasons),
-        contended=(extra.get("interference") or {}).get("contended"),
+        log_bytes=counters.log_bytes if counters is not None else 0,
+        saturated=engine.saturated or verdict.saturated,
+        saturation_reasons=verdict.saturation_reasons or engine.saturation_reasons,
+        contended=counters.interference.contended if counters is not None else None,
         depth=engine.plan.depth,
         refused_503=totals.bad_status_codes.get("503", 0),
         unannounced_closes=totals.unannounced_closes,

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wsgibench.errors import EnvironmentProblem, UsageError
-from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.repeat import Repeat, StoredRepeat
+from wsgibench.results.verdict import CellStatus
 
 SCHEMA_VERSION = 1
 # Schema history:
@@ -73,6 +74,31 @@ CREATE TABLE IF NOT EXISTS samples (
 CREATE INDEX IF NOT EXISTS samples_by_repeat ON samples(repeat_id);
 """
 
+# Each column of the repeats table and the attribute of a `Repeat` it holds (beside cell_id,
+# engine_json: the engine's document as it printed it, and extra_json: `Repeat.extra()`).
+REPEAT_COLUMNS: tuple[tuple[str, Callable[[Repeat], Any]], ...] = (
+    ("idx", lambda r: r.idx),
+    ("rps_ok", lambda r: r.rps_ok),
+    ("requests", lambda r: r.requests),
+    ("ok", lambda r: r.ok),
+    ("errors", lambda r: r.errors),
+    ("error_rate", lambda r: r.error_rate),
+    ("latency_p50_us", lambda r: r.latency_p50_us),
+    ("latency_p90_us", lambda r: r.latency_p90_us),
+    ("latency_p99_us", lambda r: r.latency_p99_us),
+    ("latency_max_us", lambda r: r.latency_max_us),
+    ("cpu_mean_pct", lambda r: r.cpu_mean_pct),
+    ("cpu_peak_pct", lambda r: r.cpu_peak_pct),
+    ("rss_start_bytes", lambda r: r.rss_start_bytes),
+    ("rss_end_bytes", lambda r: r.rss_end_bytes),
+    ("rss_peak_bytes", lambda r: r.rss_peak_bytes),
+    ("rss_mean_bytes", lambda r: r.rss_mean_bytes),
+    ("conns_peak", lambda r: r.conns_peak),
+    ("engine_cpu_s", lambda r: r.engine_cpu_s),
+    ("sampler_cpu_s", lambda r: r.sampler_cpu_s),
+    ("saturated", lambda r: int(r.saturated)),
+)
+
 
 @dataclass
 class Cell:
@@ -83,7 +109,7 @@ class Cell:
     model: str
     level: float
     position: int
-    status: str
+    status: CellStatus
     reason: str | None
     notes: list[str]
     capabilities: dict | None
@@ -202,7 +228,7 @@ class Store:
             self.db.execute("DELETE FROM repeats WHERE cell_id=?", (cell_id,))
             self.db.execute("DELETE FROM cells WHERE id=?", (cell_id,))
 
-    def save_cell(self, study_id: int, cell: dict[str, Any], repeats: list[dict[str, Any]]) -> int:
+    def save_cell(self, study_id: int, cell: dict[str, Any], repeats: list[Repeat]) -> int:
         """One transaction per finished cell: a killed run leaves whole cells or none."""
         with self.db:
             cur = self.db.execute(
@@ -232,22 +258,25 @@ class Store:
                 self._save_repeat(cell_id, rep)
         return cell_id
 
-    def _save_repeat(self, cell_id: int, rep: dict[str, Any]) -> None:
-        cols = [k for k in rep if k not in ("samples", "engine", "extra")]
+    def _save_repeat(self, cell_id: int, rep: Repeat) -> None:
+        columns = ", ".join(column for column, _ in REPEAT_COLUMNS)
         cur = self.db.execute(
-            f"INSERT INTO repeats (cell_id, engine_json, extra_json, {', '.join(cols)}) "
-            f"VALUES (?, ?, ?, {', '.join('?' for _ in cols)})",
+            f"INSERT INTO repeats (cell_id, engine_json, extra_json, {columns}) "
+            f"VALUES (?, ?, ?, {', '.join('?' for _ in REPEAT_COLUMNS)})",
             (
                 cell_id,
-                json.dumps(_document(rep["engine"])),
-                json.dumps(rep.get("extra", {})),
-                *[rep[c] for c in cols],
+                json.dumps(rep.engine.raw),
+                json.dumps(rep.extra()),
+                *[value(rep) for _, value in REPEAT_COLUMNS],
             ),
         )
         self.db.executemany(
             "INSERT INTO samples (repeat_id, t_s, cpu_pct, rss_bytes, processes, conns, load1)"
             " VALUES (?,?,?,?,?,?,?)",
-            [(cur.lastrowid, *s) for s in rep.get("samples", [])],
+            [
+                (cur.lastrowid, s.t_s, s.cpu_pct, s.rss_bytes, s.processes, s.conns, s.load1)
+                for s in rep.samples
+            ],
         )
 
     # -- reading -------------------------------------------------------------------------------
@@ -278,7 +307,7 @@ class Store:
                 r["model"],
                 r["level"],
                 r["position"],
-                r["status"],
+                CellStatus(r["status"]),
                 r["reason"],
                 json.loads(r["notes_json"]),
                 _loads(r["capabilities_json"]),
@@ -299,12 +328,15 @@ class Store:
             "SELECT * FROM samples WHERE repeat_id=? ORDER BY t_s", (repeat_id,)
         ).fetchall()
 
-    def peak_processes(self, repeat_id: int) -> int | None:
-        """The most processes the sampler saw in the server's tree during a repeat."""
-        row = self.db.execute(
-            "SELECT MAX(processes) FROM samples WHERE repeat_id=?", (repeat_id,)
-        ).fetchone()
-        return int(row[0]) if row and row[0] is not None else None
+    def stored_repeats(self, cell_id: int) -> list[StoredRepeat]:
+        """A cell's repeats read back typed, each with the most processes the sampler saw in the
+        server's tree during it."""
+        rows = self.db.execute(
+            "SELECT *, (SELECT MAX(processes) FROM samples WHERE repeat_id=repeats.id)"
+            " AS processes_peak FROM repeats WHERE cell_id=? ORDER BY idx",
+            (cell_id,),
+        )
+        return [StoredRepeat.from_row(r) for r in rows]
 
     def iter_repeats(self, study_id: int) -> Iterator[tuple[Cell, sqlite3.Row]]:
         for cell in self.cells(study_id):
@@ -315,11 +347,6 @@ class Store:
 def _rowid(cur: sqlite3.Cursor) -> int:
     assert cur.lastrowid is not None  # set by every INSERT
     return cur.lastrowid
-
-
-def _document(engine: EngineResult | dict[str, Any]) -> dict[str, Any]:
-    """The engine's result exactly as it printed it (a dict is stored as given)."""
-    return engine.raw if isinstance(engine, EngineResult) else engine
 
 
 def _dumps(value: Any) -> str | None:

@@ -5,11 +5,9 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol
-
-import psutil
+from typing import Any
 
 from wsgibench.databases import LoadDatabase
 from wsgibench.errors import EngineError, LoadHostLost, StartupError
@@ -20,10 +18,13 @@ from wsgibench.machine.topology import Layout, Topology, scaled_layout
 from wsgibench.paths import APPS_DIR
 from wsgibench.results import diagnose, latency
 from wsgibench.results.engine_plan import EnginePlan
+from wsgibench.results.repeat import Counters, Repeat
 from wsgibench.results.store import Store
+from wsgibench.results.verdict import CellStatus, Verdict
 from wsgibench.run import checks
 from wsgibench.run.engine import Engine
 from wsgibench.run.judge import judge_repeat
+from wsgibench.run.outcome import CellOutcome, ServerHandle
 from wsgibench.run.records import dropped, interference_record, repeat_record, window_record
 from wsgibench.run.serve import ServeOptions, availability, server_info, server_python, start
 from wsgibench.servers import Flavour, ServerRecipe, get
@@ -34,40 +35,6 @@ from wsgibench.study.plan import CellPlan
 
 # The note on a cell that a lost load host made invalid: `--resume` runs such a cell again.
 HOST_LOST = "load host lost: the other hosts were stopped, nothing was re-run"
-
-
-@dataclass
-class CellOutcome:
-    status: str = "measured"  # measured | invalid | disqualified | unavailable | failed
-    reason: str | None = None
-    notes: list[str] = field(default_factory=list)
-    capabilities: dict[str, Any] | None = None
-    repeats: list[dict[str, Any]] = field(default_factory=list)
-    diagnoses: list[dict[str, Any]] = field(default_factory=list)
-    isolation: dict[str, Any] | None = None  # where and how the server ran, once it started
-
-    def disqualify(self, reason: str) -> None:
-        self.status, self.reason = "disqualified", reason
-
-
-class MemoryCounter(Protocol):
-    def oom_kills(self) -> int: ...
-
-
-class ServerHandle(Protocol):
-    """What measuring and judging need of a running server (a RunningServer, or a test's fake)."""
-
-    host: str
-    port: int
-
-    @property
-    def cgroup(self) -> MemoryCounter: ...
-
-    def processes(self) -> list[psutil.Process]: ...
-
-    def dead(self) -> str | None: ...
-
-    def logged_bytes(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -154,18 +121,21 @@ def refusal(recipe: ServerRecipe, study: Study, workers: int) -> CellOutcome | N
     """Why this server cannot take this cell at all (recorded as unavailable), or None."""
     if recipe.apps and study.app not in recipe.apps:  # its own handlers (tornado's native pair)
         return CellOutcome(
-            "unavailable", f"serves only the app(s) {', '.join(recipe.apps)}, not {study.app!r}"
+            CellStatus.UNAVAILABLE,
+            f"serves only the app(s) {', '.join(recipe.apps)}, not {study.app!r}",
         )
     if (
         not recipe.apps
         and get_app(study.app).module_for(recipe.interface, recipe.native_api) is None
     ):
-        return CellOutcome("unavailable", recipe.has_no_version_of(study.app))
+        return CellOutcome(CellStatus.UNAVAILABLE, recipe.has_no_version_of(study.app))
     ok, why = availability(recipe)
     if not ok:
-        return CellOutcome("unavailable", why)
+        return CellOutcome(CellStatus.UNAVAILABLE, why)
     if workers > 1 and not recipe.multi_worker:
-        return CellOutcome("unavailable", f"runs one process: cannot use {workers} workers")
+        return CellOutcome(
+            CellStatus.UNAVAILABLE, f"runs one process: cannot use {workers} workers"
+        )
     return None
 
 
@@ -207,7 +177,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     try:
         server, workdir = start(recipe, options)
     except StartupError as exc:
-        return CellOutcome("disqualified", str(exc))
+        return CellOutcome(CellStatus.DISQUALIFIED, str(exc))
     ctx.on_server(server)
     isolation: dict[str, Any] = {
         "server_cpus": placement.server_cpus,
@@ -225,9 +195,9 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     try:
         outcome = check_and_measure(cell, server, ctx, placement)
     except LoadHostLost as exc:  # invalid, said so; `--resume` runs the cell again
-        outcome = CellOutcome("invalid", f"{exc}; {HOST_LOST}", notes=[HOST_LOST])
+        outcome = CellOutcome(CellStatus.INVALID, f"{exc}; {HOST_LOST}", notes=[HOST_LOST])
     except EngineError as exc:
-        outcome = CellOutcome("failed", f"engine: {exc}")
+        outcome = CellOutcome(CellStatus.FAILED, f"engine: {exc}")
     finally:
         ctx.on_server(None)
         # The memory group's own high-water mark (shared pages once), beside the sampler's summed
@@ -291,22 +261,29 @@ def measure(
     if load.warmup_s > 0:
         ctx.progress(f"{cell.label}: warm-up")
         ctx.engine.run(plan_at(seed=seed, warmup=True))
+    judged: list[tuple[Repeat, Verdict]] = []
     for idx in range(study.repeats):
         ctx.progress(f"{cell.label}: repeat {idx + 1}/{study.repeats}")
         rep = measure_repeat(idx, plan_at(seed=seed + idx), server, ctx, placement)
-        outcome.repeats.append(rep)
-        if judge_repeat(outcome, rep, server, study.error_threshold):
+        verdict = judge_repeat(rep, server, study.error_threshold)
+        judged.append((rep, verdict))
+        outcome.apply(rep, verdict)
+        if verdict.ends_cell:
             break
     share = 100.0 * len(placement.server_cpus)
     facts = [
-        diagnose.facts_from(r["engine"], r, load.model, cell.level, load.wants_keep_alive, share)
-        for r in outcome.repeats
+        diagnose.facts_from(r, v, load.model, cell.level, load.wants_keep_alive, share)
+        for r, v in judged
     ]
     codes = {a.code for a in adapted}
     outcome.diagnoses += [d.as_dict() for d in diagnose.diagnose(facts) if d.code not in codes]
-    skews = [r["engine"].start_skew_s for r in outcome.repeats if r["engine"].load_hosts]
+    skews = [
+        r.engine.start_skew_s
+        for r in outcome.repeats
+        if r.engine.load_hosts and r.engine.start_skew_s is not None
+    ]
     if skews:  # load from several hosts: how far apart they started, in the worst repeat
-        hosts = len(outcome.repeats[0]["engine"].load_hosts)
+        hosts = len(outcome.repeats[0].engine.load_hosts)
         outcome.notes.append(f"load from {hosts} hosts, started ≤ {1e3 * max(skews):.1f} ms apart")
     oom = server.cgroup.oom_kills()
     if oom:
@@ -320,9 +297,9 @@ def measure_repeat(
     server: ServerHandle,
     ctx: CellContext,
     placement: Placement,
-) -> dict[str, Any]:
+) -> Repeat:
     sampler = Sampler(server.processes, server.port)
-    counters, log_bytes = netstat.tcp_ext(), server.logged_bytes()
+    tcp, log_bytes = netstat.tcp_ext(), server.logged_bytes()
     side = cpustat.processes_cpu_s(ctx.databases.db.pids() if ctx.databases.db else [])
     cpus, harness, started = ctx.cpu_times(), cpustat.own_cpu_s(), time.monotonic()
     sampler.start()
@@ -335,13 +312,13 @@ def measure_repeat(
     harness = cpustat.own_cpu_s() - harness
     side_after = cpustat.processes_cpu_s(list(side))
     server_own = sampler.tree_cpu_s + sum(side_after.get(p, t) - t for p, t in side.items())
-    rep = repeat_record(idx, result, sampler)
-    rep["extra"] = {
-        "netstat": netstat.delta(counters, netstat.tcp_ext()),
-        "log_bytes": server.logged_bytes() - log_bytes,
-        "kinds": latency.by_kind(result),
-        "window": window_record(result),
-        "interference": interference_record(
+    expected, nothing_dropped = dropped(result)
+    counters = Counters(
+        netstat=netstat.delta(tcp, netstat.tcp_ext()),
+        log_bytes=server.logged_bytes() - log_bytes,
+        kinds=latency.by_kind(result),
+        window=window_record(result),
+        interference=interference_record(
             cpus,
             ctx.cpu_times(),
             wall,
@@ -353,9 +330,10 @@ def measure_repeat(
             result.runqueue_wait_fraction,
             result.cost.cpu_fraction,
         ),
-        **dropped(result),
-    }
-    return rep
+        expected_requests=expected,
+        nothing_dropped=nothing_dropped,
+    )
+    return repeat_record(idx, result, sampler, counters)
 
 
 # -- 5. store ----------------------------------------------------------------------------------------

@@ -3,15 +3,18 @@ seed 000's check that nothing the plan called for was dropped."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 from wsgibench.machine import cpustat
 from wsgibench.machine.sampler import Sampler
 from wsgibench.results import latency
 from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.repeat import Counters, Interference, Repeat, Window
 
 
-def repeat_record(idx: int, result: EngineResult, sampler: Sampler) -> dict[str, Any]:
+def repeat_record(
+    idx: int, result: EngineResult, sampler: Sampler, counters: Counters | None = None
+) -> Repeat:
     """One stored repeat: headline numbers from the engine and the sampler, plus both in full."""
     totals = result.totals
     ok, errors, caused = totals.ok, totals.error_count, totals.server_errors
@@ -21,33 +24,32 @@ def repeat_record(idx: int, result: EngineResult, sampler: Sampler) -> dict[str,
     rss = [s.rss_bytes for s in samples]
     conns = [s.conns for s in samples if s.conns is not None]
     cpu = [s.cpu_pct for s in inner]
-    return {
-        "idx": idx,
-        "rps_ok": rps_ok(result),
-        "requests": totals.requests_sent,
-        "ok": ok,
-        "errors": errors,
+    return Repeat(
+        idx=idx,
+        rps_ok=rps_ok(result),
+        requests=totals.requests_sent,
+        ok=ok,
+        errors=errors,
         # The server's share: errors the engine's own limits caused are not the server's.
-        "error_rate": caused / (ok + caused) if ok + caused else 0.0,
-        "latency_p50_us": lat.p50 if lat else None,
-        "latency_p90_us": lat.p90 if lat else None,
-        "latency_p99_us": lat.p99 if lat else None,
-        "latency_max_us": lat.max if lat else None,
-        "cpu_mean_pct": sum(cpu) / len(cpu) if cpu else None,
-        "cpu_peak_pct": max(cpu) if cpu else None,
-        "rss_start_bytes": rss[0] if rss else None,
-        "rss_end_bytes": rss[-1] if rss else None,
-        "rss_peak_bytes": max(rss) if rss else None,
-        "rss_mean_bytes": int(sum(rss) / len(rss)) if rss else None,
-        "conns_peak": max(conns) if conns else None,
-        "engine_cpu_s": result.cost.cpu_s,
-        "sampler_cpu_s": sampler.own_cpu_s,
-        "saturated": int(result.saturated),
-        "engine": result,
-        "samples": [
-            (s.t_s, s.cpu_pct, s.rss_bytes, s.processes, s.conns, s.load1) for s in samples
-        ],
-    }
+        error_rate=caused / (ok + caused) if ok + caused else 0.0,
+        latency_p50_us=lat.p50 if lat else None,
+        latency_p90_us=lat.p90 if lat else None,
+        latency_p99_us=lat.p99 if lat else None,
+        latency_max_us=lat.max if lat else None,
+        cpu_mean_pct=sum(cpu) / len(cpu) if cpu else None,
+        cpu_peak_pct=max(cpu) if cpu else None,
+        rss_start_bytes=rss[0] if rss else None,
+        rss_end_bytes=rss[-1] if rss else None,
+        rss_peak_bytes=max(rss) if rss else None,
+        rss_mean_bytes=int(sum(rss) / len(rss)) if rss else None,
+        conns_peak=max(conns) if conns else None,
+        engine_cpu_s=result.cost.cpu_s,
+        sampler_cpu_s=sampler.own_cpu_s,
+        saturated=result.saturated,
+        engine=result,
+        samples=tuple(samples),
+        counters=counters,
+    )
 
 
 def rps_ok(result: EngineResult) -> float:
@@ -60,25 +62,25 @@ def rps_ok(result: EngineResult) -> float:
     return totals.ok / result.elapsed_s if result.elapsed_s else 0.0
 
 
-def window_record(result: EngineResult) -> dict[str, Any]:
+def window_record(result: EngineResult) -> Window:
     """The measured window and what completed in it and after it (the drain), for the store."""
     t = result.totals
-    return {
-        "window_s": t.window_s,
-        "ok_in_window": t.ok_in_window,
-        "completed_after_window": t.completed_after_window,
-        "unannounced_closes": t.unannounced_closes,
-        "resent": t.resent,
-        "engine_turnaround_us": t.turnaround_us,
-    }
+    return Window(
+        window_s=t.window_s,
+        ok_in_window=t.ok_in_window,
+        completed_after_window=t.completed_after_window,
+        unannounced_closes=t.unannounced_closes,
+        resent=t.resent,
+        engine_turnaround_us=t.turnaround_us,
+    )
 
 
-def dropped(result: EngineResult) -> dict[str, Any]:
+def dropped(result: EngineResult) -> tuple[int | None, bool]:
     """Seed 000's check: every request the plan called for was sent and got a valid reply."""
     expected, totals = result.plan.expected_requests, result.totals
     sent, ok = totals.requests_sent, totals.ok
     lost = totals.error_count > 0 or ok != sent or (expected is not None and ok != expected)
-    return {"expected_requests": expected, "nothing_dropped": not lost}
+    return expected, not lost
 
 
 CONTENDED_PCT = 5.0  # other work above this share of a set of CPUs flags the repeat
@@ -98,11 +100,11 @@ def interference_record(
     harness_s: float,
     engine_wait: float | None,
     engine_cpu_fraction: float = 1.0,
-) -> dict[str, Any]:
+) -> Interference:
     """How much of the server's and the engine's CPUs other work took during the repeat. The
     harness itself (sampler, this process) is not pinned: its CPU time is taken off each set's
     other work, so it never flags a repeat by itself."""
-    found: dict[str, Any] = {"harness_cpu_s": round(harness_s, 3)}
+    found: dict[str, cpustat.Interference] = {}
     flags = []
     for side, cpus, own in (
         ("server", server_cpus, server_own_s),
@@ -110,22 +112,26 @@ def interference_record(
     ):
         use = cpustat.interference(before, after, cpus, own, wall_s)
         other = max(0.0, use.other_pct - 100 * harness_s / max(wall_s * len(cpus), 1e-9))
-        found[side] = {**use.as_dict(), "other_pct": round(other, 2)}
+        found[side] = replace(use, other_pct=round(other, 2))
         if other > CONTENDED_PCT or use.steal_pct > CONTENDED_PCT:
             flags.append(
                 f"{side} CPUs {use.cpus}: other work {other:.0f} %, stolen {use.steal_pct:.0f} %"
             )
     # /proc/stat counts in 10 ms ticks: a repeat under a second is too short to judge by them.
     judged = wall_s >= MIN_JUDGED_S
-    found["contended"] = ("; ".join(flags) or None) if judged else None
-    # Runnable but not running: the engine wanted its CPU and something else had it.
-    found["engine_waited_pct"] = None if engine_wait is None else round(100 * engine_wait, 2)
-    # An engine that mostly waits on the server (a sleeping app) may wait for its CPU now and
-    # then without being held back: starved means it wanted the CPU and could not have it.
-    found["engine_starved"] = (
-        judged
-        and engine_wait is not None
-        and 100 * engine_wait > STARVED_WAIT_PCT
-        and engine_cpu_fraction + engine_wait >= STARVED_DEMAND
+    return Interference(
+        harness_cpu_s=round(harness_s, 3),
+        server=found["server"],
+        engine=found["engine"],
+        contended=("; ".join(flags) or None) if judged else None,
+        # Runnable but not running: the engine wanted its CPU and something else had it.
+        engine_waited_pct=None if engine_wait is None else round(100 * engine_wait, 2),
+        # An engine that mostly waits on the server (a sleeping app) may wait for its CPU now and
+        # then without being held back: starved means it wanted the CPU and could not have it.
+        engine_starved=(
+            judged
+            and engine_wait is not None
+            and 100 * engine_wait > STARVED_WAIT_PCT
+            and engine_cpu_fraction + engine_wait >= STARVED_DEMAND
+        ),
     )
-    return found

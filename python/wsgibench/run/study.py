@@ -14,16 +14,11 @@ from wsgibench.machine.process import RunningServer
 from wsgibench.results.compare import metadata_differences
 from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.store import Cell, Store
-from wsgibench.run.cell import (
-    HOST_LOST,
-    CellContext,
-    CellOutcome,
-    database_kind,
-    run_cell,
-    save_cell,
-)
+from wsgibench.results.verdict import CellStatus
+from wsgibench.run.cell import HOST_LOST, CellContext, database_kind, run_cell, save_cell
 from wsgibench.run.cluster import ClusterEngine, LoadHosts, check_target
 from wsgibench.run.engine import Engine, EngineProcess, check_plans, engine_version
+from wsgibench.run.outcome import CellOutcome
 from wsgibench.servers.mod_wsgi import APACHE
 from wsgibench.servers.nginx.config import NGINX
 from wsgibench.study.model import Study
@@ -32,6 +27,8 @@ from wsgibench.study.plan import CellPlan, every_plan, plan_cells
 Progress = Callable[[str], None]
 CellDone = Callable[[CellPlan, CellOutcome], None]
 Kept = Callable[[set[tuple[str, str, float]]], None]
+# A server disqualified or unavailable at a level is not run at the load's higher levels.
+LEAVE_THE_SWEEP = (CellStatus.DISQUALIFIED, CellStatus.UNAVAILABLE)
 
 
 def refuse_bad_plans(study: Study) -> None:
@@ -153,14 +150,14 @@ class StudyRunner:
         return study_id
 
     def _outcome(
-        self, cell: CellPlan, out_of: dict[tuple[str, str], tuple[str, str]]
+        self, cell: CellPlan, out_of: dict[tuple[str, str], tuple[CellStatus, str]]
     ) -> CellOutcome:
         """Run the cell, unless its server already left this load's sweep."""
         key = (cell.server, cell.load.name)
         if key in out_of:
             return CellOutcome(*out_of[key])
         outcome = run_cell(cell, self._cell_context())
-        if outcome.status in ("disqualified", "unavailable"):
+        if outcome.status in LEAVE_THE_SWEEP:
             out_of[key] = _leaves(outcome.status, outcome.reason, cell.level, cell.load.model)
         return outcome
 
@@ -193,18 +190,20 @@ class StudyRunner:
         return found
 
 
-def _left_the_sweep(cells: Any) -> dict[tuple[str, str], tuple[str, str]]:
+def _left_the_sweep(cells: Any) -> dict[tuple[str, str], tuple[CellStatus, str]]:
     """(server, load) -> (status, why) for servers that left a load's sweep in a stored run."""
-    out_of: dict[tuple[str, str], tuple[str, str]] = {}
+    out_of: dict[tuple[str, str], tuple[CellStatus, str]] = {}
     for c in sorted(cells, key=lambda c: c.position):
         assert isinstance(c, Cell)
-        if c.status in ("disqualified", "unavailable"):
+        if c.status in LEAVE_THE_SWEEP:
             out_of.setdefault((c.server, c.load), _leaves(c.status, c.reason, c.level, c.model))
     return out_of
 
 
-def _leaves(status: str, reason: str | None, level: float, model: str) -> tuple[str, str]:
+def _leaves(
+    status: CellStatus, reason: str | None, level: float, model: str
+) -> tuple[CellStatus, str]:
     """What the later levels of a server that left the sweep record."""
-    if status == "unavailable" or (reason or "").startswith("disqualified at"):
+    if status == CellStatus.UNAVAILABLE or (reason or "").startswith("disqualified at"):
         return status, reason or ""
     return status, f"disqualified at {LEVEL_FIELDS[model]} {level:g}: {reason}"

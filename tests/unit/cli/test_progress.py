@@ -28,7 +28,9 @@ def _study():
 
 def _outcome(status="measured", reason=None, rps=(1000.0, 1100.0)):
     return SimpleNamespace(
-        status=status, reason=reason, repeats=[{"rps_ok": v, "latency_p50_us": 250.0} for v in rps]
+        status=status,
+        reason=reason,
+        repeats=[SimpleNamespace(rps_ok=v, latency_p50_us=250.0) for v in rps],
     )
 
 

@@ -70,8 +70,8 @@ def test_a_good_server_is_measured_over_every_repeat(tmp_path):
     # 10 connections, 10,000 replies/s at 1 ms each: Little's law holds exactly.
     outcome, engine = _measure(tmp_path, [result(ok=10_000, mean_us=1000)])
     assert (outcome.status, outcome.reason) == ("measured", None)
-    assert len(outcome.repeats) == 3 and [r["idx"] for r in outcome.repeats] == [0, 1, 2]
-    assert outcome.repeats[0]["rps_ok"] == 10_000 and outcome.repeats[0]["error_rate"] == 0
+    assert len(outcome.repeats) == 3 and [r.idx for r in outcome.repeats] == [0, 1, 2]
+    assert outcome.repeats[0].rps_ok == 10_000 and outcome.repeats[0].error_rate == 0
     assert _codes(outcome) == set()
     # a warm-up, then one plan per repeat, each with its own seed
     assert len(engine.plans) == 4
@@ -88,7 +88,7 @@ def test_errors_over_the_threshold_disqualify_and_end_the_cell(tmp_path):
 
 def test_errors_under_the_threshold_are_measured(tmp_path):
     outcome, _ = _measure(tmp_path, [result(ok=9_990, errors={"timeout": 10}, mean_us=1000)])
-    assert outcome.status == "measured" and outcome.repeats[0]["errors"] == 10
+    assert outcome.status == "measured" and outcome.repeats[0].errors == 10
 
 
 def test_a_saturated_engine_makes_the_cell_invalid(tmp_path):
@@ -185,10 +185,10 @@ def test_other_work_on_the_servers_cpu_is_flagged_contended(tmp_path):
     # however long the fake engine takes (milliseconds), so other work is far over 5 %.
     outcome, _ = _measure(tmp_path, [result(ok=10_000, mean_us=1000)], cpu_times=busy_cpu0(5.0))
     assert "contended" in _codes(outcome) and outcome.status == "measured"
-    use = outcome.repeats[0]["extra"]["interference"]
-    assert use["server"]["cpus"] == [0] and use["server"]["other_pct"] > 5
-    assert use["contended"].startswith("server CPUs (0,)")
-    assert use["engine"]["other_pct"] == 0 and not use["engine_starved"]
+    use = outcome.repeats[0].counters.interference
+    assert use.server.cpus == (0,) and use.server.other_pct > 5
+    assert use.contended.startswith("server CPUs (0,)")
+    assert use.engine.other_pct == 0 and not use.engine_starved
 
 
 def test_an_engine_that_waited_for_its_cpu_is_starved_and_the_cell_invalid(tmp_path):
@@ -200,14 +200,14 @@ def test_an_engine_that_waited_for_its_cpu_is_starved_and_the_cell_invalid(tmp_p
         "load generator was the bottleneck: engine starved: it "
         "waited for its CPU(s) [1] 30 % of the time"
     )
-    assert all(r["saturated"] == 1 for r in outcome.repeats)
+    assert all(r.saturated for r in outcome.repeats)
     assert "engine-saturated" in _codes(outcome)
 
 
 def test_a_little_run_queue_wait_is_not_starvation(tmp_path):
     fine = replace(result(ok=10_000, mean_us=1000), runqueue_wait_s=0.01)
     outcome, _ = _measure(tmp_path, [fine])
-    assert outcome.status == "measured" and outcome.repeats[0]["saturated"] == 0
+    assert outcome.status == "measured" and not outcome.repeats[0].saturated
 
 
 def test_every_kind_counts_in_the_headline_latency_and_littles_law(tmp_path):
@@ -217,8 +217,8 @@ def test_every_kind_counts_in_the_headline_latency_and_littles_law(tmp_path):
     outcome, _ = _measure(tmp_path, [mixed], repeats=1)
     assert outcome.status == "measured" and "littles-law" not in _codes(outcome)
     rep = outcome.repeats[0]
-    assert rep["latency_p50_us"] == 1000 and rep["latency_max_us"] == pytest.approx(1e6, rel=1e-3)
-    kinds = rep["extra"]["kinds"]
+    assert rep.latency_p50_us == 1000 and rep.latency_max_us == pytest.approx(1e6, rel=1e-3)
+    kinds = rep.counters.kinds
     assert kinds["slow"]["p50_us"] == 1_000_000 and kinds["fast"]["p50_us"] == 1000
     assert (kinds["slow"]["ok"], kinds["fast"]["ok"]) == (5, 5000)
 
@@ -247,8 +247,8 @@ def test_the_engines_own_limits_make_the_cell_invalid_not_the_server_disqualifie
     assert outcome.reason == (
         "load generator was the bottleneck: engine hit its file-descriptor limit (1024) 200 times"
     )
-    assert outcome.repeats[0]["error_rate"] == pytest.approx(10 / 9_810)
-    assert outcome.repeats[0]["errors"] == 210
+    assert outcome.repeats[0].error_rate == pytest.approx(10 / 9_810)
+    assert outcome.repeats[0].errors == 210
 
 
 def test_an_overloaded_server_is_disqualified_and_the_engines_limit_is_its_consequence(tmp_path):
@@ -275,8 +275,8 @@ def test_throughput_is_over_the_measured_window_not_the_drain(tmp_path):
     )
     outcome, _ = _measure(tmp_path, [stuck], repeats=1)
     rep = outcome.repeats[0]
-    assert rep["rps_ok"] == 10_000  # not 50,001 / 10 s
-    assert rep["extra"]["window"]["completed_after_window"] == 1
+    assert rep.rps_ok == 10_000  # not 50,001 / 10 s
+    assert rep.counters.window.completed_after_window == 1
 
 
 def test_unannounced_closes_are_said_and_not_errors(tmp_path):
@@ -284,7 +284,7 @@ def test_unannounced_closes_are_said_and_not_errors(tmp_path):
         ok=10_000, mean_us=1000, connections=110, totals={"unannounced_closes": 100, "resent": 100}
     )
     outcome, _ = _measure(tmp_path, [closes])
-    assert outcome.status == "measured" and outcome.repeats[0]["errors"] == 0
+    assert outcome.status == "measured" and outcome.repeats[0].errors == 0
     (said,) = [d for d in outcome.diagnoses if d["code"] == "unannounced-close"]
     assert "without announcing it (100 of 110 connections)" in said["message"]
 
@@ -295,7 +295,7 @@ def test_an_engine_that_mostly_waits_on_the_server_is_not_starved(tmp_path):
     base = result(ok=200, mean_us=1000)
     idle = replace(base, runqueue_wait_s=0.2, cost=replace(base.cost, cpu_fraction=0.05))
     outcome, _ = _measure(tmp_path, [idle], level=1)
-    assert outcome.status == "measured" and outcome.repeats[0]["saturated"] == 0
+    assert outcome.status == "measured" and not outcome.repeats[0].saturated
 
 
 def test_503_from_a_concurrency_limit_is_its_own_kind(tmp_path):

@@ -1,0 +1,128 @@
+"""Judging returns a Verdict and changes nothing it is given; the cell applies it; diagnosis reads
+the Verdict it is handed, never what judging might have written somewhere."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+
+import pytest
+
+from wsgibench.machine.cpustat import CpuTimes
+from wsgibench.machine.sampler import Sampler
+from wsgibench.results import latency
+from wsgibench.results.diagnose import diagnose, facts_from
+from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.repeat import Counters, Repeat
+from wsgibench.results.verdict import CellStatus, Verdict
+from wsgibench.run.judge import judge_repeat
+from wsgibench.run.outcome import CellOutcome
+from wsgibench.run.records import dropped, interference_record, repeat_record, window_record
+
+from .fakes import FakeCgroup, FakeServer, result
+from .test_judging import _measure
+
+IDLE = CpuTimes({0: 0.0, 1: 0.0}, {0: 0.0, 1: 0.0})
+THRESHOLD = 0.05
+
+
+def _recorded(engine: EngineResult, idx: int = 0) -> Repeat:
+    """A repeat as run/cell.py records it, the CPUs idle but for the server and the engine."""
+    use = interference_record(
+        IDLE,
+        IDLE,
+        engine.elapsed_s,
+        [0],
+        0.0,
+        [1],
+        engine.cost.cpu_s,
+        0.0,
+        engine.runqueue_wait_fraction,
+        engine.cost.cpu_fraction,
+    )
+    expected, nothing_dropped = dropped(engine)
+    counters = Counters(
+        {}, 0, latency.by_kind(engine), window_record(engine), use, expected, nothing_dropped
+    )
+    return repeat_record(idx, engine, Sampler(lambda: [], 9), counters)
+
+
+GOOD = result(ok=10_000, mean_us=1000)
+CASES = {
+    "measured": GOOD,
+    "saturated": result(ok=10_000, mean_us=1000, saturated=True, reasons=("engine CPU 99 %",)),
+    "starved": replace(GOOD, runqueue_wait_s=0.3),
+    "errors": result(ok=900, errors={"timeout": 80, "reset": 20}),
+    "hosts-apart": replace(GOOD, start_skew_s=0.012, start_skew_bound_s=0.010),
+}
+
+
+@pytest.mark.parametrize("engine", CASES.values(), ids=CASES.keys())
+def test_judging_changes_nothing_it_is_given(engine):
+    rep = _recorded(engine)
+    before, document, extra = copy.deepcopy(rep), copy.deepcopy(rep.engine.raw), rep.extra()
+    verdict = judge_repeat(rep, FakeServer(), THRESHOLD)
+    assert rep == before and rep.engine.raw == document and rep.extra() == extra
+    assert rep.saturated is engine.saturated and rep.saturation_reasons is None
+    # the same repeat judged again says the same: nothing judging saw was changed by it
+    assert judge_repeat(rep, FakeServer(), THRESHOLD) == verdict
+
+
+def test_a_starved_engine_is_said_in_the_verdict_not_written_into_the_repeat():
+    rep = _recorded(CASES["starved"])
+    verdict = judge_repeat(rep, FakeServer(), THRESHOLD)
+    assert verdict.status == CellStatus.INVALID and verdict.saturated
+    assert verdict.reason.startswith("load generator was the bottleneck: engine starved")
+    assert not rep.saturated  # the engine did not say so; only the verdict does
+    stored = rep.judged(verdict)
+    assert stored.saturated and stored.extra()["saturation_reasons"] == list(
+        verdict.saturation_reasons
+    )
+    assert not rep.saturated and "saturation_reasons" not in rep.extra()
+
+
+def test_a_disqualified_verdict_ends_the_cell_and_keeps_no_saturation_reasons():
+    server = FakeServer(dies_after=0, cgroup=FakeCgroup(kills=1))
+    verdict = judge_repeat(_recorded(GOOD), server, THRESHOLD)
+    assert verdict.ends_cell and verdict.status == CellStatus.DISQUALIFIED
+    assert verdict.saturation_reasons is None  # judging stopped before looking
+    assert verdict.reason.endswith("(memory limit hit: 1 OOM kill(s))")
+
+
+def test_the_cell_applies_verdicts_in_order():
+    rep = _recorded(GOOD)
+    outcome = CellOutcome()
+    outcome.apply(rep, Verdict())
+    assert (outcome.status, outcome.reason) == (CellStatus.MEASURED, None)
+    outcome.apply(rep, Verdict(CellStatus.INVALID, "first", saturation_reasons=()))
+    outcome.apply(rep, Verdict(CellStatus.INVALID, "second", saturation_reasons=()))
+    assert (outcome.status, outcome.reason) == (CellStatus.INVALID, "first")
+    outcome.apply(rep, Verdict(CellStatus.DISQUALIFIED, "crashed"))
+    assert (outcome.status, outcome.reason) == (CellStatus.DISQUALIFIED, "crashed")
+    assert len(outcome.repeats) == 4
+
+
+def _diagnosed(pairs: list[tuple[Repeat, Verdict]]) -> list[dict]:
+    return [
+        d.as_dict()
+        for d in diagnose([facts_from(r, v, "closed", 10, True, 100.0) for r, v in pairs])
+    ]
+
+
+def test_diagnosis_reads_the_verdict_it_is_given():
+    rep = _recorded(CASES["starved"])
+    verdict = judge_repeat(rep, FakeServer(), THRESHOLD)
+    said = _diagnosed([(rep, verdict)])
+    (saturated,) = [d for d in said if d["code"] == "engine-saturated"]
+    assert "engine starved" in saturated["message"]
+    # the repeat as recorded or as stored after judging: the same diagnosis, from the verdict
+    assert _diagnosed([(rep.judged(verdict), verdict)]) == said
+    # the repeat alone does not say the engine was starved: a verdict of measured finds no saturation
+    assert "engine-saturated" not in {d["code"] for d in _diagnosed([(rep, Verdict())])}
+
+
+@pytest.mark.parametrize("engine", CASES.values(), ids=CASES.keys())
+def test_a_cells_diagnoses_are_those_of_its_repeats_and_their_verdicts(tmp_path, engine):
+    outcome, _ = _measure(tmp_path, [engine])
+    verdicts = [judge_repeat(r, FakeServer(), THRESHOLD) for r in outcome.repeats]
+    assert outcome.diagnoses == _diagnosed(list(zip(outcome.repeats, verdicts, strict=True)))
