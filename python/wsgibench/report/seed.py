@@ -12,6 +12,7 @@ from wsgibench.report.data import BASELINE, CellData, ReportData
 from wsgibench.results.latency import overall
 from wsgibench.results.seed_claims import SeedClaims, claims
 from wsgibench.results.seed_errors import tool_errors
+from wsgibench.results.seed_rules import judge
 from wsgibench.results.seed_verdicts import (
     CHANGED,
     HELD,
@@ -19,7 +20,6 @@ from wsgibench.results.seed_verdicts import (
     Point,
     RunView,
     Verdict,
-    judge,
 )
 
 UNITS = {"connections": "connections", "rate": "/s", "users_per_s": "users/s", "concurrency": ""}
