@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -305,11 +304,6 @@ class Store:
             "SELECT MAX(processes) FROM samples WHERE repeat_id=?", (repeat_id,)
         ).fetchone()
         return int(row[0]) if row and row[0] is not None else None
-
-    def iter_repeats(self, study_id: int) -> Iterator[tuple[Cell, sqlite3.Row]]:
-        for cell in self.cells(study_id):
-            for rep in self.repeats(cell.id):
-                yield cell, rep
 
 
 def _rowid(cur: sqlite3.Cursor) -> int:
