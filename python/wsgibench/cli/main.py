@@ -294,8 +294,8 @@ def show(
     fmt: str,
 ) -> None:
     """Show a stored study: per load and level, servers best first, the nginx ceiling on top."""
-    from wsgibench.cli.run import split_list
     from wsgibench.cli.show import show as show_study
+    from wsgibench.study.overrides import split_list
 
     store = _open_store(results, create=False)
     show_study(

@@ -68,7 +68,7 @@ class Overrides:
         if not self.servers:
             return out, said
         try:
-            names = resolve(_split(self.servers, str, "--servers"))
+            names = resolve(split_list(self.servers, str, "--servers"))
         except UsageError as exc:
             raise UsageError(f"--servers: {exc}") from None
         kept = CEILING in out.get("servers", []) and self.ceiling and CEILING not in names
@@ -87,7 +87,7 @@ class Overrides:
             _option("--duration", self.duration, _DURATION)
             said.append(f"--duration {self.duration:g}")
         if self.levels:
-            levels = _option("--levels", _split(self.levels, float, "--levels"), _LEVELS)
+            levels = _option("--levels", split_list(self.levels, float, "--levels"), _LEVELS)
             said.append(f"--levels {self.levels}")
         loads = []
         for load in out.get("load", []):
@@ -113,7 +113,8 @@ def _option(option: str, value: Any, kind: Kind) -> Any:
         raise UsageError(f"{option} {exc}") from None
 
 
-def _split(value: str, cast: type, option: str) -> list[Any]:
+def split_list(value: str, cast: type, option: str) -> list[Any]:
+    """A comma-separated option's values (`--levels 64,512`), each read by `cast`."""
     try:
         return [cast(v.strip()) for v in value.split(",") if v.strip()]
     except ValueError:
