@@ -27,7 +27,7 @@ LAYERS = (
     ("results", {"results", "databases"}),
     ("servers", {"servers", "faults"}),
     ("machine", {"machine"}),
-    ("base", {"errors", "paths", "apps", ""}),
+    ("base", {"errors", "paths", "baseline", "apps", ""}),
 )
 REPORT_MAY_IMPORT = {"report", "results", "base"}
 # Code that runs inside a server's own venv: it may import nothing of wsgibench.

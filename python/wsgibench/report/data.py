@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from wsgibench.baseline import BASELINE
+from wsgibench.report import format as fmt
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.summary import (
@@ -17,7 +19,6 @@ from wsgibench.results.summary import (
     summarise_study,
 )
 
-BASELINE = "nginx-baseline"
 OPEN_MODELS = ("rate", "conn_rate", "sessions")
 LEVEL_TITLES = {
     "connections": "connections (closed loop)",
@@ -107,7 +108,9 @@ class CellData:
         """Notes and the harness's diagnoses of the cell (e.g. why a number is not to be trusted)."""
         diagnoses = [d.get("message", "") for d in getattr(self.cell, "diagnoses", None) or []]
         placed = placement_text(self.cell.isolation)
-        return [n for n in [placed, self.summary.kinds_text(), *self.cell.notes, *diagnoses] if n]
+        return [
+            n for n in [placed, fmt.kinds(self.summary.kinds), *self.cell.notes, *diagnoses] if n
+        ]
 
     @property
     def repeat_ids(self) -> list[int]:

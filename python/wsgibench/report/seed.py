@@ -8,7 +8,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from wsgibench.report.data import BASELINE, CellData, ReportData
+from wsgibench.baseline import BASELINE
+from wsgibench.report.data import CellData, ReportData
 from wsgibench.results.latency import overall
 from wsgibench.results.seed_claims import SeedClaims, claims
 from wsgibench.results.seed_errors import tool_errors

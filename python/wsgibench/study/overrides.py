@@ -8,13 +8,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from wsgibench.baseline import BASELINE
 from wsgibench.errors import UsageError
 from wsgibench.machine.topology import parse_cpulist
 from wsgibench.servers import resolve
 from wsgibench.study.kinds import Bad, Int, Kind, ListOf, Number
 from wsgibench.study.model import Study, apply_full, parse_study, read_raw, shown_path, study_path
-
-CEILING = "nginx-baseline"
 
 
 @dataclass(frozen=True)
@@ -71,8 +70,8 @@ class Overrides:
             names = resolve(split_list(self.servers, str, "--servers"))
         except UsageError as exc:
             raise UsageError(f"--servers: {exc}") from None
-        kept = CEILING in out.get("servers", []) and self.ceiling and CEILING not in names
-        out["servers"] = [CEILING, *names] if kept else names
+        kept = BASELINE in out.get("servers", []) and self.ceiling and BASELINE not in names
+        out["servers"] = [BASELINE, *names] if kept else names
         settings = out.get("server_settings")
         if isinstance(settings, dict):  # the seed's settings of the servers that stay
             out["server_settings"] = {k: v for k, v in settings.items() if k in out["servers"]}
