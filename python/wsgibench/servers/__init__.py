@@ -6,6 +6,7 @@ import difflib
 import fnmatch
 import importlib
 import pkgutil
+from collections.abc import Iterable
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -27,6 +28,7 @@ __all__ = [
     "LaunchContext",
     "PythonEnv",
     "ServerRecipe",
+    "binary_versions",
     "catalog",
     "fault_catalog",
     "folders",
@@ -103,3 +105,12 @@ def resolve(names: list[str]) -> list[str]:
             found = [get(name).name]
         out += [n for n in found if n not in out]
     return out
+
+
+def binary_versions(names: Iterable[str]) -> dict[str, str | None]:
+    """The versions of the system binaries these entries need (nginx, Apache), each asked of the
+    recipe that needs it, under the key the environment stores it by ("nginx_version")."""
+    found: dict[str, str | None] = {}
+    for name in names:
+        found.update(get(name).binary_versions())
+    return found
