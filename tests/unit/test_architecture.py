@@ -25,7 +25,7 @@ LAYERS = (
     ("report", {"report"}),
     ("study", {"study"}),
     ("results", {"results", "databases"}),
-    ("servers", {"servers", "faults"}),
+    ("servers", {"servers"}),
     ("machine", {"machine"}),
     ("base", {"errors", "paths", "baseline", "apps", ""}),
 )

@@ -25,12 +25,12 @@ def cli() -> None:
 def servers(verbose: bool, faults: bool) -> None:
     """List every catalog entry: interface, flavour, availability here, installed version."""
     from wsgibench.run.serve import availability, installed_version
-    from wsgibench.servers import catalog, fault_catalog
+    from wsgibench.servers import listed
 
     table = Table(title="wsgibench server catalog")
     for col in ("name", "interface", "flavour", "available", "version", "notes"):
         table.add_column(col)
-    for recipe in (fault_catalog() if faults else catalog()).values():
+    for recipe in listed(hidden=faults).values():
         ok, why = availability(recipe)
         notes = why or recipe.summary
         if verbose and recipe.handles:

@@ -143,6 +143,9 @@ class ServerRecipe:
     apps: tuple[str, ...] = ()
     # No env: run with wsgibench's own interpreter (the standard-library fault servers).
     stdlib_python: bool = False
+    # Left out of `wsgibench servers`, `*` and the globs that match a listed entry (the fault
+    # servers); named like any other entry.
+    hidden: bool = False
     interface: Interface = Interface.WSGI
     # The server's own interface when `interface` is NATIVE ("RSGI", "tornado handlers").
     native_api: str = ""
