@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from wsgibench.faults import FAULTS
 from wsgibench.machine.cgroups import KillGroup, MemoryCgroup
 from wsgibench.results.store import Store
 from wsgibench.run.study import StudyRunner
+from wsgibench.servers.faults import FAULTS
 from wsgibench.study.model import parse_study
 
 from .procs import TAG_VAR, alive, new_tag, none_left

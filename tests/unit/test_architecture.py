@@ -1,5 +1,6 @@
-"""The shape docs/architecture.md promises: layers import one way, small modules and functions,
-one folder per server, every folder registered, every layer documented."""
+"""The shape docs/architecture.md promises: layers import one way, no two modules import each other,
+small modules and functions, one folder per server, every folder registered, every layer
+documented."""
 
 from __future__ import annotations
 
@@ -25,11 +26,18 @@ LAYERS = (
     ("report", {"report"}),
     ("study", {"study"}),
     ("results", {"results", "databases"}),
-    ("servers", {"servers", "faults"}),
+    ("servers", {"servers"}),
     ("machine", {"machine"}),
-    ("base", {"errors", "paths", "apps", ""}),
+    ("base", {"errors", "paths", "baseline", "apps", ""}),
 )
 REPORT_MAY_IMPORT = {"report", "results", "base"}
+# No two modules may import each other, directly or through others. Every import statement counts:
+# at the top, under `if TYPE_CHECKING:`, or inside a function. A late or type-only import hides a
+# cycle from Python's import machinery, not from a reader: the two modules still need each other,
+# so neither can be read, tested or moved alone. An import names the deepest module it reaches
+# (`from wsgibench.servers import recipe` is wsgibench.servers.recipe); the parent packages Python
+# initialises on the way are not edges (a package's __init__ re-exporting its modules would be a
+# cycle with each of them), nor is importlib (the catalog importing each server folder).
 # Code that runs inside a server's own venv: it may import nothing of wsgibench.
 IN_SERVER_VENV = re.compile(r"(servers/[a-z_]+/launch[a-z_]*\.py|servers/_launchkit/.*|apps/.*)$")
 
@@ -107,6 +115,92 @@ def test_the_import_check_sees_an_upward_import(tmp_path):
     bad.write_text("from wsgibench.run.cell import run_cell\nimport wsgibench.cli\n")
     assert _imported_packages(bad) == {"run", "cli"}
     assert _rank(_layer_of("run")) < _rank(_layer_of("machine"))
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _deepest(name: str, modules: set[str]) -> str | None:
+    """The module an import reaches: `wsgibench.a.b.X` is wsgibench.a.b when X is no module."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imported_modules(path: Path, modules: set[str]) -> set[str]:
+    """Every wsgibench module `path` imports, wherever the import statement stands."""
+    found: set[str | None] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {
+                _deepest(a.name, modules) for a in node.names if a.name.startswith("wsgibench")
+            }
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("wsgibench"):
+            for alias in node.names:
+                whole = f"{node.module}.{alias.name}"
+                found.add(whole if whole in modules else _deepest(node.module or "", modules))
+    return {m for m in found if m}
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Each module of the package -> the modules of the package it imports."""
+    paths = {_module_name(p): p for p in _modules()}
+    return {name: _imported_modules(path, set(paths)) - {name} for name, path in paths.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
+    """The strongly connected components of more than one module (Tarjan): each holds a cycle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: set[frozenset[str]] = set()
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph.get(node, ()):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = {stack.pop()}
+            while node not in component:
+                component.add(stack.pop())
+            if len(component) > 1:
+                found.add(frozenset(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles():
+    cycles = _cycles(_import_graph())
+    assert sorted(sorted(c) for c in cycles) == []
+
+
+def test_the_cycle_check_sees_late_and_type_only_imports(tmp_path):
+    """The check above can fail: a function-level and a TYPE_CHECKING import are edges."""
+    modules = {"wsgibench.a", "wsgibench.b", "wsgibench.c", "wsgibench.c.d"}
+    late = tmp_path / "late.py"
+    late.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from wsgibench.a import Thing\n"
+        "def f():\n    from wsgibench.c import d, e\n    import wsgibench.b.x\n"
+    )
+    assert _imported_modules(late, modules) == {
+        "wsgibench.a",
+        "wsgibench.b",
+        "wsgibench.c",
+        "wsgibench.c.d",
+    }
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert _cycles(graph) == {frozenset({"a", "b", "c"})}
 
 
 @pytest.mark.parametrize("root", [PACKAGE, ROOT / "tests"], ids=["package", "tests"])

@@ -11,12 +11,12 @@ from wsgibench.errors import EnvironmentProblem, UsageError, WsgibenchError
 from wsgibench.machine import locks, venvs
 from wsgibench.run import checks
 from wsgibench.run.serve import ServeOptions, availability, installed_version, start
-from wsgibench.servers import ServerRecipe, catalog, get
+from wsgibench.servers import ServerRecipe, get, listed
 
 
 def _selected(names: list[str], all_: bool, study: str | None) -> list[ServerRecipe]:
     if all_:
-        return [r for r in catalog().values() if not r.unavailable]
+        return [r for r in listed().values() if not r.unavailable]
     if study:
         from wsgibench.study.model import load_study
 

@@ -25,12 +25,12 @@ def cli() -> None:
 def servers(verbose: bool, faults: bool) -> None:
     """List every catalog entry: interface, flavour, availability here, installed version."""
     from wsgibench.run.serve import availability, installed_version
-    from wsgibench.servers import catalog, fault_catalog
+    from wsgibench.servers import listed
 
     table = Table(title="wsgibench server catalog")
     for col in ("name", "interface", "flavour", "available", "version", "notes"):
         table.add_column(col)
-    for recipe in (fault_catalog() if faults else catalog()).values():
+    for recipe in listed(hidden=faults).values():
         ok, why = availability(recipe)
         notes = why or recipe.summary
         if verbose and recipe.handles:
@@ -294,8 +294,8 @@ def show(
     fmt: str,
 ) -> None:
     """Show a stored study: per load and level, servers best first, the nginx ceiling on top."""
-    from wsgibench.cli.run import split_list
     from wsgibench.cli.show import show as show_study
+    from wsgibench.study.overrides import split_list
 
     store = _open_store(results, create=False)
     show_study(

@@ -1,18 +1,17 @@
-"""`wsgibench run`: apply command-line overrides, install what is missing, run with a progress bar."""
+"""`wsgibench run`: the study with the command line's changes (study/overrides.py), what is missing
+installed, a run with a progress bar."""
 
 from __future__ import annotations
 
 import contextlib
 import signal
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
 from wsgibench.cli.progress import CellProgress, planned_seconds
-from wsgibench.errors import UsageError, WsgibenchError
+from wsgibench.errors import WsgibenchError
 from wsgibench.machine import venvs
 from wsgibench.machine.cgroups import sweep_orphans
 from wsgibench.paths import default_results
@@ -26,14 +25,6 @@ from wsgibench.servers import get
 from wsgibench.study.model import Study
 from wsgibench.study.overrides import Overrides, load_with
 from wsgibench.study.plan import CellPlan, plan_cells
-
-
-def split_list(value: str, cast: Callable[[str], Any], option: str = "") -> list[Any]:
-    try:
-        return [cast(v.strip()) for v in value.split(",") if v.strip()]
-    except ValueError:
-        where = f"{option}: " if option else ""
-        raise UsageError(f"{where}cannot read {value!r} as a comma-separated list") from None
 
 
 def run_study(

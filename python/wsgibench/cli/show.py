@@ -14,10 +14,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from wsgibench.baseline import BASELINE
 from wsgibench.errors import UsageError
+from wsgibench.report.format import caps_short, cv, kinds, mib, ms, pct, whole
 from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.seed_errors import median_rate, seeds_text
-from wsgibench.results.stats import Summary
 from wsgibench.results.store import Store
 from wsgibench.results.summary import (
     CellSummary,
@@ -28,7 +29,6 @@ from wsgibench.results.summary import (
 )
 from wsgibench.results.verdict import CellStatus
 
-CEILING = "nginx-baseline"
 WIDTH = 120
 # --sort KEY: (the summary metric, higher is better)
 SORTS = {
@@ -79,35 +79,6 @@ class Group:
         return f"{self.load} · {LEVEL_FIELDS.get(self.model, 'level')} {self.level:g}"
 
 
-def _fmt(value: float | None, unit: str = "") -> str:
-    if value is None:
-        return "-"
-    if unit == "ms":
-        return f"{value / 1000:.2f}"
-    if unit == "MiB":
-        return f"{value / 2**20:.1f}"
-    if unit == "%":
-        return f"{value * 100:.2f}%"
-    return f"{value:,.0f}"
-
-
-def _cv(rps: Summary | None) -> str:
-    """The coefficient of variation of req/s; none for a single repeat (there is no spread)."""
-    if rps is None:
-        return "-"
-    if rps.n < 2:
-        return "—"
-    return f"{rps.cv * 100:.1f}%" + (" !" if rps.noisy else "")
-
-
-def _caps(caps: dict[str, Any] | None) -> str:
-    if not caps:
-        return "-"
-    marks = [("1.0", "http10"), ("ka", "keep_alive"), ("pipe", "pipelining")]
-    said = " ".join(label if caps.get(key) else f"no-{label}" for label, key in marks)
-    return said + (f" {caps['wire_bytes']}B" if caps.get("wire_bytes") else "")
-
-
 def groups(
     summaries: list[CellSummary],
     sort: str = "rps",
@@ -133,7 +104,7 @@ def groups(
         value = s.value(metric, how)
         counted = s.cell.status in (CellStatus.MEASURED, CellStatus.INVALID) and value is not None
         sign = -1 if higher else 1
-        return (s.cell.server != CEILING, not counted, sign * (value or 0.0))
+        return (s.cell.server != BASELINE, not counted, sign * (value or 0.0))
 
     for group in found.values():
         group.cells.sort(key=rank)
@@ -163,28 +134,24 @@ def row(
     c = s.cell
     tags = [STATUS_TAGS[c.status]] if c.status in STATUS_TAGS else []
     tags += [TAGS.get(d["code"], d["code"]) for d in c.diagnoses]
-    server = f"▲ {c.server} (ceiling)" if c.server == CEILING else c.server
+    server = f"▲ {c.server} (ceiling)" if c.server == BASELINE else c.server
     out = {
         "server": server,
         "iface": s.interface_short,
         "version": s.version or "-",
-        "req/s": _fmt(s.value("rps_ok", "trimmed_mean" if trim else "median")),
-        "cv": _cv(s.stats["rps_ok"]),
-        "p50 ms": _fmt(s.value("latency_p50_us"), "ms"),
-        "p99 ms": _fmt(s.value("latency_p99_us"), "ms"),
-        "errors": _fmt(s.value("error_rate"), "%"),
-        **{
-            column: _fmt((tools or {}).get(tool), "%")
-            for column, tool in TOOL_COLUMNS.items()
-            if wide
-        },
-        "cpu %": _fmt(s.value("cpu_mean_pct")),
-        "MiB": _fmt(s.value("rss_peak_bytes"), "MiB"),
+        "req/s": whole(s.value("rps_ok", "trimmed_mean" if trim else "median")),
+        "cv": cv(s.stats["rps_ok"]),
+        "p50 ms": ms(s.value("latency_p50_us"), ".2f"),
+        "p99 ms": ms(s.value("latency_p99_us"), ".2f"),
+        "errors": pct(s.value("error_rate")),
+        **{column: pct((tools or {}).get(tool)) for column, tool in TOOL_COLUMNS.items() if wide},
+        "cpu %": whole(s.value("cpu_mean_pct")),
+        "MiB": mib(s.value("rss_peak_bytes")),
         "tags": " ".join(dict.fromkeys(tags)),
     }
     if wide:
-        said = [c.reason, placement_text(c.isolation), s.kinds_text(), *c.notes]
-        out["behaviour"] = _caps(c.capabilities)
+        said = [c.reason, placement_text(c.isolation), kinds(s.kinds), *c.notes]
+        out["behaviour"] = caps_short(c.capabilities)
         out["notes"] = "; ".join(filter(None, [*said, *(d["message"] for d in c.diagnoses)]))
     return out
 

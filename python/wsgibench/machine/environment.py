@@ -47,7 +47,8 @@ def git_commit() -> str | None:
 
 
 def collect(**extra: object) -> dict:
-    """The machine's metadata; `extra` adds what upper layers know (the nginx and Apache versions)."""
+    """The machine's metadata; `extra` adds what upper layers know (the versions of the system
+    binaries the study's servers need: nginx_version, apache_version)."""
     mem = psutil.virtual_memory()
     return {
         "hostname": platform.node(),

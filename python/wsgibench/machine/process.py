@@ -80,9 +80,6 @@ class RunningServer:
     def main_pid(self) -> int:
         return self.started[0].proc.pid
 
-    def root_pids(self) -> list[int]:
-        return [s.proc.pid for s in self.started]
-
     def processes(self) -> list[psutil.Process]:
         """Every live process of this server: each started process and all its descendants.
         The kill group lists them in one file read; walking /proc is the fallback."""

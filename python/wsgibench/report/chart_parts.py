@@ -8,8 +8,9 @@ from typing import Any
 
 import altair as alt
 
+from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
-from wsgibench.report.data import BASELINE, CellData, LoadData, ReportData
+from wsgibench.report.data import CellData, LoadData, ReportData
 from wsgibench.report.table import disputed
 from wsgibench.results.verdict import CellStatus
 

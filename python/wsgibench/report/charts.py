@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import altair as alt
 
+from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
 from wsgibench.report.chart_parts import (
     BASELINE_COLOUR,
@@ -18,7 +19,7 @@ from wsgibench.report.chart_parts import (
     series,
     x_axis,
 )
-from wsgibench.report.data import BASELINE, LoadData, ReportData
+from wsgibench.report.data import LoadData, ReportData
 from wsgibench.report.scaling import scaling_charts
 
 
@@ -262,8 +263,8 @@ def _timeline_rows(load: LoadData, data: ReportData) -> list[dict]:
         for point in rep.engine.timeline:
             for metric, value in (
                 ("open connections", point.open_connections),
-                ("latency p50 (ms)", _ms(point.p50_us)),
-                ("latency p99 (ms)", _ms(point.p99_us)),
+                ("latency p50 (ms)", fmt.ms_of(point.p50_us)),
+                ("latency p99 (ms)", fmt.ms_of(point.p99_us)),
             ):
                 if value is not None:
                     rows.append({**base, "t": point.t_s, "metric": metric, "y": value})
@@ -275,10 +276,6 @@ def _timeline_rows(load: LoadData, data: ReportData) -> list[dict]:
                 if value is not None:
                     rows.append({**base, "t": s.get("t_s"), "metric": metric, "y": value})
     return rows
-
-
-def _ms(us: float | None) -> float | None:
-    return None if us is None else us / 1000
 
 
 def timeline(load: LoadData, data: ReportData, palette: Palette) -> Chart:

@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from wsgibench.baseline import BASELINE
+from wsgibench.report import format as fmt
 from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.repeat import StoredRepeat
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.summary import CellSummary, placement_text, summarise_study
 
-BASELINE = "nginx-baseline"
 OPEN_MODELS = ("rate", "conn_rate", "sessions")
 LEVEL_TITLES = {
     "connections": "connections (closed loop)",
@@ -103,7 +104,9 @@ class CellData:
         """Notes and the harness's diagnoses of the cell (e.g. why a number is not to be trusted)."""
         diagnoses = [d.get("message", "") for d in getattr(self.cell, "diagnoses", None) or []]
         placed = placement_text(self.cell.isolation)
-        return [n for n in [placed, self.summary.kinds_text(), *self.cell.notes, *diagnoses] if n]
+        return [
+            n for n in [placed, fmt.kinds(self.summary.kinds), *self.cell.notes, *diagnoses] if n
+        ]
 
     @property
     def repeat_ids(self) -> list[int]:

@@ -4,8 +4,9 @@ every diagnosis that changes what a number means."""
 
 from __future__ import annotations
 
+from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
-from wsgibench.report.data import BASELINE, CellData, LoadData, ReportData
+from wsgibench.report.data import CellData, LoadData, ReportData
 from wsgibench.results.significance import compare_samples
 from wsgibench.results.verdict import CellStatus
 

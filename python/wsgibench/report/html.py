@@ -5,9 +5,10 @@ from __future__ import annotations
 import html
 import json
 
+from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
 from wsgibench.report.charts import Chart
-from wsgibench.report.data import BASELINE, ReportData
+from wsgibench.report.data import ReportData
 from wsgibench.report.findings import findings
 from wsgibench.report.seed import against_seed
 from wsgibench.report.table import COLUMNS, LoadTable

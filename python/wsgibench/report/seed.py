@@ -8,10 +8,12 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from wsgibench.report.data import BASELINE, CellData, ReportData
+from wsgibench.baseline import BASELINE
+from wsgibench.report.data import CellData, ReportData
 from wsgibench.results.latency import overall
 from wsgibench.results.seed_claims import SeedClaims, claims
 from wsgibench.results.seed_errors import tool_errors
+from wsgibench.results.seed_rules import judge
 from wsgibench.results.seed_verdicts import (
     CHANGED,
     HELD,
@@ -19,7 +21,6 @@ from wsgibench.results.seed_verdicts import (
     Point,
     RunView,
     Verdict,
-    judge,
 )
 from wsgibench.results.verdict import CellStatus
 

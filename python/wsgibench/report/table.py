@@ -6,8 +6,9 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
-from wsgibench.report.data import BASELINE, CellData, LoadData
+from wsgibench.report.data import CellData, LoadData
 from wsgibench.results.seed_errors import repeat_rates, seeds_text
 from wsgibench.results.significance import compare_samples
 from wsgibench.results.verdict import CellStatus

@@ -84,11 +84,11 @@ def facts_from(
         errors=totals.error_count,
         rps_ok=float(repeat.rps_ok or 0),
         closing_replies=totals.connection_close_replies + totals.idle_close,
-        latency_min_ms=_ms(lat.min if lat else None),
-        latency_mean_ms=_ms(lat.mean if lat else None),
-        latency_p50_ms=_ms(lat.p50 if lat else None),
-        latency_p90_ms=_ms(lat.p90 if lat else None),
-        latency_p99_ms=_ms(lat.p99 if lat else None),
+        latency_min_ms=lat.min / 1000 if lat else 0.0,
+        latency_mean_ms=lat.mean / 1000 if lat else 0.0,
+        latency_p50_ms=lat.p50 / 1000 if lat else 0.0,
+        latency_p90_ms=lat.p90 / 1000 if lat else 0.0,
+        latency_p99_ms=lat.p99 / 1000 if lat else 0.0,
         connect_mean_ms=_connect_mean_us(engine) / 1000,
         connections_opened=totals.connections_opened,
         cpu_mean_pct=repeat.cpu_mean_pct,
@@ -110,10 +110,6 @@ def _connect_mean_us(engine: EngineResult) -> float:
     parts = [k.connect for k in engine.kinds if k.connect is not None and k.connect.count]
     total = sum(p.count for p in parts)
     return sum(p.mean * p.count for p in parts) / total if total else 0.0
-
-
-def _ms(us: float | None) -> float:
-    return (us or 0) / 1000
 
 
 def _keep_alive(f: Facts) -> Diagnosis | None:

@@ -1,11 +1,13 @@
 """The rule of each kind of seed claim: what "held" and "changed" mean, with the tolerances of
-docs/seed-verdicts.md; each rule reads trusted points only and says on which levels it judged."""
+docs/seed-verdicts.md; each rule reads trusted points only and says on which levels it judged.
+`judge` gives a claim its verdict: not comparable for a stated reason, else by its kind's rule."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
-from wsgibench.results.seed_claims import METRICS, Claim
+from wsgibench.results.seed_claims import METRICS, Claim, SeedClaims
 from wsgibench.results.seed_verdicts import (
     CHANGED,
     ERROR_METRICS,
@@ -16,6 +18,8 @@ from wsgibench.results.seed_verdicts import (
     Verdict,
     chosen_levels,
     fmt,
+    setting_changes,
+    theirs_text,
     usable,
     value_key,
 )
@@ -336,3 +340,43 @@ RULES: dict[str, Rule] = {
     "steady": _steady_rule,
     "jump": _jump_rule,
 }
+
+
+def judge(claim: Claim, seed: SeedClaims, run: RunView) -> Verdict:
+    """The verdict on one claim: not comparable for a stated reason, else by its kind's rule."""
+    theirs = theirs_text(claim)
+    if claim.get("not_measured"):
+        return Verdict(
+            claim, NOT_COMPARABLE, theirs, "—", f"not measured: {claim.get('not_measured')}"
+        )
+    load = claim.get("load") or (next(iter(run.points)) if len(run.points) == 1 else None)
+    if load is None or load not in run.points:
+        why = f"this run has no load {load!r}" if load else "the claim names no load"
+        return Verdict(claim, NOT_COMPARABLE, theirs, "—", why)
+    measured = run.points[load]
+    absent = [s for s in claim.servers if s not in measured]
+    if absent:
+        why = "; ".join(f"{s}: {run.absent.get(s, 'not in this run')}" for s in absent)
+        return Verdict(claim, NOT_COMPARABLE, theirs, "—", f"not measured: {why}")
+    if claim.get("level") is not None:
+        ran = sorted({p.level for s in claim.servers for p in measured[s]})
+        if float(claim.get("level")) not in ran:
+            unit = run.level_unit.get(load, "")
+            levels = ", ".join(f"{x:g}" for x in ran)
+            why = f"the seed's level is {claim.get('level'):g} {unit}; this run measured {levels}"
+            return Verdict(claim, NOT_COMPARABLE, theirs, "—", why)
+    changed = setting_changes(claim, seed, run, load)
+    found = RULES[claim.kind](claim, run, load, theirs)
+    if changed:  # shown beside the seed's, never judged against it
+        why = "the run changed the seed's setting: " + "; ".join(changed)
+        return Verdict(claim, NOT_COMPARABLE, theirs, found.ours, why)
+    if found.verdict == NOT_COMPARABLE:
+        return found
+    servers = dict.fromkeys([*claim.servers, *(claim.get("among") or [])])
+    used = tuple(
+        (s, p.level)
+        for s in servers
+        if s in measured
+        for p in usable(claim, chosen_levels(claim, measured[s]), s)[0]
+    )
+    return replace(found, rests_on=used)

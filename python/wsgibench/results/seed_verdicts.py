@@ -1,11 +1,11 @@
-"""A seed's claim judged against a run: which cells it rests on (trusted ones only), whether the run
-kept the seed's settings it depends on, and the verdict (held, changed, not comparable) by the rule
-of its kind (results/seed_rules.py; written out in docs/seed-verdicts.md)."""
+"""A seed's claim against a run: the points the verdicts read, which cells a claim rests on (trusted
+ones only), whether the run kept the seed's settings it depends on, and the verdict (held, changed,
+not comparable) that `seed_rules.judge` gives by the rule of its kind (docs/seed-verdicts.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from wsgibench.results.seed_claims import METRICS, Claim, SeedClaims
@@ -131,45 +131,3 @@ def usable(claim: Claim, points: list[Point], server: str) -> tuple[list[Point],
         else:
             kept.append(p)
     return kept, left
-
-
-def judge(claim: Claim, seed: SeedClaims, run: RunView) -> Verdict:
-    """The verdict on one claim: not comparable for a stated reason, else by its kind's rule."""
-    from wsgibench.results.seed_rules import RULES
-
-    theirs = theirs_text(claim)
-    if claim.get("not_measured"):
-        return Verdict(
-            claim, NOT_COMPARABLE, theirs, "—", f"not measured: {claim.get('not_measured')}"
-        )
-    load = claim.get("load") or (next(iter(run.points)) if len(run.points) == 1 else None)
-    if load is None or load not in run.points:
-        why = f"this run has no load {load!r}" if load else "the claim names no load"
-        return Verdict(claim, NOT_COMPARABLE, theirs, "—", why)
-    measured = run.points[load]
-    absent = [s for s in claim.servers if s not in measured]
-    if absent:
-        why = "; ".join(f"{s}: {run.absent.get(s, 'not in this run')}" for s in absent)
-        return Verdict(claim, NOT_COMPARABLE, theirs, "—", f"not measured: {why}")
-    if claim.get("level") is not None:
-        ran = sorted({p.level for s in claim.servers for p in measured[s]})
-        if float(claim.get("level")) not in ran:
-            unit = run.level_unit.get(load, "")
-            levels = ", ".join(f"{x:g}" for x in ran)
-            why = f"the seed's level is {claim.get('level'):g} {unit}; this run measured {levels}"
-            return Verdict(claim, NOT_COMPARABLE, theirs, "—", why)
-    changed = setting_changes(claim, seed, run, load)
-    found = RULES[claim.kind](claim, run, load, theirs)
-    if changed:  # shown beside the seed's, never judged against it
-        why = "the run changed the seed's setting: " + "; ".join(changed)
-        return Verdict(claim, NOT_COMPARABLE, theirs, found.ours, why)
-    if found.verdict == NOT_COMPARABLE:
-        return found
-    servers = dict.fromkeys([*claim.servers, *(claim.get("among") or [])])
-    used = tuple(
-        (s, p.level)
-        for s in servers
-        if s in measured
-        for p in usable(claim, chosen_levels(claim, measured[s]), s)[0]
-    )
-    return replace(found, rests_on=used)

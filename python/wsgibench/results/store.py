@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -337,11 +337,6 @@ class Store:
             (cell_id,),
         )
         return [StoredRepeat.from_row(r) for r in rows]
-
-    def iter_repeats(self, study_id: int) -> Iterator[tuple[Cell, sqlite3.Row]]:
-        for cell in self.cells(study_id):
-            for rep in self.repeats(cell.id):
-                yield cell, rep
 
 
 def _rowid(cur: sqlite3.Cursor) -> int:

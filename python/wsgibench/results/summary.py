@@ -38,13 +38,6 @@ class CellSummary:
         """WSGI, ASGI or native: the column `show` prints."""
         return self.interface.split(" ")[0] or "-"
 
-    def kinds_text(self) -> str:
-        """e.g. "by kind: slow p50 1000 ms p99 1001 ms; fast p50 0.21 ms p99 0.9 ms" ("" for one)."""
-        if len(self.kinds) < 2:
-            return ""
-        parts = [f"{name} p50 {_ms(p50)} p99 {_ms(p99)}" for name, (p50, p99) in self.kinds.items()]
-        return "by kind: " + "; ".join(parts)
-
     @property
     def noisy(self) -> bool:
         s = self.stats.get("rps_ok")
@@ -111,10 +104,6 @@ def _interface_of(server: str) -> str:
         return get(server).interface_label
     except UsageError:
         return ""
-
-
-def _ms(us: float | None) -> str:
-    return "-" if us is None else f"{us / 1000:.3g} ms"
 
 
 def _kinds(reps: list[Any]) -> dict[str, tuple[float | None, float | None]]:

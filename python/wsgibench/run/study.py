@@ -19,8 +19,7 @@ from wsgibench.run.cell import HOST_LOST, CellContext, database_kind, run_cell, 
 from wsgibench.run.cluster import ClusterEngine, LoadHosts, check_target
 from wsgibench.run.engine import Engine, EngineProcess, check_plans, engine_version
 from wsgibench.run.outcome import CellOutcome
-from wsgibench.servers.mod_wsgi import APACHE
-from wsgibench.servers.nginx.config import NGINX
+from wsgibench.servers import binary_versions
 from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan, every_plan, plan_cells
 
@@ -176,7 +175,9 @@ class StudyRunner:
         )
 
     def _environment(self) -> dict[str, Any]:
-        found = environment.collect(nginx_version=NGINX.version(), apache_version=APACHE.version())
+        # The system binaries' versions (nginx_version, apache_version), each asked of the
+        # recipes of the study that need it.
+        found = environment.collect(**binary_versions(self.study.servers))
         found["engine"] = engine_version()
         found["server_cpus"], found["engine_cpus"] = self.server_cpus, self.engine_cpus
         found["topology"], found["layout"] = self.topology.as_dict(), self.layout.as_dict()

@@ -1,4 +1,5 @@
-"""The server catalog: one folder per server project, each contributing RECIPES."""
+"""The server catalog: one folder per server project, each contributing RECIPES (hidden ones too:
+the fault servers of servers/faults/, named like any entry, never listed)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import difflib
 import fnmatch
 import importlib
 import pkgutil
+from collections.abc import Iterable
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -27,10 +29,11 @@ __all__ = [
     "LaunchContext",
     "PythonEnv",
     "ServerRecipe",
+    "binary_versions",
     "catalog",
-    "fault_catalog",
     "folders",
     "get",
+    "listed",
     "resolve",
 ]
 
@@ -44,7 +47,8 @@ def folders() -> list[str]:
 
 @cache
 def catalog() -> dict[str, ServerRecipe]:
-    """All recipes by name, in folder order; adding a server means adding one folder."""
+    """All recipes by name, hidden ones included, in folder order; adding a server means adding
+    one folder."""
     recipes: dict[str, ServerRecipe] = {}
     lock_of: dict[str, Path] = {}
     for folder in folders():
@@ -63,16 +67,14 @@ def catalog() -> dict[str, ServerRecipe]:
     return recipes
 
 
-@cache
-def fault_catalog() -> dict[str, ServerRecipe]:
-    """The `fault-*` test servers (wsgibench.faults): resolvable by name, never listed in catalog()."""
-    from wsgibench.faults import RECIPES
-
-    return {r.name: r for r in RECIPES}
+def listed(hidden: bool = False) -> dict[str, ServerRecipe]:
+    """The entries `wsgibench servers` lists and `*` names; hidden=True: the hidden ones instead
+    (`wsgibench servers --faults`)."""
+    return {n: r for n, r in catalog().items() if r.hidden == hidden}
 
 
 def get(name: str) -> ServerRecipe:
-    recipes = fault_catalog() if name.startswith("fault-") else catalog()
+    recipes = catalog()
     if name in recipes:
         return recipes[name]
     raise UsageError(f"unknown server {name!r}{_hint(name, list(recipes))}")
@@ -88,18 +90,27 @@ def _hint(name: str, names: list[str]) -> str:
 
 
 def resolve(names: list[str]) -> list[str]:
-    """Catalog names in the order given: `*` is every entry, a glob (`gunicorn-*`) every entry it
-    matches, in catalog order; a name twice counts once; an unknown name is a UsageError."""
+    """Catalog names in the order given: `*` is every listed entry, a glob (`gunicorn-*`) every
+    listed entry it matches, in catalog order, or, when it matches none, every hidden one it
+    matches (`fault-*`); a name twice counts once; an unknown name is a UsageError."""
     out: list[str] = []
     for name in names:
         if name == "*":
-            found = list(catalog())
+            found = list(listed())
         elif any(c in name for c in "*?["):
-            pool = fault_catalog() if name.startswith("fault-") else catalog()
-            found = fnmatch.filter(pool, name)
+            found = fnmatch.filter(listed(), name) or fnmatch.filter(listed(hidden=True), name)
             if not found:
                 raise UsageError(f"{name!r} matches no server (see `wsgibench servers`)")
         else:
             found = [get(name).name]
         out += [n for n in found if n not in out]
     return out
+
+
+def binary_versions(names: Iterable[str]) -> dict[str, str | None]:
+    """The versions of the system binaries these entries need (nginx, Apache), each asked of the
+    recipe that needs it, under the key the environment stores it by ("nginx_version")."""
+    found: dict[str, str | None] = {}
+    for name in names:
+        found.update(get(name).binary_versions())
+    return found

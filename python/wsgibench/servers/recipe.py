@@ -54,6 +54,9 @@ class Binary:
 
     name: str
     find: Callable[[], str | None] | None = None  # default: PATH, then /usr/sbin and /sbin
+    # The key of its version in the environment stored with a study ("nginx_version"), asked of
+    # every binary the study's recipes need; empty: its version is not stored there.
+    stored_as: str = ""
 
     def path(self) -> str | None:
         return self.find() if self.find else _on_path(self.name)
@@ -134,13 +137,15 @@ class ServerRecipe:
     handles: tuple[
         str, ...
     ] = ()  # pitfalls this recipe takes care of, shown by `servers --verbose`
-    default_workers: int = 1
     # Seconds the server may take to start answering (mod_wsgi-express configures Apache first).
     start_timeout_s: float = 20.0
     # The apps it can serve (tornado's native handlers: sleep and mixed); empty means every app.
     apps: tuple[str, ...] = ()
     # No env: run with wsgibench's own interpreter (the standard-library fault servers).
     stdlib_python: bool = False
+    # Left out of `wsgibench servers`, `*` and the globs that match a listed entry (the fault
+    # servers); named like any other entry.
+    hidden: bool = False
     interface: Interface = Interface.WSGI
     # The server's own interface when `interface` is NATIVE ("RSGI", "tornado handlers").
     native_api: str = ""
@@ -178,6 +183,10 @@ class ServerRecipe:
 
     def missing_binaries(self) -> list[str]:
         return [b.name for b in self.binaries if b.path() is None]
+
+    def binary_versions(self) -> dict[str, str | None]:
+        """The versions of its system binaries that a study's environment stores, by key."""
+        return {b.stored_as: b.version() for b in self.binaries if b.stored_as}
 
 
 def launch_script(script: Path, *extra: str) -> Launch:

@@ -91,12 +91,11 @@ def study_path(name_or_path: str) -> Path:
     )
 
 
-def load_study(name_or_path: str, overrides: dict[str, Any] | None = None) -> Study:
-    """The study of a built-in name or a TOML file, with the command line's `overrides` (checked
-    by `study.overrides` beforehand, so an error here is the file's)."""
+def load_study(name_or_path: str) -> Study:
+    """The study of a built-in name or a TOML file, as written (the command line's changes:
+    `study.overrides.load_with`, which reads the file once too)."""
     path = study_path(name_or_path)
-    raw = read_raw(path)
-    return parse_study({**raw, **(overrides or {})}, shown_path(path))
+    return parse_study(read_raw(path), shown_path(path))
 
 
 def read_raw(path: Path) -> dict[str, Any]:

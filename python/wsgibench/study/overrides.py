@@ -8,13 +8,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from wsgibench.baseline import BASELINE
 from wsgibench.errors import UsageError
 from wsgibench.machine.topology import parse_cpulist
 from wsgibench.servers import resolve
 from wsgibench.study.kinds import Bad, Int, Kind, ListOf, Number
 from wsgibench.study.model import Study, apply_full, parse_study, read_raw, shown_path, study_path
-
-CEILING = "nginx-baseline"
 
 
 @dataclass(frozen=True)
@@ -68,11 +67,11 @@ class Overrides:
         if not self.servers:
             return out, said
         try:
-            names = resolve(_split(self.servers, str, "--servers"))
+            names = resolve(split_list(self.servers, str, "--servers"))
         except UsageError as exc:
             raise UsageError(f"--servers: {exc}") from None
-        kept = CEILING in out.get("servers", []) and self.ceiling and CEILING not in names
-        out["servers"] = [CEILING, *names] if kept else names
+        kept = BASELINE in out.get("servers", []) and self.ceiling and BASELINE not in names
+        out["servers"] = [BASELINE, *names] if kept else names
         settings = out.get("server_settings")
         if isinstance(settings, dict):  # the seed's settings of the servers that stay
             out["server_settings"] = {k: v for k, v in settings.items() if k in out["servers"]}
@@ -87,7 +86,7 @@ class Overrides:
             _option("--duration", self.duration, _DURATION)
             said.append(f"--duration {self.duration:g}")
         if self.levels:
-            levels = _option("--levels", _split(self.levels, float, "--levels"), _LEVELS)
+            levels = _option("--levels", split_list(self.levels, float, "--levels"), _LEVELS)
             said.append(f"--levels {self.levels}")
         loads = []
         for load in out.get("load", []):
@@ -113,7 +112,8 @@ def _option(option: str, value: Any, kind: Kind) -> Any:
         raise UsageError(f"{option} {exc}") from None
 
 
-def _split(value: str, cast: type, option: str) -> list[Any]:
+def split_list(value: str, cast: type, option: str) -> list[Any]:
+    """A comma-separated option's values (`--levels 64,512`), each read by `cast`."""
     try:
         return [cast(v.strip()) for v in value.split(",") if v.strip()]
     except ValueError:

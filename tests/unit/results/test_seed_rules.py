@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from wsgibench.results.seed_claims import BadClaims, Cite, Claim, SeedClaims, parse
-from wsgibench.results.seed_verdicts import CHANGED, HELD, NOT_COMPARABLE, Point, RunView, judge
+from wsgibench.results.seed_rules import judge
+from wsgibench.results.seed_verdicts import CHANGED, HELD, NOT_COMPARABLE, Point, RunView
 
 SEED = SeedClaims("s", "004", "f.txt", "t", "wrk", {"server_cpus": 2, "duration_s": 30.0}, ())
 SIX = ["a", "b", "c", "d"]

@@ -3,6 +3,8 @@ the file, the key and what is wrong (exit 2); the command line's changes name th
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 
 from wsgibench.errors import EXIT_USAGE, UsageError
@@ -104,3 +106,11 @@ def test_full_size_is_checked_even_when_not_asked_for():
     with pytest.raises(UsageError, match=r"full\.load\.closed\.duration_s"):
         parse_study({**BASE, "load": [{**RATE, "name": "closed"}],
                      "full": {"load": {"closed": {"duration_s": "long"}}}}, "t")  # fmt: skip
+
+
+def test_the_study_file_is_parsed_once_with_the_changes(monkeypatch: pytest.MonkeyPatch):
+    parsed: list[str] = []
+    loads = tomllib.loads
+    monkeypatch.setattr(tomllib, "loads", lambda text: parsed.append(text) or loads(text))
+    study, _ = load_with("goldberg2016", Overrides(full=True, servers="bjoern", repeats=1))
+    assert len(parsed) == 1 and study.repeats == 1

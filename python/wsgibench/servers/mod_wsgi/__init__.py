@@ -10,7 +10,7 @@ from wsgibench.servers.recipe import (
 )
 
 # mod_wsgi links against libpython: built from Debian's /usr/bin/python3 and its headers.
-APACHE = Binary("apache2")
+APACHE = Binary("apache2", stored_as="apache_version")
 ENV = PythonEnv("mod_wsgi", ("mod-wsgi==6.1.1",), system_python=True)
 # Apache refuses to run its children as root; Debian's apache2 package creates www-data.
 USER = "www-data"

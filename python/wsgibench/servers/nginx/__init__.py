@@ -1,5 +1,6 @@
 """nginx answering `Pong!` itself: the machine's ceiling, the baseline every chart draws."""
 
+from wsgibench.baseline import BASELINE
 from wsgibench.servers.nginx.config import NGINX, nginx_command
 from wsgibench.servers.recipe import Command, Flavour, LaunchContext, ServerRecipe
 
@@ -12,7 +13,7 @@ def _launch(ctx: LaunchContext) -> list[Command]:
 
 RECIPES = [
     ServerRecipe(
-        name="nginx-baseline",
+        name=BASELINE,
         project="nginx",
         flavour=Flavour.NATIVE,
         binaries=(NGINX,),

@@ -18,7 +18,7 @@ def nginx_binary() -> str | None:
     return next((p for p in _SEARCH if Path(p).exists()), None)
 
 
-NGINX = Binary("nginx", find=nginx_binary)
+NGINX = Binary("nginx", find=nginx_binary, stored_as="nginx_version")
 
 
 def _config(ctx: LaunchContext, location: str, upstream: str = "", workers: int = 1) -> str:

@@ -1,8 +1,9 @@
 """The fault catalogue: small stdlib servers that each misbehave in one way, as `fault-<kind>` recipes.
 
-They are kept out of `wsgibench servers` and the `all` study: `servers.get("fault-…")` resolves
-them, `wsgibench servers --faults` lists them. They run with wsgibench's own interpreter (no venv).
-EXPECTED says what wsgibench records for each; docs/faults.md shows it as a table.
+Hidden recipes: kept out of `wsgibench servers`, `*` and the `all` study, named like any server
+(`servers.get("fault-…")`, `servers = ["fault-crash"]`); `wsgibench servers --faults` lists them.
+They run with wsgibench's own interpreter (no venv). FAULTS says what wsgibench records for each;
+README.md ("The fault catalogue") shows it as a table.
 """
 
 from __future__ import annotations
@@ -130,6 +131,7 @@ RECIPES = [
         multi_worker=False,
         stdlib_python=True,
         start_timeout_s=5.0,
+        hidden=True,
     )
     for kind, (what, extra, _) in FAULTS.items()
 ]
