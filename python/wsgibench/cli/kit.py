@@ -4,23 +4,27 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from rich.console import Console
 from rich.markup import escape
 
 from wsgibench.errors import EXIT_INTERRUPTED, WsgibenchError
 
+P = ParamSpec("P")
+R = TypeVar("R")
 # Piped output (CI logs, files) gets wide tables instead of columns cut to 80 characters.
 console = Console(width=None if sys.stdout.isatty() else 240)
 err = Console(stderr=True)
 
 
-def friendly(fn):
+def friendly(fn: Callable[P, R]) -> Callable[P, R]:
     """Bad input and broken environments end with one line and an exit code, never a traceback."""
 
     @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except WsgibenchError as exc:

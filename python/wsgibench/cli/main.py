@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.table import Table
 
 from wsgibench import __version__
-from wsgibench.cli.kit import console, err, friendly
+from wsgibench.cli.kit import P, R, console, err, friendly
+
+if TYPE_CHECKING:
+    from wsgibench.results.store import Store
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -108,7 +113,7 @@ def doctor(fix: bool) -> None:
             console.print(f"changed {line}" if "->" in line else line)
 
 
-def _results_option(fn):
+def _results_option(fn: Callable[P, R]) -> Callable[P, R]:
     return click.option(
         "--results",
         "results",
@@ -118,7 +123,7 @@ def _results_option(fn):
     )(fn)
 
 
-def _open_store(path: Path | None, create: bool):
+def _open_store(path: Path | None, create: bool) -> Store:
     from wsgibench.paths import default_results
     from wsgibench.results.store import Store
 

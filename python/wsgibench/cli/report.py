@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from wsgibench.cli.kit import console, err, friendly
 
+if TYPE_CHECKING:
+    from wsgibench.results.store import Store
 
-def _store(path: Path | None):
+
+def _store(path: Path | None) -> Store:
     from wsgibench.paths import default_results
     from wsgibench.results.store import Store
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from rich.console import Console
@@ -111,10 +112,10 @@ def _install_missing(study: Study, console: Console) -> None:
 
 
 @contextlib.contextmanager
-def _sigterm_as_interrupt():
+def _sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM unwinds like Ctrl-C, so the running server is stopped and the study marked."""
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, handler)

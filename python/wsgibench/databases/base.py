@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 from wsgibench.paths import home
 
@@ -67,7 +68,7 @@ class Database:
         """The database's processes (for tests: none may survive stop())."""
         return []
 
-    def info(self) -> dict:
+    def info(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "version": self.version(),

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import time
+from typing import Any
 
 from wsgibench.databases.base import DRIVERS, table_tsv
 from wsgibench.databases.server_process import ServerDatabase, quiet
@@ -48,7 +49,7 @@ class MariaDB(ServerDatabase):
         ):
             raise EnvironmentProblem("MariaDB is not installed: apt-get install mariadb-server")
 
-    def _client(self, sql: str, user: str = "root", db: str = "", **kw) -> str:
+    def _client(self, sql: str, user: str = "root", db: str = "", **kw: Any) -> str:
         assert self.datadir is not None
         argv = [
             self._binary("mariadb") or "mariadb",
@@ -67,7 +68,7 @@ class MariaDB(ServerDatabase):
         proc = subprocess.run(argv, capture_output=True, text=True, **kw)
         if proc.returncode != 0:
             raise EnvironmentProblem(f"mariadb: `{sql[:60]}` failed: {proc.stderr.strip()[:300]}")
-        return proc.stdout.strip()
+        return str(proc.stdout).strip()
 
     def _start(self) -> dict[str, str]:
         self.datadir = self._make_datadir()
@@ -107,10 +108,10 @@ class MariaDB(ServerDatabase):
                 *SMALL_CONFIGURATION,
             ]
         )
+        datadir = self.datadir
+        assert datadir is not None
         self._wait_ready(
-            lambda: (
-                (self.datadir / "mariadb.sock").exists() and quiet(lambda: self._client("SELECT 1"))
-            )
+            lambda: (datadir / "mariadb.sock").exists() and quiet(lambda: self._client("SELECT 1"))
         )
         self._load()
         self._version = self._read_version()

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from wsgibench.databases.base import DRIVERS, table_tsv
 from wsgibench.databases.server_process import ServerDatabase
@@ -33,7 +34,7 @@ class PostgreSQL(ServerDatabase):
         if self.bindir() is None:
             raise EnvironmentProblem("PostgreSQL is not installed: apt-get install postgresql")
 
-    def _psql(self, sql: str, db: str = "postgres", **kw) -> str:
+    def _psql(self, sql: str, db: str = "postgres", **kw: Any) -> str:
         bindir = self.bindir()
         assert bindir is not None
         proc = subprocess.run(
@@ -64,7 +65,7 @@ class PostgreSQL(ServerDatabase):
             raise EnvironmentProblem(
                 f"postgresql: `{sql[:60]}` failed: {proc.stderr.strip()[:300]}"
             )
-        return proc.stdout.strip()
+        return str(proc.stdout).strip()
 
     def _start(self) -> dict[str, str]:
         bindir = self.bindir()

@@ -11,8 +11,9 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import psutil
 
@@ -30,7 +31,7 @@ class ServerDatabase(Database):
         super().__init__(root, cpus)
         self.datadir: Path | None = None
         self.port: int | None = None
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.group = KillGroup(None)
         self._log: BinaryIO | None = None
 
@@ -63,7 +64,7 @@ class ServerDatabase(Database):
             os.chown(path, *account)
         return path
 
-    def _preexec(self, account: tuple[int, int] | None):
+    def _preexec(self, account: tuple[int, int] | None) -> Callable[[], None]:
         cpus, group = self.cpus, self.group
 
         def run() -> None:
@@ -78,7 +79,7 @@ class ServerDatabase(Database):
 
         return run
 
-    def _run_as(self, argv: list[str], what: str, **kw) -> str:
+    def _run_as(self, argv: list[str], what: str, **kw: Any) -> str:
         account = self._account()
         proc = subprocess.run(
             argv,
@@ -91,7 +92,7 @@ class ServerDatabase(Database):
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["?"]
             raise EnvironmentProblem(f"{self.kind}: {what} failed: {tail[0][:300]}")
-        return proc.stdout
+        return str(proc.stdout)
 
     def _spawn(self, argv: list[str]) -> None:
         self.group = KillGroup.create()
@@ -107,7 +108,7 @@ class ServerDatabase(Database):
             preexec_fn=self._preexec(self._account()),
         )
 
-    def _wait_ready(self, ready) -> None:
+    def _wait_ready(self, ready: Callable[[], bool]) -> None:
         deadline = time.monotonic() + READY_TIMEOUT_S
         while time.monotonic() < deadline:
             assert self.proc is not None
@@ -196,7 +197,7 @@ class ServerDatabase(Database):
         return sorted(found | set(self.group.pids()))
 
 
-def quiet(fn) -> bool:
+def quiet(fn: Callable[[], object]) -> bool:
     try:
         fn()
         return True

@@ -8,6 +8,7 @@ import resource
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -25,7 +26,7 @@ class Finding:
     consequence: str  # what goes wrong when it is not as recommended
     fix: str | None = None  # sysctl "key=value" that --fix may apply
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 

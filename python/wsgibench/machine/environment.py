@@ -7,6 +7,7 @@ import platform
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -46,7 +47,7 @@ def git_commit() -> str | None:
     return line if line and re.fullmatch(r"[0-9a-f]{40}", line) else None
 
 
-def collect(**extra: object) -> dict:
+def collect(**extra: object) -> dict[str, Any]:
     """The machine's metadata; `extra` adds what upper layers know (the versions of the system
     binaries the study's servers need: nginx_version, apache_version)."""
     mem = psutil.virtual_memory()

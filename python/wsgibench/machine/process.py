@@ -24,7 +24,8 @@ def free_port(host: str = "127.0.0.1") -> int:
     """A port the OS picks; the server binds it moments later (a clash is retried by the caller)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def _tcp_open(host: str, port: int) -> bool:
@@ -62,7 +63,7 @@ class Command:
 @dataclass
 class Started:
     command: Command
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
     log: Path
 
 
@@ -184,7 +185,7 @@ def raise_nofile(target: int = 1_048_576) -> None:
             continue
 
 
-def _preexec(cpus: list[int] | None, cgroup: MemoryCgroup, group: KillGroup):
+def _preexec(cpus: list[int] | None, cgroup: MemoryCgroup, group: KillGroup) -> Callable[[], None]:
     def run() -> None:
         raise_nofile()
         _die_with_parent()
@@ -196,11 +197,12 @@ def _preexec(cpus: list[int] | None, cgroup: MemoryCgroup, group: KillGroup):
     return run
 
 
-def _libc_prctl():
+def _libc_prctl() -> Callable[..., int] | None:
     try:
         import ctypes
 
-        return ctypes.CDLL(None, use_errno=True).prctl
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+        return prctl
     except (OSError, AttributeError):
         return None
 

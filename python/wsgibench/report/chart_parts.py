@@ -3,6 +3,7 @@ median-and-spread series, titles and captions."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,7 +79,7 @@ class Palette:
         return alt.Scale(domain=labels, range=[self.colours[label] for label in labels])
 
 
-def top_down(rows: list[dict]) -> list[str]:
+def top_down(rows: list[dict[str, Any]]) -> list[str]:
     """Servers in the order their lines end, highest first, so the legend reads like the chart."""
     last: dict[str, tuple[float, float]] = {}
     for r in rows:
@@ -134,7 +135,12 @@ TIP = [
 ]
 
 
-def metric_rows(load: LoadData, column: str, scale: float = 1.0, values=None) -> list[dict]:
+def metric_rows(
+    load: LoadData,
+    column: str,
+    scale: float = 1.0,
+    values: Callable[[CellData], list[float]] | None = None,
+) -> list[dict[str, Any]]:
     """One row per cell: median / min / max of a per-repeat metric; cells without numbers at 0."""
     rows = []
     for c in load.cells:
@@ -157,7 +163,7 @@ def metric_rows(load: LoadData, column: str, scale: float = 1.0, values=None) ->
 
 
 def series(
-    rows: list[dict],
+    rows: list[dict[str, Any]],
     palette: Palette,
     y_title: str,
     value_format: str,
@@ -197,12 +203,12 @@ def series(
     return alt.LayerChart(layer=[line, spread, points])
 
 
-def finish(chart, data: ReportData, title: str, extra: str | None) -> dict:
+def finish(chart: Any, data: ReportData, title: str, extra: str | None) -> dict[str, Any]:
     chart = (
         chart.properties(title=chart_title(title, data, extra))
         .configure_view(stroke=None)
         .configure_legend(orient="right", symbolOpacity=1)
     )
-    spec = chart.to_dict()
+    spec: dict[str, Any] = chart.to_dict()
     spec.pop("$schema", None)  # no URL in the page, not even one nobody fetches
     return spec

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import altair as alt
 
 from wsgibench.baseline import BASELINE
@@ -85,7 +87,7 @@ def _simple(
     title: str,
     y_title: str,
     fmt_: str,
-    rows: list[dict],
+    rows: list[dict[str, Any]],
     load: LoadData,
     data: ReportData,
     palette: Palette,
@@ -253,7 +255,7 @@ def efficiency(load: LoadData, data: ReportData, palette: Palette) -> Chart:
     )
 
 
-def _timeline_rows(load: LoadData, data: ReportData) -> list[dict]:
+def _timeline_rows(load: LoadData, data: ReportData) -> list[dict[str, Any]]:
     rows = []
     for c in load.cells:
         rep = c.representative()

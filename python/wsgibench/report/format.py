@@ -63,7 +63,7 @@ def level(value: float) -> str:
     return f"{value:g}"
 
 
-def caps(capabilities: dict | None) -> str:
+def caps(capabilities: dict[str, Any] | None) -> str:
     """HTTP/1.0, keep-alive and pipelining support, as the behaviour checks found it, and the
     bytes of one pong reply on the wire (a server that sends less is seen to)."""
     if not capabilities:

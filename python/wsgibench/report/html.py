@@ -7,11 +7,11 @@ import json
 
 from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
-from wsgibench.report.charts import Chart
+from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
 from wsgibench.report.findings import findings
 from wsgibench.report.seed import against_seed
-from wsgibench.report.table import COLUMNS, LoadTable
+from wsgibench.report.table import COLUMNS, LoadTable, ServerRow
 from wsgibench.report.vega import javascript, versions
 from wsgibench.results.summary import layout_text, load_hosts_text
 
@@ -118,7 +118,7 @@ def _environment(data: ReportData) -> str:
     return f"<table>{_caption(data, 'Environment')}{body}</table>"
 
 
-def _entry_cell(table: LoadTable, row, key: str) -> str:
+def _entry_cell(table: LoadTable, row: ServerRow, key: str) -> str:
     e = row.entries.get(key)
     metric = next(m for m in COLUMNS if m.key == key)
     if e is None:

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from wsgibench.report import format as fmt
-from wsgibench.report.charts import Chart
+from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
 from wsgibench.report.findings import findings
 from wsgibench.report.seed import against_seed, sentence
-from wsgibench.report.table import COLUMNS, LoadTable
+from wsgibench.report.table import COLUMNS, LoadTable, ServerRow
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _entry(row, key: str) -> str:
+def _entry(row: ServerRow, key: str) -> str:
     e = row.entries.get(key)
     if e is None:
         return "-"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
@@ -60,7 +61,7 @@ class ServerRow:
     label: str
     flavour: str
     version: str | None
-    capabilities: dict | None
+    capabilities: dict[str, Any] | None
     status: str  # "ok", or why the server is missing from (part of) the sweep
     cell_ids: list[int]
     entries: dict[str, Entry | None] = field(default_factory=dict)

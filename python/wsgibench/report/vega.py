@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import altair as alt
 import vl_convert as vlc
@@ -15,11 +16,11 @@ def vl_version() -> str | None:
     return major_minor if major_minor in vlc.get_vegalite_versions() else None
 
 
-def png(spec: dict, scale: float = 2.0) -> bytes:
+def png(spec: dict[str, Any], scale: float = 2.0) -> bytes:
     return vlc.vegalite_to_png(spec, vl_version=vl_version(), scale=scale)
 
 
-def svg(spec: dict) -> str:
+def svg(spec: dict[str, Any]) -> str:
     return vlc.vegalite_to_svg(spec, vl_version=vl_version())
 
 

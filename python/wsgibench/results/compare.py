@@ -135,7 +135,7 @@ class Comparison:
     cells: list[CellChange]
 
 
-def machine_key(env: dict) -> dict:
+def machine_key(env: dict[str, Any]) -> dict[str, Any]:
     """The metadata that must match for two stores to be comparable."""
     return {k: env.get(k) for k in ("cpu_model", "cpu_count", "kernel", "memory_bytes")}
 
@@ -157,7 +157,7 @@ def _side(store: Store, study_id: int | None) -> Side:
     return Side(str(store.path), row["id"], row["name"], date, json.loads(row["environment_json"]))
 
 
-def _cells(store: Store, study_id: int) -> dict[tuple[str, str, float], tuple[Any, list]]:
+def _cells(store: Store, study_id: int) -> dict[tuple[str, str, float], tuple[Any, list[Any]]]:
     return {(c.server, c.load, c.level): (c, store.repeats(c.id)) for c in store.cells(study_id)}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from wsgibench.results import latency
 from wsgibench.results.engine_result import EngineResult
@@ -57,7 +58,7 @@ class Diagnosis:
     message: str
     invalid: bool = False  # the number must not be read as the server's
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 

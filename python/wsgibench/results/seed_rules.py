@@ -260,7 +260,11 @@ def _onset_rule(claim: Claim, run: RunView, load: str, theirs: str) -> Verdict:
     server = claim.servers[0]
     kept, left = _series(claim, run, load, server)
     frm, above = claim.get("from_level"), claim.get("above")
-    after = (lambda x: x >= float(frm)) if frm is not None else (lambda x: x > float(above))
+    edge_level = float(frm if frm is not None else above)
+
+    def after(level: float) -> bool:
+        return level >= edge_level if frm is not None else level > edge_level
+
     edge = f"from {frm:g}" if frm is not None else f"past {above:g}"
     threshold = float(claim.get("threshold", 0.0))
     before_pts = [p for p in kept if not after(p.level)]

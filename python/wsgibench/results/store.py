@@ -112,10 +112,10 @@ class Cell:
     status: CellStatus
     reason: str | None
     notes: list[str]
-    capabilities: dict | None
-    server_info: dict | None
-    isolation: dict | None
-    diagnoses: list[dict]
+    capabilities: dict[str, Any] | None
+    server_info: dict[str, Any] | None
+    isolation: dict[str, Any] | None
+    diagnoses: list[dict[str, Any]]
 
 
 class Store:
@@ -179,7 +179,7 @@ class Store:
         self.db.close()
 
     # -- writing -------------------------------------------------------------------------------
-    def begin_study(self, name: str, config: dict, environment: dict) -> int:
+    def begin_study(self, name: str, config: dict[str, Any], environment: dict[str, Any]) -> int:
         with self.db:
             cur = self.db.execute(
                 "INSERT INTO studies (name, started_unix_s, status, config_json, environment_json)"
@@ -190,12 +190,13 @@ class Store:
 
     def latest_study(self, name: str) -> sqlite3.Row | None:
         """The latest run of the study of this name, if any."""
-        return self.db.execute(
+        row: sqlite3.Row | None = self.db.execute(
             "SELECT id, status, config_json FROM studies WHERE name=? ORDER BY id DESC LIMIT 1",
             (name,),
         ).fetchone()
+        return row
 
-    def unfinished_study(self, name: str, config: dict) -> int | None:
+    def unfinished_study(self, name: str, config: dict[str, Any]) -> int | None:
         """The latest run of this study that did not finish, if it was run with the same config."""
         row = self.latest_study(name)
         if row is None or row["status"] == "finished":
@@ -284,6 +285,7 @@ class Store:
         return self.db.execute("SELECT * FROM studies ORDER BY id").fetchall()
 
     def study(self, study_id: int | None = None) -> sqlite3.Row:
+        row: sqlite3.Row | None
         if study_id is None:
             row = self.db.execute("SELECT * FROM studies ORDER BY id DESC LIMIT 1").fetchone()
         else:

@@ -27,7 +27,7 @@ class Capabilities:
     wire_bytes: int | None = None
     wire_head: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 

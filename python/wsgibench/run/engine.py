@@ -73,7 +73,7 @@ def engine_version() -> dict[str, Any]:
             f"{path} speaks engine protocol {info.get('protocol_version')}, this wsgibench speaks "
             f"{PROTOCOL_VERSION}: reinstall wsgibench so both come from one build"
         )
-    return info
+    return dict(info)
 
 
 def engine_child() -> None:

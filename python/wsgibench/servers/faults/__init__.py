@@ -8,6 +8,7 @@ README.md ("The fault catalogue") shows it as a table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from wsgibench.servers.recipe import Command, Flavour, LaunchContext, ServerRecipe
@@ -95,7 +96,7 @@ FAULTS: dict[str, tuple[str, tuple[str, ...], str]] = {
 }
 
 
-def _launcher(kind: str, extra: tuple[str, ...]):
+def _launcher(kind: str, extra: tuple[str, ...]) -> Callable[[LaunchContext], list[Command]]:
     base = kind.split("-")[0]
 
     def launch(ctx: LaunchContext) -> list[Command]:

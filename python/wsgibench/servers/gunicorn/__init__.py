@@ -2,6 +2,8 @@
 ASGI ways: its own asyncio worker (`--worker-class asgi`, in the pinned 27 and already in 25)
 and uvicorn's worker class."""
 
+from collections.abc import Callable
+
 from wsgibench.servers.nginx.config import NGINX, nginx_proxy
 from wsgibench.servers.recipe import (
     Command,
@@ -48,7 +50,7 @@ def _argv(ctx: LaunchContext, worker_class: str, port: int, workers: int, *extra
     ]
 
 
-def _simple(worker_class: str, *extra: str):
+def _simple(worker_class: str, *extra: str) -> Callable[[LaunchContext], list[Command]]:
     def launch(ctx: LaunchContext) -> list[Command]:
         return [Command(_argv(ctx, worker_class, ctx.port, ctx.workers, *extra))]
 

@@ -1,6 +1,8 @@
 """uvicorn: the ASGI server most used, on uvloop and httptools, and on asyncio and h11 (what it
 silently falls back to when those two are missing)."""
 
+from collections.abc import Callable
+
 from wsgibench.servers.recipe import (
     Command,
     Flavour,
@@ -19,7 +21,7 @@ _HANDLES = (
 )
 
 
-def _launch(loop: str, http: str):
+def _launch(loop: str, http: str) -> Callable[[LaunchContext], list[Command]]:
     def launch(ctx: LaunchContext) -> list[Command]:
         argv = [
             str(ctx.python),

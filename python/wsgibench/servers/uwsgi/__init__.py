@@ -1,6 +1,7 @@
 """uWSGI: its HTTP router, the router with keep-alive, the HTTP/1.1 socket (with or without
 threads), and behind nginx."""
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,7 @@ def _argv(ctx: LaunchContext, *socket: str) -> list[str]:
     return argv
 
 
-def _http(*extra: str):
+def _http(*extra: str) -> Callable[[LaunchContext], list[Command]]:
     def launch(ctx: LaunchContext) -> list[Command]:
         return [Command(_argv(ctx, "--http", f"{ctx.host}:{ctx.port}", *extra))]
 
