@@ -10,17 +10,18 @@ from click.testing import CliRunner
 from wsgibench.cli.main import cli
 from wsgibench.run import checks as _checks
 from wsgibench.run.serve import ServeOptions, start
-from wsgibench.servers import catalog
+from wsgibench.servers import listed
 
 from .helpers import require
 
-RUNNABLE = [r.name for r in catalog().values() if not r.unavailable]
+# The listed entries (the hidden fault servers misbehave on purpose: tests/e2e/test_faults.py)
+RUNNABLE = [r.name for r in listed().values() if not r.unavailable]
 
 
 def test_catalog_has_every_seed_server():
-    names = set(catalog())
+    names = set(listed())
     assert len(names) >= 30
-    unavailable = {r.name: r.unavailable for r in catalog().values() if r.unavailable}
+    unavailable = {r.name: r.unavailable for r in listed().values() if r.unavailable}
     for seed_only in (
         "fapws3",
         "aspen",

@@ -35,6 +35,7 @@ SMALL = {
         "WSGIBENCH_SLEEP_S=0.02",
     ],
     "db2011": ["--servers", "gevent-pywsgi,uwsgi-http"],
+    "db2011-hello": ["--servers", "php-fpm-nginx,uwsgi-http,gevent-pywsgi,tornado-wsgi"],
     # sessions of 13 requests 5 s apart last a minute: the study's own file with shorter sessions
     "piel2010-c10k": ["--servers", "gevent-pywsgi", "--levels", "5"],
 }

@@ -40,7 +40,8 @@ def test_every_plan_and_its_split_is_the_json_of_before():
             "split3": [_sorted(part.to_dict()) for part in plan.split(3)],
         }
         assert json.loads(plan.to_json()) == plan.to_dict()
-    assert sorted(built) == sorted(EXPECTED)
+    # every plan recorded then is built the same now (studies added since have no "before")
+    assert set(EXPECTED) <= set(built)
     for key, want in EXPECTED.items():
         assert built[key] == want, key
 
@@ -51,8 +52,9 @@ def test_a_stored_plan_reads_back_to_the_same_plan():
         for one in (plan, *plan.split(3)):
             assert EnginePlan.from_dict(one.to_dict()) == one, key
             assert EnginePlan.from_dict(json.loads(one.to_json())).to_dict() == one.to_dict()
-        stored = json.loads(EXPECTED[key]["plan"])
-        assert EnginePlan.from_dict(stored).to_dict() == stored
+        if key in EXPECTED:
+            stored = json.loads(EXPECTED[key]["plan"])
+            assert EnginePlan.from_dict(stored).to_dict() == stored
 
 
 def _plan(model: LoadModel, timeout_s: float = 5.0) -> EnginePlan:
