@@ -33,7 +33,9 @@ CLOSED = {"model": "closed", "levels": [8], "duration_s": 1.5}
 
 def test_well_configured_server_gets_no_flag(tmp_path):
     codes, _ = _diagnose(tmp_path, "gunicorn-gthread", CLOSED)
-    assert codes == set()
+    # 'contended' says other work shared the machine's CPUs, nothing of the server's settings
+    # (tests/e2e/test_interference.py checks it); a shared CI machine may raise it any time
+    assert codes - {"contended"} == set()
 
 
 def test_uwsgi_http_without_keep_alive(tmp_path):
