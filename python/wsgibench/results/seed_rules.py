@@ -158,6 +158,11 @@ def _within(claim: Claim, ours: float, theirs: float) -> bool:
     return theirs != 0 and abs(ours / theirs - 1) <= tol
 
 
+def _listed(values: Values, metric: str | None = None) -> str:
+    """ "3.10 ms at 100 connections, 4.00 ms at 1000 connections" (a ratio: "4.60× at ...")."""
+    return ", ".join(f"{fmt(metric, v) if metric else f'{v:.2f}×'} at {w}" for w, v in values)
+
+
 def _figure_rule(claim: Claim, run: RunView, load: str, theirs: str) -> Verdict:
     server = claim.servers[0]
     kept, left = _series(claim, run, load, server)
@@ -166,14 +171,10 @@ def _figure_rule(claim: Claim, run: RunView, load: str, theirs: str) -> Verdict:
         return _nothing(claim, theirs, left)
     target = float(claim.get("theirs"))
     off = [(w, v) for w, v in values if not _within(claim, v, target)]
-    ours = ", ".join(f"{fmt(claim.metric, v)} at {w}" for w, v in values)
+    ours = _listed(values, claim.metric)
     tol = float(claim.get("tolerance", TOLERANCE))
     if off:
-        sentence = (
-            f"{server}: "
-            + ", ".join(f"{fmt(claim.metric, v)} at {w}" for w, v in off)
-            + (f" is outside {tol:.0%} of {theirs}")
-        )
+        sentence = f"{server}: {_listed(off, claim.metric)} is outside {tol:.0%} of {theirs}"
     else:
         sentence = f"{server}: within {tol:.0%} of {theirs} at every level judged"
     return _verdict(claim, not off, theirs, ours, sentence, left)
@@ -190,14 +191,10 @@ def _ratio_rule(claim: Claim, run: RunView, load: str, theirs: str) -> Verdict:
     lo, hi = (float(t[0]), float(t[1])) if isinstance(t, list) else (float(t), float(t))
     tol = float(claim.get("tolerance", TOLERANCE))
     off = [(w, r) for w, r in ratios if not lo / (1 + tol) <= r <= hi * (1 + tol)]
-    ours = ", ".join(f"{r:.2f}× at {w}" for w, r in ratios)
+    ours = _listed(ratios)
     if off:
         how = "reversed" if any((r < 1) != (lo < 1) for _, r in off) else "another size"
-        sentence = (
-            f"{a} / {b} = "
-            + ", ".join(f"{r:.2f}× at {w}" for w, r in off)
-            + (f": {how}, outside {tol:.0%} of {theirs}")
-        )
+        sentence = f"{a} / {b} = {_listed(off)}: {how}, outside {tol:.0%} of {theirs}"
     else:
         sentence = f"{a} / {b} within {tol:.0%} of {theirs} at every level judged"
     return _verdict(claim, not off, theirs, ours, sentence, la + lb)

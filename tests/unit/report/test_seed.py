@@ -43,6 +43,15 @@ def _section(path: Path):
     return against_seed(load_report_data(Store(path, create=False)))
 
 
+def _add_to_config(path: Path, extra: str) -> None:
+    """The stored study config with `extra` (JSON members) added after its name."""
+    db = sqlite3.connect(path)
+    cfg = db.execute("SELECT config_json FROM studies").fetchone()[0]
+    cfg = cfg.replace('"name": "tornado2015"', '"name": "tornado2015", ' + extra)
+    db.execute("UPDATE studies SET config_json=?", (cfg,))
+    db.commit()
+
+
 def test_seed_001_figures_and_ratio(tmp_path: Path):
     # rps = speed x (1 + 40/100): 1.0 and 38.0 req/s at concurrency 40
     speeds = {"tornado-native-sync": 1 / 1.4, "tornado-native-async": 38 / 1.4}
@@ -66,13 +75,7 @@ def test_seed_001_figures_and_ratio(tmp_path: Path):
 def test_seed_001_with_another_sleep_is_not_comparable(tmp_path: Path):
     speeds = {"tornado-native-sync": 1 / 1.4, "tornado-native-async": 38 / 1.4}
     path = build_store(tmp_path / "t.sqlite", speeds=speeds, levels=(40,), name="tornado2015")
-    db = sqlite3.connect(path)
-    cfg = db.execute("SELECT config_json FROM studies").fetchone()[0]
-    cfg = cfg.replace(
-        '"name": "tornado2015"', '"name": "tornado2015", "app_env": {"WSGIBENCH_SLEEP_S": "0.1"}'
-    )
-    db.execute("UPDATE studies SET config_json=?", (cfg,))
-    db.commit()
+    _add_to_config(path, '"app_env": {"WSGIBENCH_SLEEP_S": "0.1"}')
     section = _section(path)
     ratio = next(v for v in section.verdicts if v.claim.id == "async-over-sync")
     assert ratio.verdict == "not comparable" and "WSGIBENCH_SLEEP_S=0.1 here, 1" in ratio.sentence
@@ -113,13 +116,7 @@ def test_seed_004_on_two_cpus_judges_places(tmp_path: Path):
 def test_markdown_counts_the_verdicts_and_lists_deviations(tmp_path: Path):
     speeds = {"tornado-native-sync": 1 / 1.4, "tornado-native-async": 38 / 1.4}
     path = build_store(tmp_path / "t.sqlite", speeds=speeds, levels=(40,), name="tornado2015")
-    db = sqlite3.connect(path)
-    cfg = db.execute("SELECT config_json FROM studies").fetchone()[0]
-    cfg = cfg.replace(
-        '"name": "tornado2015"', '"name": "tornado2015", "deviations": ["Python 3, not 2.7"]'
-    )
-    db.execute("UPDATE studies SET config_json=?", (cfg,))
-    db.commit()
+    _add_to_config(path, '"deviations": ["Python 3, not 2.7"]')
     data = load_report_data(Store(path, create=False))
     text = render(data, [], [], "charts")
     assert "held," in text and "not comparable" in text
