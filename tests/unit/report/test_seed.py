@@ -4,6 +4,7 @@ deviations from the seed."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -22,7 +23,13 @@ SEEDS = seed_text_dir(Path(__file__))
 
 @pytest.mark.parametrize("study", studies())
 def test_every_claim_is_a_sentence_of_the_seed_at_its_line(study):
-    assert SEEDS is not None, "the seed write-ups (shared/seeds beside the repository) are missing"
+    if SEEDS is None:
+        # CI always has shared/ beside its clone: there a missing seed is a failure; a clone made
+        # elsewhere is told (pytest -ra lists it) how to point at the write-ups
+        missing = "the seed write-ups are not beside this clone (shared/seeds): set WSGIBENCH_SEEDS"
+        if os.environ.get("CI"):
+            pytest.fail(missing)
+        pytest.skip(missing)
     seed = claims(study)
     lines = (SEEDS / seed.file).read_text().splitlines()
     assert seed.claims
