@@ -5,8 +5,9 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from wsgibench.databases import LoadDatabase
@@ -15,20 +16,21 @@ from wsgibench.machine import cpustat, netstat
 from wsgibench.machine.process import STOP_GRACE_S, RunningServer
 from wsgibench.machine.sampler import Sampler
 from wsgibench.machine.topology import Layout, Topology, scaled_layout
-from wsgibench.paths import APPS_DIR
 from wsgibench.results import diagnose, latency
 from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.repeat import Counters, Repeat
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus, Verdict
 from wsgibench.run import checks
+from wsgibench.run.admit import app_info, refusal
+from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.engine import Engine
 from wsgibench.run.judge import judge_repeat
 from wsgibench.run.outcome import CellOutcome, ServerHandle
 from wsgibench.run.records import dropped, interference_record, repeat_record, window_record
-from wsgibench.run.serve import ServeOptions, availability, server_info, server_python, start
+from wsgibench.run.serve import ServeOptions, server_info, server_python, start
 from wsgibench.servers import Flavour, ServerRecipe, get
-from wsgibench.study.apps import get_app
+from wsgibench.study.apps import AppSpec
 from wsgibench.study.loads import Load
 from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan
@@ -112,52 +114,41 @@ class CellContext:
     # Told of the running server when it is up (and None when it is gone): the study loop keeps it
     # so an interrupt, or a test, can see it.
     on_server: Callable[[RunningServer | None], None] = lambda _server: None
+    # The study's apps once ready (run/appcheck.py): interfaces read, dependencies installed.
+    apps: PreparedApps = field(default_factory=PreparedApps)
+
+    def app(self, load: Load) -> AppSpec:
+        return self.apps.app(self.study, load)
 
 
 # -- 1. prepare ------------------------------------------------------------------------------------
 
 
-def refusal(recipe: ServerRecipe, study: Study, workers: int) -> CellOutcome | None:
-    """Why this server cannot take this cell at all (recorded as unavailable), or None."""
-    if recipe.apps and study.app not in recipe.apps:  # its own handlers (tornado's native pair)
-        return CellOutcome(
-            CellStatus.UNAVAILABLE,
-            f"serves only the app(s) {', '.join(recipe.apps)}, not {study.app!r}",
-        )
-    if (
-        not recipe.apps
-        and get_app(study.app).module_for(recipe.interface, recipe.native_api) is None
-    ):
-        return CellOutcome(CellStatus.UNAVAILABLE, recipe.has_no_version_of(study.app))
-    ok, why = availability(recipe)
-    if not ok:
-        return CellOutcome(CellStatus.UNAVAILABLE, why)
-    if workers > 1 and not recipe.multi_worker:
-        return CellOutcome(
-            CellStatus.UNAVAILABLE, f"runs one process: cannot use {workers} workers"
-        )
-    return None
-
-
-def serve_options(study: Study, placement: Placement, env: dict[str, str]) -> ServeOptions:
+def serve_options(
+    study: Study,
+    placement: Placement,
+    env: dict[str, str],
+    app: AppSpec,
+    app_path: tuple[Path, ...],
+) -> ServeOptions:
     mb = study.memory_limit_mb
     switches = {} if study.tcp_nodelay else {"WSGIBENCH_TCP_NODELAY": "0"}
     return ServeOptions(
         workers=placement.workers,
         threads=placement.server_threads,
-        app=study.app,
-        app_dir=APPS_DIR,
+        app=app,
+        app_path=app_path,
         cpus=placement.server_cpus,
         memory_limit_bytes=mb * 2**20 if mb else None,
         backlog=study.backlog,
         access_log=study.access_log,
-        env=tuple(sorted({**study.app_env, **switches, **env}.items())),
+        env=tuple(sorted({**app.env, **study.app_env, **switches, **env}.items())),
         host=study.server_host,
     )
 
 
 def database_kind(study: Study, load: Load) -> str | None:
-    return load.database or get_app(study.app).database
+    return load.database or study.app_of(load).database
 
 
 # -- the whole life ----------------------------------------------------------------------------------
@@ -167,13 +158,15 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     """Prepare, start, check, measure and judge one cell; the server is stopped whatever happens."""
     recipe, study = get(cell.server), ctx.study
     placement = place(cell.load, study, recipe, ctx.layout, ctx.topology)
-    refused = refusal(recipe, study, placement.workers)
+    app = ctx.app(cell.load)
+    refused = refusal(recipe, app, placement.workers, ctx.apps)
     if refused:
         return refused
     db = ctx.databases.use(cell.load.name, database_kind(study, cell.load), placement.server_cpus)
     ctx.progress(f"{cell.label}: starting")
     env = ctx.databases.env_for(server_python(recipe), recipe.interface)
-    options = serve_options(study, placement, env)
+    deps = ctx.apps.deps_for(app, server_python(recipe))
+    options = serve_options(study, placement, env, app, (deps.site,) if deps else ())
     try:
         server, workdir = start(recipe, options)
     except StartupError as exc:
@@ -206,6 +199,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         forced = server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
     outcome.isolation = isolation
+    outcome.app = app_info(app, recipe, deps)
     if forced:
         outcome.notes.append(f"ignored SIGTERM: killed after {STOP_GRACE_S:g} s")
     if placement.shared:
@@ -225,7 +219,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
 def check_and_measure(
     cell: CellPlan, server: ServerHandle, ctx: CellContext, placement: Placement
 ) -> CellOutcome:
-    caps = checks.check(server.host, server.port)
+    caps = checks.check(server.host, server.port, ctx.app(cell.load).probe)
     return measure(cell, server, caps, ctx, placement)
 
 
@@ -253,7 +247,7 @@ def measure(
         load.plan,
         level=cell.level,
         port=server.port,
-        requests=list(study.requests),
+        requests=list(study.requests_of(cell.load)),
         cpus=placement.engine_cpus,
         threads=placement.engine_threads,
         host=server.host,
@@ -356,7 +350,7 @@ def save_cell(
             "notes": outcome.notes,
             "diagnoses": outcome.diagnoses,
             "capabilities": outcome.capabilities,
-            "server_info": server_info(recipe),
+            "server_info": {**server_info(recipe), "app": outcome.app},
             "isolation": outcome.isolation,
             "started_unix_s": started,
         },

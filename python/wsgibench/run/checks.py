@@ -11,7 +11,7 @@ from typing import Any
 from wsgibench.results.diagnose import Diagnosis
 from wsgibench.run import http as _http
 from wsgibench.servers import ServerRecipe
-from wsgibench.study.apps import PROBE_BODY, PROBE_PATH
+from wsgibench.study.apps import PONG_PROBE, PROBE_PATH, Probe
 from wsgibench.study.loads import Load
 
 
@@ -84,23 +84,20 @@ def fetch(
         conn.close()
 
 
-def _is_pong(resp: _http.Response, body: bytes) -> bool:
-    return resp.status == 200 and resp.body == body
-
-
-def probe(host: str, port: int, body: bytes = PROBE_BODY, timeout_s: float = 1.0) -> bool:
-    """Readiness: one HTTP/1.1 request answered with exactly the expected body."""
+def probe(host: str, port: int, probe: Probe = PONG_PROBE, timeout_s: float = 1.0) -> bool:
+    """Readiness: one HTTP/1.1 request on the probe's path answered as the probe expects."""
     try:
-        raw = _http.request(PROBE_PATH, close=True)
-        return _is_pong(fetch(host, port, raw, timeout_s=timeout_s)[0], body)
+        raw = _http.request(probe.path, close=True)
+        reply = fetch(host, port, raw, timeout_s=timeout_s)[0]
+        return probe.accepts(reply.status, reply.body)
     except (OSError, _http.BadResponse, ValueError):
         return False
 
 
-def check(
-    host: str, port: int, body: bytes = PROBE_BODY, timeout_s: float = 2.0, path: str = PROBE_PATH
-) -> Capabilities:
+def check(host: str, port: int, probe: Probe = PONG_PROBE, timeout_s: float = 2.0) -> Capabilities:
+    """HTTP/1.0, keep-alive and pipelining judged by behaviour, on the probe's request."""
     problems: list[str] = []
+    path = probe.path
 
     def attempt(label: str, raw: bytes, count: int, one_write: bool) -> bool:
         try:
@@ -108,7 +105,7 @@ def check(
         except (OSError, _http.BadResponse, ValueError) as exc:
             problems.append(f"{label}: {type(exc).__name__}: {exc}")
             return False
-        if not all(_is_pong(r, body) for r in replies):
+        if not all(probe.accepts(r.status, r.body) for r in replies):
             problems.append(f"{label}: got {[(r.status, r.body[:20]) for r in replies]}")
             return False
         return True

@@ -21,6 +21,8 @@ class CellOutcome:
     repeats: list[Repeat] = field(default_factory=list)  # each as judged
     diagnoses: list[dict[str, Any]] = field(default_factory=list)
     isolation: dict[str, Any] | None = None  # where and how the server ran, once it started
+    # The app it served, stored with the server: name, interface, its lock's hash and packages.
+    app: dict[str, Any] | None = None
 
     def disqualify(self, reason: str) -> None:
         self.status, self.reason = CellStatus.DISQUALIFIED, reason

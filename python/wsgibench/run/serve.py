@@ -6,17 +6,16 @@ import platform
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from wsgibench.errors import EnvironmentProblem, StartupError
 from wsgibench.machine import locks, venvs
-from wsgibench.machine.process import Readiness, RunningServer, free_port, launch
-from wsgibench.paths import APPS_DIR
+from wsgibench.machine.process import Command, Readiness, RunningServer, free_port, launch
 from wsgibench.run import checks
 from wsgibench.servers import LaunchContext, ServerRecipe
-from wsgibench.study.apps import PROBE_BODY, PROBE_PATH, get_app
+from wsgibench.study.apps import APPS, AppSpec
 
 PORT_ATTEMPTS = 3
 
@@ -26,8 +25,10 @@ class ServeOptions:
     workers: int = 1
     threads: int = 1
     backlog: int = 2048
-    app: str = "pong"  # the study's app by name; each server gets it in its own interface
-    app_dir: Path = APPS_DIR
+    # The study's app; each server gets it in its own interface.
+    app: AppSpec = field(default_factory=lambda: APPS["pong"])
+    # Its own dependencies for this server's Python (machine/appdeps.py), on the server's path.
+    app_path: tuple[Path, ...] = ()
     cpus: list[int] | None = None
     memory_limit_bytes: int | None = None
     host: str = "127.0.0.1"
@@ -106,14 +107,17 @@ def start(recipe: ServerRecipe, options: ServeOptions) -> tuple[RunningServer, P
     raise StartupError(f"{last} (tried {PORT_ATTEMPTS} fresh ports)")
 
 
+# What a copy of one's own app leaves out: version control, caches, virtual environments.
+_NOT_COPIED = shutil.ignore_patterns(
+    "__pycache__", ".git", ".hg", ".venv", "venv", ".tox", "node_modules", "*.pyc"
+)
+
+
 def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> RunningServer:
     workdir.chmod(0o755)  # servers that drop privileges (Apache children) must read it
-    # A private copy of the apps: readable by those users wherever wsgibench is installed.
-    app_dir = Path(
-        shutil.copytree(
-            options.app_dir, workdir / "apps", ignore=shutil.ignore_patterns("__pycache__")
-        )
-    )
+    # A private copy of the app's folder: readable by those users wherever it lives.
+    app = options.app
+    app_dir = Path(shutil.copytree(app.folder, workdir / "apps", ignore=_NOT_COPIED))
     host = options.host
     ctx = LaunchContext(
         host=host,
@@ -122,20 +126,24 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
         workers=options.workers,
         threads=options.threads,
         backlog=options.backlog,
-        app=get_app(options.app).module_for(recipe.interface, recipe.native_api) or options.app,
+        app=app.module_for(recipe.interface, recipe.native_api) or app.name,
+        callable=app.callable_for(recipe.interface),
         app_dir=app_dir,
+        app_path=options.app_path,
+        chdir=app.workdir,
         workdir=workdir,
         python=server_python(recipe),
         access_log=options.access_log,
     )
+    probe = app.probe
     ready = Readiness(
-        lambda: checks.probe(host, ctx.port),
-        f"exact {PROBE_BODY!r} reply on {PROBE_PATH} of port {ctx.port}",
+        lambda: checks.probe(host, ctx.port, probe),
+        f"{probe.describe()} of port {ctx.port}",
         recipe.start_timeout_s,
     )
     assert recipe.launch is not None
     return launch(
-        recipe.launch(ctx),
+        [_on_app_path(cmd, ctx) for cmd in recipe.launch(ctx)],
         host,
         ctx.port,
         workdir,
@@ -143,4 +151,17 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
         options.memory_limit_bytes,
         ready,
         dict(options.env),
+    )
+
+
+def _on_app_path(cmd: Command, ctx: LaunchContext) -> Command:
+    """A Python server's command with the app's folder and its dependencies on its path, run in
+    the app's working directory when the study names one."""
+    if cmd.role != "server" or ctx.python is None:
+        return cmd
+    extra = tuple(p for p in (str(ctx.app_dir), *map(str, ctx.app_path)) if p not in cmd.pythonpath)
+    return replace(
+        cmd,
+        pythonpath=(*cmd.pythonpath, *extra),
+        cwd=cmd.cwd or (ctx.chdir if ctx.chdir else None),
     )

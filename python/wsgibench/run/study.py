@@ -15,6 +15,8 @@ from wsgibench.results.compare import metadata_differences
 from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.verdict import CellStatus
+from wsgibench.run import appcheck
+from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.cell import HOST_LOST, CellContext, database_kind, run_cell, save_cell
 from wsgibench.run.cluster import ClusterEngine, LoadHosts, check_target
 from wsgibench.run.engine import Engine, EngineProcess, check_plans, engine_version
@@ -65,6 +67,7 @@ class StudyRunner:
         self.doctor = doctor.findings(sorted(set(self.server_cpus + self.engine_cpus)))
         # The db app's database: files next to the results store, one per load (see databases).
         self.databases = databases.LoadDatabase(store.path.resolve().parent)
+        self.apps = PreparedApps()
 
     def run(
         self,
@@ -78,6 +81,8 @@ class StudyRunner:
         databases.preflight(
             {k for load in self.study.loads if (k := database_kind(self.study, load))}
         )
+        # One's own app imported once, its dependencies installed: a broken one stops here.
+        self.apps = appcheck.prepare(self.study, self.progress)
         try:
             self._connect_load_hosts()
             return self._run(on_cell_done, resume, force, on_kept)
@@ -172,6 +177,7 @@ class StudyRunner:
             self.topology,
             progress=lambda msg: self.progress(msg),
             on_server=on_server,
+            apps=self.apps,
         )
 
     def _environment(self) -> dict[str, Any]:

@@ -77,11 +77,24 @@ class LaunchContext:
     workers: int
     threads: int
     backlog: int
-    app: str  # module name inside app_dir, exposing `app`
+    app: str  # module name inside app_dir, exposing the callable
     app_dir: Path
     workdir: Path  # private scratch directory for configs, pid and log files
     python: Path | None  # the env's interpreter, None for non-Python entries
     access_log: bool = False  # a study may turn access logging on, to show what it costs
+    callable: str = "app"  # the app's callable in its module
+    # Folders after app_dir on the server's path: the app's own dependencies (machine/appdeps).
+    app_path: tuple[Path, ...] = ()
+    chdir: Path | None = None  # the working directory the app runs in (None: app_dir)
+
+    @property
+    def app_ref(self) -> str:
+        """`module:callable`, as servers' command lines name an app."""
+        return f"{self.app}:{self.callable}"
+
+    @property
+    def app_cwd(self) -> Path:
+        return self.chdir or self.app_dir
 
     def launcher(self, script: Path, *extra: str) -> Command:
         """Run a launcher script in the env with the common options (see _launchkit)."""
@@ -97,6 +110,8 @@ class LaunchContext:
             str(self.app_dir),
             "--app",
             self.app,
+            "--callable",
+            self.callable,
             "--backlog",
             str(self.backlog),
             "--workers",

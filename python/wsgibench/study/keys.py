@@ -22,6 +22,7 @@ from wsgibench.study.load_keys import (
     BODY_FLOAT_KEYS,
     EXPECT_KEYS,
     LOAD_KEYS,
+    PROBE_KEYS,
     REQUEST_KEYS,
     SERVER_SETTING_KEYS,
 )
@@ -73,10 +74,54 @@ STUDY_KEYS: tuple[Key, ...] = (
     ),
     Key(
         "app",
-        Text(what="an app name"),
+        Text(what="an app name or module:callable"),
         '"pong"',
-        "The app every server runs (`pong`, `pong_slow`, `sleep`, `mixed`, `db`).",
-        example='app = "sleep"',
+        "The app every server runs: a built-in (`wsgibench apps`), or your own named as a "
+        "server names it: `package.module:callable`, `path/to/file.py:callable` (relative to "
+        "the study file; `:app` when left out). Its folder goes first on the server's path.",
+        example='app = "myapp:app"',
+    ),
+    Key(
+        "interface",
+        Text(choices=("wsgi", "asgi")),
+        "read from the callable",
+        "Your app's interface: ASGI when the callable (or its class's `__call__`) is a "
+        "coroutine function, WSGI otherwise; set it when that guess is wrong.",
+        example='interface = "asgi"',
+    ),
+    Key(
+        "app_asgi",
+        Text(what="module:callable"),
+        "none",
+        "The ASGI side of an app that has both (Django's `asgi.py`, Falcon's `asgi.App`): "
+        "WSGI servers run `app`, ASGI servers this.",
+        example='app_asgi = "mysite.asgi:application"',
+    ),
+    Key(
+        "requirements",
+        Text(what="a path"),
+        "none",
+        "Your app's dependencies: a requirements.txt or a pyproject.toml (relative to the study "
+        "file), locked with hashes and installed with uv into a folder per app and Python "
+        "version, apart from the servers' venvs.",
+        example='requirements = "requirements.txt"',
+    ),
+    Key(
+        "app_workdir",
+        Text(what="a path"),
+        "the app's folder",
+        "The working directory every server runs your app in (relative to the study file).",
+        example='app_workdir = "."',
+    ),
+    Key(
+        "probe",
+        Section("probe"),
+        '{ path = "/ping", status = 200, body = "Pong!" }; your app: its first request\'s '
+        "path and status",
+        "The request that says a server is up, and on which HTTP/1.0, keep-alive and "
+        "pipelining are checked: its path, the status of a valid reply, and its exact body "
+        "when given.",
+        example='probe = { path = "/health", status = 200 }',
     ),
     Key(
         "app_env",
@@ -266,4 +311,5 @@ SECTIONS: tuple[tuple[str, tuple[Key, ...]], ...] = (
     ("[[requests]] expect", EXPECT_KEYS),
     ("[[requests]] expect body_float", BODY_FLOAT_KEYS),
     ("[server_settings.NAME]", SERVER_SETTING_KEYS),
+    ("probe", PROBE_KEYS),
 )

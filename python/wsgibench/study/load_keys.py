@@ -3,7 +3,7 @@ its `expect`, and [server_settings.NAME]; see study/keys.py for the top level.""
 
 from __future__ import annotations
 
-from wsgibench.study.kinds import Flag, Int, Key, ListOf, Number, Section, TableOf, Text
+from wsgibench.study.kinds import EnvValue, Flag, Int, Key, ListOf, Number, Section, TableOf, Text
 
 MODEL_NAMES = ("closed", "rate", "conn_rate", "sessions", "count")
 DATABASES = ("sqlite", "postgresql", "mariadb")
@@ -142,15 +142,44 @@ LOAD_KEYS: tuple[Key, ...] = (
         models=("sessions",),
         required=("sessions",),
     ),
+    Key(
+        "app",
+        Text(what="a built-in app's name"),
+        "the study's",
+        "A built-in app this load serves instead of the study's, with its own requests "
+        "(the frameworks study: one load per framework, pong beside them as the ceiling).",
+        example='app = "flask"',
+    ),
+    Key(
+        "servers",
+        ListOf(Text(what="a server name")),
+        "the study's",
+        "The study's servers this load runs on (those its app's documentation recommends).",
+        example='servers = ["gunicorn-sync", "uwsgi-http11"]',
+    ),
 )
 
 REQUEST_KEYS: tuple[Key, ...] = (
     Key("name", Text(), '"pong"', "The kind's name: per-kind figures are stored under it."),
     Key("method", Text(what="an HTTP method"), '"GET"', "The request method."),
     Key("path", Text(what="a path starting with /"), '"/"', "The request target."),
+    Key(
+        "query",
+        TableOf(EnvValue(), names="parameters"),
+        "none",
+        "Query parameters, encoded and appended to the path.",
+        example='query = { page = 2, q = "pong" }',
+    ),
     Key("weight", Number(low=0), "1", "Share of this kind in the mix (relative)."),
     Key("headers", TableOf(Text(), names="header names"), "none", "Extra request headers."),
     Key("body", Text(), '""', "The request body."),
+    Key(
+        "body_file",
+        Text(what="a path"),
+        "none",
+        "The request body read from a file (relative to the study file); not with `body`.",
+        example='body_file = "item.json"',
+    ),
     Key(
         "expect",
         Section("[[requests]] expect"),
@@ -171,6 +200,12 @@ EXPECT_KEYS: tuple[Key, ...] = (
         "The body is a number in [min, max] (the db app's sum).",
         example="body_float = { min = 30, max = 70 }",
     ),
+)
+
+PROBE_KEYS: tuple[Key, ...] = (
+    Key("path", Text(what="a path starting with /"), '"/ping"', "The probe's request target."),
+    Key("status", Int(low=100, high=999), "200", "The status of a valid reply."),
+    Key("body", Text(), "none (your app); Pong! (built-ins)", "The exact body of a valid reply."),
 )
 
 BODY_FLOAT_KEYS: tuple[Key, ...] = (

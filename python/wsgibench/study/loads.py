@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from wsgibench.errors import UsageError
 from wsgibench.results.engine_plan import (
@@ -56,6 +58,8 @@ class Load:
     warmup_s: float = 1.0
     database: str | None = None  # the db app's backend for this load (see _databases)
     cpus: int | None = None  # scaling studies: the server gets this many CPUs and workers
+    app: str | None = None  # a built-in app of its own (the frameworks study); None: the study's
+    servers: tuple[str, ...] = ()  # the study's servers it runs on (empty: all of them)
 
     @property
     def level_field(self) -> str:
@@ -125,18 +129,27 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
         name=values.get("name") or model,
         model=model,
         levels=tuple(values["levels"]),
-        params={k: v for k, v in values.items() if k not in common | {"database", "cpus"}},
+        params={
+            k: v
+            for k, v in values.items()
+            if k not in common | {"database", "cpus", "app", "servers"}
+        },
         http=http,
         keep_alive=values.get("keep_alive", http == "1.1"),
         timeout_s=values.get("timeout_s", 5.0),
         warmup_s=values.get("warmup_s", 1.0),
         database=values.get("database"),
         cpus=values.get("cpus"),
+        app=values.get("app"),
+        servers=tuple(values.get("servers", ())),
     )
 
 
-def parse_request(raw: dict[str, Any], study: str, index: int) -> RequestKind:
-    """One [[requests]] table, its keys and its `expect` checked against study/keys.py."""
+def parse_request(
+    raw: dict[str, Any], study: str, index: int, base: Path | None = None
+) -> RequestKind:
+    """One [[requests]] table, its keys and its `expect` checked against study/keys.py; `query`
+    is appended to the path, `body_file` read (relative to `base`, the study's folder)."""
     where = f"{study} [[requests]] #{index + 1}"
     values = read_table(raw, REQUEST_KEYS, where)
     expect = values.pop("expect", None)
@@ -147,4 +160,17 @@ def parse_request(raw: dict[str, Any], study: str, index: int) -> RequestKind:
         if "body_float" in expect:
             read_table(expect["body_float"], BODY_FLOAT_KEYS, where, "expect.body_float.")
         values["expect"] = expect
+    query = values.pop("query", None)
+    if query:
+        sep = "&" if "?" in values.get("path", "/") else "?"
+        values["path"] = values.get("path", "/") + sep + urlencode(query)
+    body_file = values.pop("body_file", None)
+    if body_file is not None:
+        if "body" in values:
+            raise UsageError(f"{where}: body and body_file: give one")
+        path = (base or Path.cwd()) / body_file
+        try:
+            values["body"] = path.read_text()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{where}: body_file {body_file!r}: cannot read: {exc}") from None
     return RequestKind(**values)

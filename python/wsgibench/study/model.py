@@ -15,12 +15,13 @@ from wsgibench.machine import topology
 from wsgibench.machine.topology import scaling_steps
 from wsgibench.paths import STUDIES_DIR
 from wsgibench.servers import resolve
-from wsgibench.study.apps import AppSpec, get_app
+from wsgibench.study.apps import APPS, AppSpec, get_app
 from wsgibench.study.keys import STUDY_KEYS
 from wsgibench.study.kinds import nearest, read_table
 from wsgibench.study.load_keys import LOAD_KEYS, SERVER_SETTING_KEYS
 from wsgibench.study.loads import Load, RequestKind, parse_load, parse_request
 from wsgibench.study.split import LoadHostsSpec, parse_hosts
+from wsgibench.study.userapps import is_user_spec, probe_of, user_app
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ class Study:
     loads: tuple[Load, ...]
     app: str = "pong"
     requests: tuple[RequestKind, ...] = (RequestKind(),)
+    # The app itself: a built-in's spec, or one's own (study/userapps.py); None: APPS[app].
+    app_spec: AppSpec | None = None
     app_env: dict[str, str] = field(default_factory=dict)
     # Pitfall switches: the defaults are the right settings; studies that demonstrate a
     # pitfall (and the diagnosis tests) turn them the wrong way on purpose.
@@ -68,7 +71,23 @@ class Study:
         return list(self.servers)
 
     def cell_count(self) -> int:
-        return len(self.servers) * sum(len(load.levels) for load in self.loads)
+        return sum(len(self.servers_of(load)) * len(load.levels) for load in self.loads)
+
+    def servers_of(self, load: Load) -> tuple[str, ...]:
+        """The servers a load runs on: the study's, or those of them the load names."""
+        return tuple(s for s in self.servers if not load.servers or s in load.servers)
+
+    def app_of(self, load: Load | None = None) -> AppSpec:
+        """The app a load serves: its own built-in app when it names one, else the study's."""
+        if load is not None and load.app:
+            return APPS[load.app]
+        return self.app_spec or get_app(self.app)
+
+    def requests_of(self, load: Load | None = None) -> tuple[RequestKind, ...]:
+        """The request mix of a load: its own app's, else the study's."""
+        if load is not None and load.app and load.app != self.app:
+            return APPS[load.app].requests
+        return self.requests
 
 
 def builtin_names() -> list[str]:
@@ -95,7 +114,13 @@ def load_study(name_or_path: str) -> Study:
     """The study of a built-in name or a TOML file, as written (the command line's changes:
     `study.overrides.load_with`, which reads the file once too)."""
     path = study_path(name_or_path)
-    return parse_study(read_raw(path), shown_path(path))
+    return parse_study(read_raw(path), shown_path(path), study_base(path))
+
+
+def study_base(path: Path) -> Path:
+    """What the paths in a study file are relative to: its folder; a built-in's, the working
+    directory."""
+    return Path.cwd() if path.parent == STUDIES_DIR else path.resolve().parent
 
 
 def read_raw(path: Path) -> dict[str, Any]:
@@ -123,20 +148,26 @@ def _cpu_list(value: list[int] | None, key: str, where: str) -> list[int] | None
     return value
 
 
-def parse_study(raw: dict[str, Any], where: str) -> Study:
+def parse_study(
+    raw: dict[str, Any], where: str, base: Path | None = None, app_base: Path | None = None
+) -> Study:
     """The study a parsed TOML table describes. Every key is checked against `study.keys` before
     anything else: an unknown key or a value of the wrong type or range is a UsageError naming
-    the file and the key (one line)."""
+    the file and the key (one line). Paths in it are relative to `base` (the study file's folder;
+    the working directory for a built-in), one's own app to `app_base` (the working directory
+    when `--app` named it)."""
+    base = base or Path.cwd()
     values = read_table(raw, STUDY_KEYS, where)
     for required in ("servers", "load"):
         if required not in values:
             key = next(k for k in STUDY_KEYS if k.name == required)
             raise UsageError(f"{where}: {required} is required: {key.kind.describe()}")
     servers = _servers(values["servers"], where)
-    app = _app(values.get("app", "pong"), where)
-    loads = _loads(values["load"], values.get("scale_cpus"), where, app)
+    requests, app_env = _app_settings(values, where, base)
+    app = _app(values, where, base, app_base or base, requests)
+    requests = requests or app.requests
+    loads = _loads(values["load"], values.get("scale_cpus"), where, app, servers)
     check_full(values.get("full"), {load.name for load in loads}, where)
-    requests, app_env = _app_settings(values, where, app)
     repeats, trim = values.get("repeats", 3), values.get("trim", 0)
     if repeats - 2 * trim < 1:
         raise UsageError(
@@ -151,7 +182,8 @@ def parse_study(raw: dict[str, Any], where: str) -> Study:
         loads=loads,
         app=app.name,
         requests=requests,
-        app_env=app_env,
+        app_spec=app,
+        app_env={**app.env, **app_env},
         repeats=repeats,
         trim=trim,
         random_order=values.get("random_order", True),
@@ -176,11 +208,48 @@ def parse_study(raw: dict[str, Any], where: str) -> Study:
     )
 
 
-def _app(name: str, where: str) -> AppSpec:
+def _app(
+    values: dict[str, Any],
+    where: str,
+    base: Path,
+    app_base: Path,
+    requests: tuple[RequestKind, ...],
+) -> AppSpec:
+    """The study's app: a built-in by name, or one's own (`module:callable`, `file.py`)."""
+    name = values.get("app", "pong")
+    own = ("interface", "app_asgi", "requirements", "app_workdir")
+    if name in APPS:
+        given = [k for k in own if k in values]
+        if given:
+            raise UsageError(f"{where}: {given[0]} is for your own app; {name!r} is built in")
+        app = get_app(name)
+        if "probe" in values:
+            return replace(app, probe=probe_of(values["probe"], requests, where, user=False))
+        return app
+    if not is_user_spec(name):
+        raise UsageError(f"{where}: app: {_unknown(name)}")
     try:
-        return get_app(name)
+        return user_app(name, app_base, {**values, **_paths(values, base)}, requests, where)
     except UsageError as exc:
-        raise UsageError(f"{where}: app: {exc}") from None
+        if name.isidentifier() and "no " in str(exc):
+            raise UsageError(f"{where}: app: {_unknown(name)}") from None
+        raise
+
+
+def _paths(values: dict[str, Any], base: Path) -> dict[str, Any]:
+    """The study's paths (requirements, app_workdir) made absolute against the study's folder."""
+    return {k: str(base / values[k]) for k in ("requirements", "app_workdir") if k in values}
+
+
+def _unknown(name: str) -> str:
+    try:
+        get_app(name)
+    except UsageError as exc:
+        return (
+            f"{exc}; or your own app as module:callable or path/to/file.py:callable "
+            "(no such file here)"
+        )
+    return name
 
 
 def check_full(full: dict[str, Any] | None, loads: set[str], where: str) -> None:
@@ -241,7 +310,7 @@ def _servers(servers: list[str], where: str) -> list[str]:
 
 
 def _loads(
-    loads_raw: list[dict[str, Any]], scale: Any, where: str, app: AppSpec
+    loads_raw: list[dict[str, Any]], scale: Any, where: str, app: AppSpec, servers: list[str]
 ) -> tuple[Load, ...]:
     if not loads_raw:
         raise UsageError(f"{where}: needs at least one [[load]] table")
@@ -251,19 +320,41 @@ def _loads(
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise UsageError(f"{where}: two [[load]] tables are named {twice[0]!r}: names must differ")
-    if app.database is None and any(load.database for load in loads):
-        raise UsageError(f"{where}: a [[load]] names a database, but app {app.name!r} uses none")
+    loads = tuple(_load_servers(load, where) for load in loads)
+    for load in loads:
+        if load.app is not None and load.app not in APPS:
+            raise UsageError(f"{where}: [[load]] {load.name!r}: app: {_unknown(load.app)}")
+        stray = [s for s in load.servers if s not in servers]
+        if stray:
+            raise UsageError(
+                f"{where}: [[load]] {load.name!r} names server {stray[0]!r}, not a server of "
+                f"the study{nearest(stray[0], servers)}"
+            )
+        served = APPS[load.app] if load.app else app
+        if served.database is None and load.database:
+            raise UsageError(
+                f"{where}: [[load]] {load.name!r} names a database, but app {served.name!r} "
+                "uses none"
+            )
     return loads
 
 
+def _load_servers(load: Load, where: str) -> Load:
+    if not load.servers:
+        return load
+    try:
+        return replace(load, servers=tuple(resolve(list(load.servers))))
+    except UsageError as exc:
+        raise UsageError(f"{where}: [[load]] {load.name!r}: servers: {exc}") from None
+
+
 def _app_settings(
-    values: dict[str, Any], where: str, app: AppSpec
+    values: dict[str, Any], where: str, base: Path
 ) -> tuple[tuple[RequestKind, ...], dict[str, str]]:
-    """The request mix (the study's, else the app's) and the app's WSGIBENCH_* settings."""
+    """The study's own request mix (empty: the app's) and the app's WSGIBENCH_* settings."""
     given = values.get("requests", [])
-    requests = tuple(parse_request(r, where, i) for i, r in enumerate(given)) or app.requests
-    app_env = values.get("app_env", {})
-    return requests, {**app.env, **app_env}
+    requests = tuple(parse_request(r, where, i, base) for i, r in enumerate(given))
+    return requests, values.get("app_env", {})
 
 
 def scale_counts(counts: Any) -> tuple[Any, tuple[str, ...]]:

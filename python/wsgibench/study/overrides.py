@@ -13,7 +13,15 @@ from wsgibench.errors import UsageError
 from wsgibench.machine.topology import parse_cpulist
 from wsgibench.servers import resolve
 from wsgibench.study.kinds import Bad, Int, Kind, ListOf, Number
-from wsgibench.study.model import Study, apply_full, parse_study, read_raw, shown_path, study_path
+from wsgibench.study.model import (
+    Study,
+    apply_full,
+    parse_study,
+    read_raw,
+    shown_path,
+    study_base,
+    study_path,
+)
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,9 @@ class Overrides:
     cluster: str | None = None
     load_hosts: int | None = None
     server_host: str | None = None
+    app: str | None = None  # one's own app (`--app module:callable`), relative to the cwd
+    path: str | None = None  # `--path /api/items`: the one request, with --expect-status
+    expect_status: int | None = None
 
     def table(self, raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
         """The study's table with these changes, and a line for each change (in option order)."""
@@ -61,6 +72,20 @@ class Overrides:
         if self.server_host is not None:
             out["server_host"] = self.server_host
             said.append(f"--server-host {self.server_host}")
+        return self._app(out, said)
+
+    def _app(self, out: dict[str, Any], said: list[str]) -> tuple[dict[str, Any], list[str]]:
+        if self.app is not None:
+            out["app"] = self.app
+            said.append(f"--app {self.app}")
+        if self.expect_status is not None and self.path is None:
+            raise UsageError("--expect-status goes with --path: the request it judges")
+        if self.path is not None:
+            if not self.path.startswith("/"):
+                raise UsageError(f"--path must start with /, not {self.path!r}")
+            status = self.expect_status if self.expect_status is not None else 200
+            out["requests"] = [{"name": "path", "path": self.path, "expect": {"status": status}}]
+            said.append(f"--path {self.path} --expect-status {status}")
         return out, said
 
     def _servers(self, out: dict[str, Any], said: list[str]) -> tuple[dict[str, Any], list[str]]:
@@ -140,4 +165,6 @@ def load_with(name_or_path: str, changes: Overrides) -> tuple[Study, list[str]]:
     path = study_path(name_or_path)
     where = shown_path(Path(path))
     raw, said = changes.table(read_raw(path), where)
-    return replace(parse_study(raw, where), changes=tuple(said)), said
+    base = study_base(Path(path))
+    study = parse_study(raw, where, base, Path.cwd() if changes.app else base)
+    return replace(study, changes=tuple(said)), said

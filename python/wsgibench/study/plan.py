@@ -33,7 +33,7 @@ def plan_cells(study: Study) -> list[CellPlan]:
     cells: list[CellPlan] = []
     for load in study.loads:
         for level in sorted(load.levels):
-            servers = list(study.servers)
+            servers = list(study.servers_of(load))
             if study.random_order:
                 rng.shuffle(servers)
             first = len(cells)  # not inside the generator: extend grows the list as it goes
@@ -52,7 +52,7 @@ def every_plan(study: Study) -> list[tuple[str, EnginePlan]]:
                 plan = load.plan(
                     level=level,
                     port=1,
-                    requests=list(study.requests),
+                    requests=list(study.requests_of(load)),
                     cpus=None,
                     seed=study.seed,
                     warmup=warmup,

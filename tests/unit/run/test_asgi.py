@@ -3,7 +3,8 @@ version is unavailable to ASGI servers, and the loop and parser are read from wh
 
 from __future__ import annotations
 
-from wsgibench.run.cell import Placement, refusal, serve_options
+from wsgibench.run.admit import refusal
+from wsgibench.run.cell import Placement, serve_options
 from wsgibench.run.checks import parse_runtime
 from wsgibench.servers import get
 from wsgibench.study.apps import get_app
@@ -18,12 +19,13 @@ def test_each_interface_gets_its_version_of_the_app():
     assert get_app("pong").module_for("ASGI") == "asgi_pong"
     assert get_app("mixed").module_for("ASGI") == "asgi_sleep"
     study = parse_study({"servers": ["uvicorn", "waitress"], "app": "mixed", "load": [LOAD]}, "t")
-    assert serve_options(study, PLACED, {}).app == "mixed"  # resolved per server when it starts
+    app = study.app_of()
+    assert serve_options(study, PLACED, {}, app, ()).app.name == "mixed"  # resolved at start
 
 
 def test_an_app_without_an_asgi_version_is_unavailable_to_asgi_servers():
     study = parse_study({"servers": ["uvicorn"], "app": "pong_slow", "load": [LOAD]}, "t")
-    refused = refusal(get("uvicorn"), study, 1)
+    refused = refusal(get("uvicorn"), study.app_of(), 1)
     assert refused is not None and refused.status == "unavailable"
     assert refused.reason == "an ASGI server; app 'pong_slow' has no ASGI version"
     assert get_app("db").module_for("ASGI") == "asgi_db"
@@ -70,7 +72,7 @@ def test_a_native_server_gets_the_apps_version_in_its_own_interface():
     assert get_app("pong").module_for(rsgi.interface, rsgi.native_api) == "rsgi_pong"
     assert get_app("sleep").module_for(rsgi.interface, rsgi.native_api) is None
     study = parse_study({"servers": ["granian-rsgi"], "app": "sleep", "load": [LOAD]}, "t")
-    refused = refusal(rsgi, study, 1)
+    refused = refusal(rsgi, study.app_of(), 1)
     assert refused is not None and refused.status == "unavailable"
     assert refused.reason == "a native (RSGI) server; app 'sleep' has no RSGI version"
 
@@ -79,7 +81,7 @@ def test_tornados_own_handlers_are_native_and_serve_only_their_apps():
     native = get("tornado-native-async")
     assert native.interface_label == "native (tornado handlers)"
     study = parse_study({"servers": [native.name], "app": "pong", "load": [LOAD]}, "t")
-    refused = refusal(native, study, 1)
+    refused = refusal(native, study.app_of(), 1)
     assert (
         refused is not None and refused.reason == "serves only the app(s) sleep, mixed, not 'pong'"
     )

@@ -14,6 +14,7 @@ def parse(argv=None, extra=None):
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--app-dir", required=True)
     p.add_argument("--app", default="pong")
+    p.add_argument("--callable", default="app")
     p.add_argument("--backlog", type=int, default=2048)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--threads", type=int, default=1)
@@ -23,9 +24,10 @@ def parse(argv=None, extra=None):
 
 
 def load_app(args):
-    """Import `app` from the app module; the app dir goes first so every server sees the same file."""
+    """Import the callable from the app module; the app dir goes first so every server sees the
+    same file."""
     sys.path.insert(0, args.app_dir)
-    return importlib.import_module(args.app).app
+    return getattr(importlib.import_module(args.app), args.callable)
 
 
 def listen_socket(args, nodelay=None):

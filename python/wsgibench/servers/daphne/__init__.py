@@ -24,10 +24,10 @@ def _launch(ctx: LaunchContext) -> list[Command]:
         "--verbosity",
         "0",
         *(["--access-log", "-"] if ctx.access_log else []),
-        f"{ctx.app}:app",
+        ctx.app_ref,
     ]
     # daphne imports the app from its working directory.
-    return [Command(argv, cwd=ctx.app_dir, pythonpath=(str(ctx.app_dir),))]
+    return [Command(argv, cwd=ctx.app_cwd, pythonpath=(str(ctx.app_dir),))]
 
 
 RECIPES = [

@@ -30,13 +30,13 @@ def _launch(ctx: LaunchContext, interface: str = "wsgi") -> list[Command]:
         "--log-level",
         "warning",
         "--working-dir",
-        str(ctx.app_dir),
+        str(ctx.app_cwd),
     ]
     if interface in ("asgi", "rsgi"):  # named: "auto" takes uvloop when installed (not here)
         argv += ["--loop", "asyncio"]
     if ctx.threads > 1:
         argv += ["--blocking-threads", str(ctx.threads)]
-    return [Command([*argv, f"{ctx.app}:app"])]
+    return [Command([*argv, ctx.app_ref])]
 
 
 def _launch_asgi(ctx: LaunchContext) -> list[Command]:

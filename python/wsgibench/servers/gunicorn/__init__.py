@@ -40,13 +40,13 @@ def _argv(ctx: LaunchContext, worker_class: str, port: int, workers: int, *extra
         "--backlog",
         str(ctx.backlog),
         "--chdir",
-        str(ctx.app_dir),
+        str(ctx.app_cwd),
         # No --access-logfile: gunicorn logs no access lines unless asked to.
         *(["--access-logfile", "-"] if ctx.access_log else []),
         "--log-level",
         "warning",
         *extra,
-        f"{ctx.app}:app",
+        ctx.app_ref,
     ]
 
 

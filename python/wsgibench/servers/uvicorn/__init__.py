@@ -27,7 +27,7 @@ def _launch(loop: str, http: str) -> Callable[[LaunchContext], list[Command]]:
             str(ctx.python),
             "-m",
             "uvicorn",
-            f"{ctx.app}:app",
+            ctx.app_ref,
             "--app-dir",
             str(ctx.app_dir),
             "--host",

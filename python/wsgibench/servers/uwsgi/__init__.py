@@ -51,9 +51,9 @@ def _argv(ctx: LaunchContext, *socket: str) -> list[str]:
         "--listen",
         str(min(ctx.backlog, _somaxconn())),
         "--chdir",
-        str(ctx.app_dir),
+        str(ctx.app_cwd),
         "--module",
-        f"{ctx.app}:app",
+        ctx.app_ref,
         # Exit instead of answering 500 to everything when the app fails to import.
         "--need-app",
         "--disable-logging",

@@ -1,0 +1,64 @@
+"""Whether a server can take a cell's app at all (an unavailable cell says why), and what a cell
+stores of the app it served."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wsgibench.machine.appdeps import AppDeps
+from wsgibench.results.verdict import CellStatus
+from wsgibench.run.appcheck import PreparedApps
+from wsgibench.run.outcome import CellOutcome
+from wsgibench.run.serve import availability, server_info, server_python
+from wsgibench.servers import ServerRecipe
+from wsgibench.study.apps import AppSpec
+
+
+def refusal(
+    recipe: ServerRecipe, app: AppSpec, workers: int, apps: PreparedApps | None = None
+) -> CellOutcome | None:
+    """Why this server cannot take this cell at all (recorded as unavailable), or None."""
+    if recipe.apps and app.name not in recipe.apps:  # its own handlers (tornado's native pair)
+        return CellOutcome(
+            CellStatus.UNAVAILABLE,
+            f"serves only the app(s) {', '.join(recipe.apps)}, not {app.name!r}",
+        )
+    if recipe.no_python_app and (app.spec or app.requirements):
+        return CellOutcome(
+            CellStatus.UNAVAILABLE,
+            f"runs no Python app ({recipe.interface_label}): it cannot serve {app.name!r}",
+        )
+    if not recipe.apps and app.module_for(recipe.interface, recipe.native_api) is None:
+        return CellOutcome(CellStatus.UNAVAILABLE, recipe.has_no_version_of(app.name))
+    ok, why = availability(recipe)
+    if not ok:
+        return CellOutcome(CellStatus.UNAVAILABLE, why)
+    if workers > 1 and not recipe.multi_worker:
+        return CellOutcome(
+            CellStatus.UNAVAILABLE, f"runs one process: cannot use {workers} workers"
+        )
+    clash = _conflicts(recipe, app, apps)
+    if clash:
+        return CellOutcome(CellStatus.UNAVAILABLE, "; ".join(clash[:3]))
+    return None
+
+
+def _conflicts(recipe: ServerRecipe, app: AppSpec, apps: PreparedApps | None) -> list[str]:
+    """The packages the app's lock and the server's venv pin at different versions."""
+    deps = apps.deps_for(app, server_python(recipe)) if apps else None
+    if deps is None:
+        return []
+    return deps.conflicts(server_info(recipe)["packages"], recipe.name, app.name)
+
+
+def app_info(app: AppSpec, recipe: ServerRecipe, deps: AppDeps | None) -> dict[str, Any]:
+    """What a cell stores of the app it served: two cells with one lock hash ran the same
+    dependencies (compare names a difference)."""
+    return {
+        "name": app.name,
+        "interface": recipe.interface_label,
+        "callable": f"{app.module_for(recipe.interface, recipe.native_api)}:"
+        f"{app.callable_for(recipe.interface)}",
+        "lock_sha256": deps.lock_sha256 if deps else None,
+        "packages": deps.packages if deps else {},
+    }

@@ -1,0 +1,136 @@
+"""Before the first cell: each app of the study with dependencies gets them installed for every
+server's Python, and one's own app is imported once, apart from any server, so that an app that
+does not import fails in one line naming it, and its interface is read from its callable."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wsgibench.errors import EnvironmentProblem, UsageError
+from wsgibench.machine import appdeps
+from wsgibench.machine.appdeps import AppDeps
+from wsgibench.run.serve import availability, server_python
+from wsgibench.servers import get
+from wsgibench.study.apps import AppSpec
+from wsgibench.study.loads import Load
+from wsgibench.study.model import Study
+from wsgibench.study.userapps import with_interface
+
+IMPORT_TIMEOUT_S = 120.0
+
+# Run with -I in a fresh interpreter: the app's folder and dependencies only, then the callable's
+# kind. ASGI: a coroutine function, or an object whose class's __call__ is one.
+_PROBE = """
+import importlib, inspect, json, sys
+folder, paths, targets = json.loads(sys.argv[1])
+sys.path[:0] = [folder, *paths]
+def is_asgi(o):
+    if inspect.iscoroutinefunction(o):
+        return True
+    call = None if inspect.isclass(o) else getattr(type(o), "__call__", None)
+    return call is not None and inspect.iscoroutinefunction(call)
+out = []
+try:
+    for module, name in targets:
+        obj = getattr(importlib.import_module(module), name, None)
+        if obj is None or not callable(obj):
+            raise SystemExit(f"{module} has no callable {name!r}")
+        out.append(is_asgi(obj))
+except SystemExit:
+    raise
+except BaseException as exc:
+    raise SystemExit(f"{type(exc).__name__}: {exc}".splitlines()[0])
+print(json.dumps(out))
+"""
+
+
+@dataclass
+class PreparedApps:
+    """The study's apps, ready: each with its interface known, and its dependencies per Python."""
+
+    specs: dict[str, AppSpec] = field(default_factory=dict)  # by the app's name
+    deps: dict[tuple[str, str], AppDeps] = field(default_factory=dict)  # (app, python minor)
+
+    def app(self, study: Study, load: Load) -> AppSpec:
+        spec = study.app_of(load)
+        return self.specs.get(spec.name, spec)
+
+    def deps_for(self, app: AppSpec, python: Path | None) -> AppDeps | None:
+        if app.requirements is None or python is None:
+            return None
+        return self.deps.get((app.name, appdeps.python_minor(str(python))))
+
+
+def prepare(study: Study, progress: Callable[[str], None] = lambda _m: None) -> PreparedApps:
+    """Install each app's dependencies for the Pythons of the servers that will run it, and read
+    one's own app's interface from its callable; an error names the app."""
+    out = PreparedApps()
+    for load in study.loads:
+        app = study.app_of(load)
+        if app.name in out.specs or not (app.requirements or app.spec):
+            continue
+        pythons = {str(p) for s in study.servers_of(load) if (p := _python(s)) is not None}
+        own = base_python()
+        for python in sorted(pythons | {own}):
+            if app.requirements is not None:
+                progress(f"app {app.name}: its requirements for Python {_minor(python)}")
+                out.deps[(app.name, _minor(python))] = appdeps.ensure(
+                    app.name, app.requirements, app.lock, python
+                )
+        deps = out.deps.get((app.name, _minor(own)))
+        out.specs[app.name] = check_import(app, own, deps, study.app_env)
+    return out
+
+
+def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str, str]) -> AppSpec:
+    """Import the app (and its ASGI side) in a fresh interpreter; the app with its interface."""
+    targets = [(app.module_name, app.callable)]
+    if app.asgi_module and (app.asgi_module, app.asgi_callable) != targets[0]:
+        targets.append((app.asgi_module, app.asgi_callable))
+    paths = [str(deps.site)] if deps else []
+    argv = [python, "-I", "-c", _PROBE, json.dumps([str(app.folder), paths, targets])]
+    try:
+        proc = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            cwd=app.workdir or app.folder,
+            env={**os.environ, **env},
+            timeout=IMPORT_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        raise UsageError(f"app {app.name}: importing it took over {IMPORT_TIMEOUT_S:g} s") from None
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["exited without a word"])[-1]
+        raise UsageError(f"app {app.name} does not import: {last[:300]}")
+    kinds = json.loads(proc.stdout.strip().splitlines()[-1])
+    if len(kinds) > 1 and not kinds[1]:
+        raise UsageError(f"app {app.name}: app_asgi {app.asgi_module} is not an ASGI callable")
+    if not app.spec:  # a built-in: its modules say their interfaces
+        return app
+    return with_interface(app, app.interface or ("asgi" if kinds[0] else "wsgi"))
+
+
+def base_python() -> str:
+    """The interpreter the servers' venvs are made from (wsgibench's own, outside its venv)."""
+    return getattr(sys, "_base_executable", None) or sys.executable
+
+
+def _python(server: str) -> Path | None:
+    recipe = get(server)
+    if not availability(recipe)[0]:
+        return None
+    return server_python(recipe)
+
+
+def _minor(python: str) -> str:
+    try:
+        return appdeps.python_minor(python)
+    except EnvironmentProblem:
+        return "?"
