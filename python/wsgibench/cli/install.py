@@ -8,10 +8,12 @@ import time
 from rich.console import Console
 
 from wsgibench.errors import EnvironmentProblem, UsageError, WsgibenchError
-from wsgibench.machine import locks, venvs
+from wsgibench.machine import appdeps, locks, venvs
 from wsgibench.run import checks
+from wsgibench.run.appcheck import base_python
 from wsgibench.run.serve import ServeOptions, availability, installed_version, start
 from wsgibench.servers import ServerRecipe, get, listed
+from wsgibench.study.apps import APPS
 
 
 def _selected(names: list[str], all_: bool, study: str | None) -> list[ServerRecipe]:
@@ -62,7 +64,10 @@ def install_servers(
 
 def lock_servers(names: list[str], all_: bool, console: Console) -> list[str]:
     """Write the lock of each selected server's venv (once per venv); returns those that failed."""
-    failures, done = [], set()
+    failures, done = lock_apps([n for n in names if n in APPS], console), set()
+    names = [n for n in names if n not in APPS]
+    if not names and not all_:
+        return failures
     for recipe in _selected(names, all_, None):
         env = recipe.env
         if recipe.unavailable or env is None or not env.requirements or env.name in done:
@@ -75,6 +80,30 @@ def lock_servers(names: list[str], all_: bool, console: Console) -> list[str]:
             failures.append(recipe.name)
             continue
         console.print(f"[green]ok[/]   {env.name}: {path} ({len(locks.pins(path))} packages)")
+    return failures
+
+
+def lock_apps(names: list[str], console: Console) -> list[str]:
+    """Write the lock of each named built-in app with dependencies (the frameworks)."""
+    failures = []
+    for name in names:
+        app = APPS[name]
+        if app.requirements is None or app.lock is None:
+            console.print(f"[red]fail[/] {name}: a built-in app with no dependencies to lock")
+            failures.append(name)
+            continue
+        uv = venvs.uv_binary()
+        try:
+            if uv is None:
+                raise EnvironmentProblem("locking needs uv")
+            appdeps.compile_lock(uv, name, app.requirements, base_python(), app.lock)
+        except WsgibenchError as exc:
+            console.print(f"[red]fail[/] {name}: {exc}")
+            failures.append(name)
+            continue
+        console.print(
+            f"[green]ok[/]   app {name}: {app.lock} ({len(locks.pins(app.lock))} packages)"
+        )
     return failures
 
 

@@ -216,6 +216,24 @@ def studies(keys: bool) -> None:
     metavar="ADDRESS",
     help="The address the server listens on and the load goes to (default 127.0.0.1).",
 )
+@click.option(
+    "--app",
+    "app_spec",
+    metavar="SPEC",
+    help="Your own app instead of the study's: module:callable or path/to/file.py:callable "
+    "(relative to the working directory).",
+)
+@click.option(
+    "--path",
+    "request_path",
+    metavar="PATH",
+    help="The one request to send (e.g. /api/items), replacing the study's request mix.",
+)
+@click.option(
+    "--expect-status",
+    type=click.IntRange(100, 999),
+    help="With --path: the status of a valid reply (default 200).",
+)
 @friendly
 def run(
     study: str,
@@ -236,6 +254,9 @@ def run(
     cluster: str | None,
     load_hosts: int | None,
     server_host: str | None,
+    app_spec: str | None,
+    request_path: str | None,
+    expect_status: int | None,
 ) -> None:
     """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
     from wsgibench.cli.run import run_study
@@ -254,6 +275,9 @@ def run(
         cluster=cluster,
         load_hosts=load_hosts,
         server_host=server_host,
+        app=app_spec,
+        path=request_path,
+        expect_status=expect_status,
     )
     run_study(
         study,

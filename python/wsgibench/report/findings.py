@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
+from wsgibench.report import frameworks
 from wsgibench.report.data import CellData, LoadData, ReportData
 from wsgibench.results.significance import compare_samples
 from wsgibench.results.verdict import CellStatus
@@ -73,6 +74,7 @@ def findings(data: ReportData) -> list[str]:
     lines: list[str] = []
     for load in data.loads:
         lines += [text for level in load.levels if (text := leader(load, level))]
+    lines += [section.finding for section in frameworks.sections(data)]
     for load in data.loads:
         lines += _disqualified(load)
     lines += _meanings(data)

@@ -7,6 +7,7 @@ import json
 
 from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
+from wsgibench.report import frameworks
 from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
 from wsgibench.report.findings import findings
@@ -82,6 +83,34 @@ def _against_seed(data: ReportData) -> str:
             else ""
         )
     )
+
+
+def _frameworks(data: ReportData) -> str:
+    """Per framework: its servers ranked, each one's share of its own pong ceiling."""
+    found = frameworks.sections(data)
+    if not found:
+        return ""
+    parts = [
+        "<h2>Frameworks on servers</h2><p class=meta>Each framework's servers, best first; "
+        "the ceiling is the same server serving pong at the same level, so the share says how "
+        "much of each request the framework takes.</p>"
+    ]
+    for sec in found:
+        rows = "".join(
+            f"<tr><td>{i}</td><td>{_e(r.server)}</td><td>{_e(r.interface)}</td>"
+            f"<td class=num>{fmt.rps(r.rps)}</td>"
+            f"<td class=num>{fmt.rps(r.low)}–{fmt.rps(r.high)}</td>"
+            f"<td class=num>{fmt.rps(r.ceiling) if r.ceiling else '-'}</td>"
+            f"<td class=num>{f'{r.share:.0%}' if r.share is not None else '-'}</td></tr>"
+            for i, r in enumerate(sec.rows, 1)
+        )
+        parts.append(
+            f"<h3>{_e(sec.framework)} — {_e(sec.level_field)} {sec.level:g}</h3>"
+            "<table><tr><th>#</th><th>server</th><th>interface</th><th>req/s</th>"
+            "<th>repeats</th><th>pong ceiling</th><th>share</th></tr>"
+            f"{rows}</table><p>{_e(sec.finding)}</p>"
+        )
+    return "".join(parts)
 
 
 def _findings(data: ReportData) -> str:
@@ -255,6 +284,7 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> st
 <p class="meta as-run">{_e(data.meta.as_run())}</p>
 {_findings(data)}
 {_against_seed(data)}
+{_frameworks(data)}
 {_index(data)}
 {_environment(data)}
 {"".join(sections)}

@@ -207,16 +207,31 @@ def compare_stores(
 
 
 def _package_changes(a: Any, b: Any) -> list[str]:
-    """Every package of the server's venv whose version differs between the two cells."""
+    """Every package of the server's venv and of the app's dependencies whose version differs
+    between the two cells, and the app's lock when its hash differs."""
     if a is None or b is None:
         return []
-    pa = (a.server_info or {}).get("packages") or {}
-    pb = (b.server_info or {}).get("packages") or {}
-    return [
-        f"{name} {pa.get(name, '-')} → {pb.get(name, '-')}"
-        for name in sorted(set(pa) | set(pb))
-        if pa.get(name) != pb.get(name)
-    ]
+    found = []
+    for side in ("server", "app"):
+        ia = (a.server_info or {}) if side == "server" else (a.server_info or {}).get("app") or {}
+        ib = (b.server_info or {}) if side == "server" else (b.server_info or {}).get("app") or {}
+        pa, pb = ia.get("packages") or {}, ib.get("packages") or {}
+        prefix = "app: " if side == "app" else ""
+        found += [
+            f"{prefix}{name} {pa.get(name, '-')} → {pb.get(name, '-')}"
+            for name in sorted(set(pa) | set(pb))
+            if pa.get(name) != pb.get(name)
+        ]
+        la, lb = ia.get("lock_sha256"), ib.get("lock_sha256")
+        if side == "app" and la != lb:
+            found.append(
+                f"app {ib.get('name') or ia.get('name')}: lock {_short(la)} → {_short(lb)}"
+            )
+    return found
+
+
+def _short(digest: str | None) -> str:
+    return digest[:12] if digest else "none"
 
 
 def package_differences(result: Comparison) -> dict[str, list[str]]:

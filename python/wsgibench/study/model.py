@@ -324,11 +324,10 @@ def _loads(
     for load in loads:
         if load.app is not None and load.app not in APPS:
             raise UsageError(f"{where}: [[load]] {load.name!r}: app: {_unknown(load.app)}")
-        stray = [s for s in load.servers if s not in servers]
-        if stray:
+        if load.servers and not set(load.servers) & set(servers):
             raise UsageError(
-                f"{where}: [[load]] {load.name!r} names server {stray[0]!r}, not a server of "
-                f"the study{nearest(stray[0], servers)}"
+                f"{where}: [[load]] {load.name!r} names none of the study's servers "
+                f"({', '.join(load.servers)})"
             )
         served = APPS[load.app] if load.app else app
         if served.database is None and load.database:
