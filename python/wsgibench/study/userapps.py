@@ -121,5 +121,5 @@ def _path(value: str | None, base: Path, key: str, where: str) -> Path | None:
         return None
     path = (base / value).resolve()
     if not path.exists():
-        raise UsageError(f"{where}: {key} {value!r}: {path} does not exist")
+        raise UsageError(f"{where}: {key}: {path} does not exist")
     return path

@@ -1,0 +1,68 @@
+"""The frameworks study at a small size, through the installed `wsgibench` script: every framework
+(Flask, Django, FastAPI, Starlette, Falcon, Litestar) on at least two servers, every endpoint
+measured with zero invalid replies, pong beside them as each server's ceiling, and the report's
+section that ranks the servers per framework."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from wsgibench.report.data import load_report_data
+from wsgibench.report.frameworks import sections
+from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.store import Store
+from wsgibench.study.frameworks import FRAMEWORKS
+
+from .helpers import cli, leftovers, require
+
+SERVERS = ("gunicorn-gthread", "waitress", "uvicorn", "hypercorn")
+ENDPOINTS = ["plaintext", "json", "db", "echo"]
+
+
+def test_every_framework_on_two_servers_every_endpoint_valid(tmp_path: Path):
+    for name in SERVERS:
+        require(name)
+    argv = cli(
+        "run",
+        "frameworks",
+        "--servers",
+        ",".join(SERVERS),
+        "--duration",
+        "0.5",
+        "--repeats",
+        "2",
+        "--results",
+        "r.sqlite",
+        "--no-install",
+    )
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    said = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "internal error" not in said, said[-3000:]
+    store = Store(tmp_path / "r.sqlite", read_only=True)
+    study_id = store.study(None)["id"]
+    on: dict[str, set[str]] = {}
+    for cell in store.cells(study_id):
+        assert cell.status == "measured", (cell.server, cell.load, cell.status, cell.reason)
+        for row in store.repeats(cell.id):
+            result = EngineResult.from_dict(json.loads(row["engine_json"]))
+            if cell.load == "pong":
+                continue
+            assert [k.name for k in result.kinds] == ENDPOINTS
+            for kind in result.kinds:
+                assert kind.ok > 0, (cell.server, cell.load, kind.name)
+                assert sum(kind.errors.values()) == 0, (cell.server, cell.load, kind.errors)
+        on.setdefault(cell.load, set()).add(cell.server)
+    assert {f.name for f in FRAMEWORKS} <= set(on)
+    assert all(len(on[f.name]) >= 2 for f in FRAMEWORKS), on
+    assert on["pong"] == set(SERVERS)
+    found = {s.framework: s for s in sections(load_report_data(store, study_id))}
+    assert set(found) == {f.name for f in FRAMEWORKS}
+    for section in found.values():
+        assert len(section.rows) >= 2 and section.rows[0].rps >= section.rows[-1].rps
+        assert all(r.ceiling and 0 < (r.share or 0) for r in section.rows)
+        assert section.finding.startswith(f"{section.framework} (connections 32)")
+    html = (tmp_path / "r-report" / "report.html").read_text()
+    assert "Frameworks on servers" in html
+    assert leftovers() == []

@@ -1,0 +1,175 @@
+"""One's own app, through the installed `wsgibench` script: a file written here (outside the
+package) with a requirement of its own from the registry, on a WSGI server, an ASGI server and a
+server that serves both; every reply validated against the study's rule (a wrong rule makes every
+reply an error of its class), the lock's hash stored per cell, and a broken requirement or an app
+that does not import stopped at start-up in one line naming the app."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import textwrap
+from pathlib import Path
+
+from wsgibench.machine import appdeps
+from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.store import Store
+
+from .helpers import cli, leftovers, require
+
+APP = '''
+"""A service of its own: WSGI and ASGI sides, a requirement from the registry (humanize)."""
+import json
+import humanize
+
+def _greet(query):
+    name = query.split("name=", 1)[1] if "name=" in query else "world"
+    return json.dumps({"greeting": f"hello {name}", "size": humanize.naturalsize(2048)}).encode()
+
+def wsgi_app(environ, start_response):
+    if environ["PATH_INFO"] == "/health":
+        start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "2")])
+        return [b"ok"]
+    body = _greet(environ.get("QUERY_STRING", ""))
+    start_response("200 OK", [("Content-Type", "application/json"),
+                              ("Content-Length", str(len(body)))])
+    return [body]
+
+async def asgi_app(scope, receive, send):
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+        return
+    if scope["path"] == "/health":
+        body, kind = b"ok", b"text/plain"
+    else:
+        body, kind = _greet(scope["query_string"].decode()), b"application/json"
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", kind), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+'''
+
+SERVERS = ("gunicorn-gthread", "uvicorn", "granian", "granian-asgi")
+
+
+def _study(folder: Path, size: str = "2.0 kB", requirement: str = "humanize==4.12.3") -> Path:
+    (folder / "service.py").write_text(textwrap.dedent(APP))
+    (folder / "requirements.txt").write_text(requirement + "\n")
+    study = folder / "study.toml"
+    study.write_text(
+        textwrap.dedent(
+            f"""
+            name = "own"
+            servers = {json.dumps(list(SERVERS))}
+            app = "service.py:wsgi_app"
+            app_asgi = "service:asgi_app"
+            requirements = "requirements.txt"
+            probe = {{ path = "/health", status = 200, body = "ok" }}
+            repeats = 1
+
+            [[requests]]
+            name = "greet"
+            path = "/greet"
+            query = {{ name = "bench" }}
+            expect = {{ status = 200, content_type = "application/json", json = {{ "greeting" = "hello bench", "size" = "{size}" }} }}
+
+            [[load]]
+            name = "closed"
+            model = "closed"
+            levels = [4]
+            duration_s = 0.5
+            warmup_s = 0.2
+            """
+        )
+    )
+    return study
+
+
+def _run(study: Path, cwd: Path) -> subprocess.CompletedProcess:
+    argv = cli("run", str(study), "--results", "r.sqlite", "--no-report", "--no-install")
+    return subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+def _cells(cwd: Path) -> dict[str, tuple[object, list[EngineResult]]]:
+    store = Store(cwd / "r.sqlite", read_only=True)
+    out = {}
+    for cell in store.cells(store.study(None)["id"]):
+        reps = [EngineResult.from_dict(json.loads(r["engine_json"])) for r in store.repeats(cell.id)]
+        out[cell.server] = (cell, reps)
+    return out
+
+
+def test_own_app_on_wsgi_asgi_and_both(tmp_path: Path):
+    for name in SERVERS:
+        require(name)
+    app_dir = tmp_path / "mine"
+    app_dir.mkdir()
+    proc = _run(_study(app_dir), tmp_path)
+    said = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "internal error" not in said, said[-3000:]
+    cells = _cells(tmp_path)
+    assert set(cells) == set(SERVERS)
+    locks = set()
+    for server, (cell, reps) in cells.items():
+        assert cell.status == "measured", (server, cell.status, cell.reason)
+        (rep,) = reps
+        totals = rep.totals
+        # every reply was read and judged by the study's rule: all valid, none left unjudged
+        assert totals.ok > 0 and totals.error_count == 0, (server, totals)
+        assert [k.name for k in rep.kinds] == ["greet"]
+        app = cell.server_info["app"]
+        expected_side = "service:asgi_app" if "ASGI" in app["interface"] else "service:wsgi_app"
+        assert app["callable"] == expected_side, (server, app)
+        assert app["packages"].get("humanize") == "4.12.3"
+        locks.add(app["lock_sha256"])
+    deps = appdeps.installed(
+        "service:wsgi_app", app_dir / "requirements.txt", None, appdeps_python()
+    )
+    assert deps is not None and locks == {deps.lock_sha256}
+    assert leftovers() == []
+
+
+def test_a_wrong_rule_makes_every_reply_an_error_of_its_class(tmp_path: Path):
+    require("gunicorn-gthread")
+    app_dir = tmp_path / "mine"
+    app_dir.mkdir()
+    study = _study(app_dir, size="3.0 kB")  # the app says 2.0 kB
+    text = study.read_text().replace(json.dumps(list(SERVERS)), '["gunicorn-gthread"]')
+    study.write_text(text)
+    proc = _run(study, tmp_path)
+    assert "internal error" not in proc.stdout + proc.stderr
+    ((cell, reps),) = _cells(tmp_path).values()
+    assert cell.status == "disqualified"
+    (rep,) = reps
+    assert rep.totals.ok == 0 and rep.totals.errors["bad_body"] == rep.totals.responses > 0
+
+
+def test_a_broken_requirement_stops_at_start_in_one_line(tmp_path: Path):
+    app_dir = tmp_path / "mine"
+    app_dir.mkdir()
+    study = _study(app_dir, requirement="wsgibench-no-such-package-anywhere==9.9.9")
+    proc = _run(study, tmp_path)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode != 0
+    assert lines and lines[-1].startswith("error: app service:wsgi_app"), proc.stderr
+    assert "Traceback" not in proc.stderr and "cannot be resolved" in lines[-1]
+
+
+def test_an_app_that_does_not_import_stops_at_start_in_one_line(tmp_path: Path):
+    app_dir = tmp_path / "mine"
+    app_dir.mkdir()
+    study = _study(app_dir)
+    (app_dir / "service.py").write_text("import no_such_module_of_mine\n")
+    proc = _run(study, tmp_path)
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode != 0
+    assert lines[-1].startswith("error: app service:wsgi_app does not import"), proc.stderr
+    assert "no_such_module_of_mine" in lines[-1] and "Traceback" not in proc.stderr
+    assert not (tmp_path / "r.sqlite").exists() or not _cells(tmp_path)
+
+
+def appdeps_python() -> str:
+    from wsgibench.run.appcheck import base_python
+
+    return base_python()

@@ -1,0 +1,147 @@
+"""One's own app named as a server names it: the spec read into a folder, module and callable,
+the keys that go with it checked, the probe and the request mix it gets, and one-line refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wsgibench.errors import UsageError
+from wsgibench.run.admit import refusal
+from wsgibench.servers import get
+from wsgibench.study.model import parse_study
+from wsgibench.study.overrides import Overrides
+from wsgibench.study.userapps import locate, with_interface
+
+LOAD = {"name": "c", "model": "closed", "levels": [4], "duration_s": 1}
+
+
+def _study(tmp: Path, **keys: object):
+    return parse_study(
+        {"servers": ["gunicorn-gthread", "uvicorn"], "load": [LOAD], **keys}, "t", tmp
+    )
+
+
+def test_every_way_a_newcomer_names_an_app(tmp_path: Path):
+    (tmp_path / "myapp.py").write_text("app = None\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "web.py").write_text("application = None\n")
+    assert locate("myapp:app", tmp_path) == (tmp_path, "myapp", "app")
+    assert locate("myapp", tmp_path) == (tmp_path, "myapp", "app")
+    assert locate("myapp.py", tmp_path) == (tmp_path, "myapp", "app")
+    assert locate("pkg/web.py:application", tmp_path) == (tmp_path / "pkg", "web", "application")
+    assert locate("pkg.web:application", tmp_path) == (tmp_path, "pkg.web", "application")
+    for study_app in ("myapp:app", "myapp", "myapp.py"):
+        app = _study(tmp_path, app=study_app).app_of()
+        assert (app.folder, app.module_name, app.callable) == (tmp_path, "myapp", "app")
+
+
+@pytest.mark.parametrize(
+    ("keys", "words"),
+    [
+        ({"app": "nothere.py:app"}, "does not exist"),
+        ({"app": "myapp:not-a-name"}, "is not a callable's name"),
+        ({"app": "ghost:app"}, "no ghost.py or ghost/"),
+        ({"app": "pongg"}, "did you mean 'pong'"),
+        ({"app": "myapp:app", "interface": "rsgi"}, 'one of "wsgi", "asgi"'),
+        ({"app": "myapp:app", "requirements": "missing.txt"}, "requirements: "),
+        ({"app": "pong", "requirements": "r.txt"}, "requirements is for your own app"),
+        ({"app": "myapp:app", "probe": {"path": "/h", "stauts": 200}}, "unknown key probe.stauts"),
+    ],
+)
+def test_a_wrong_app_is_one_line_naming_it(tmp_path: Path, keys: dict, words: str):
+    (tmp_path / "myapp.py").write_text("app = None\n")
+    with pytest.raises(UsageError) as err:
+        _study(tmp_path, **keys)
+    assert words in str(err.value) and "\n" not in str(err.value)
+    assert str(err.value).startswith("t")
+
+
+def test_interface_stated_or_read_decides_which_servers_take_it(tmp_path: Path):
+    (tmp_path / "svc.py").write_text("app = None\n")
+    wsgi, asgi = get("gunicorn-gthread"), get("uvicorn")
+    stated = _study(tmp_path, app="svc:app", interface="asgi").app_of()
+    assert stated.module_for("ASGI") == "svc" and stated.module_for("WSGI") is None
+    assert refusal(wsgi, stated, 1) is not None
+    read = with_interface(_study(tmp_path, app="svc:app").app_of(), "wsgi")
+    assert read.module_for("WSGI") == "svc" and read.module_for("ASGI") is None
+    refused = refusal(asgi, read, 1)
+    assert refused is not None and "no ASGI version" in (refused.reason or "")
+    both = _study(tmp_path, app="svc:app", app_asgi="svc:asgi").app_of()
+    assert (both.module_for("WSGI"), both.callable_for("WSGI")) == ("svc", "app")
+    assert (both.module_for("ASGI"), both.callable_for("ASGI")) == ("svc", "asgi")
+
+
+def test_nginx_alone_is_no_server_for_ones_own_app(tmp_path: Path):
+    (tmp_path / "svc.py").write_text("app = None\n")
+    app = with_interface(_study(tmp_path, app="svc:app").app_of(), "wsgi")
+    refused = refusal(get("nginx-baseline"), app, 1)
+    assert refused is not None and "runs no Python app" in (refused.reason or "")
+
+
+def test_probe_and_requests_of_ones_own_app(tmp_path: Path):
+    (tmp_path / "svc.py").write_text("app = None\n")
+    (tmp_path / "item.json").write_text('{"name": "x"}')
+    plain = _study(tmp_path, app="svc:app")
+    assert plain.requests[0].path == "/" and plain.requests[0].expect == {"status": 200}
+    assert (plain.app_of().probe.path, plain.app_of().probe.body) == ("/", None)
+    mixed = _study(
+        tmp_path,
+        app="svc:app",
+        requests=[
+            {"name": "post", "method": "POST", "path": "/items", "body_file": "item.json"},
+            {
+                "name": "list",
+                "path": "/items",
+                "query": {"page": 2, "q": "a b"},
+                "expect": {"status": 201},
+            },
+        ],
+    )
+    post, listed = mixed.requests
+    assert post.body == '{"name": "x"}' and listed.path == "/items?page=2&q=a+b"
+    probe = mixed.app_of().probe
+    assert (probe.path, probe.status, probe.body) == ("/items?page=2&q=a+b", 201, None)
+    given = _study(tmp_path, app="svc:app", probe={"path": "/health", "status": 204})
+    assert given.app_of().probe.accepts(204, b"anything")
+    assert not given.app_of().probe.accepts(200, b"")
+
+
+def test_the_command_line_names_the_app_and_the_request(tmp_path: Path, monkeypatch):
+    (tmp_path / "svc.py").write_text("app = None\n")
+    study_file = tmp_path / "sub" / "s.toml"
+    study_file.parent.mkdir()
+    study_file.write_text(
+        'servers = ["uvicorn"]\n[[load]]\nmodel = "closed"\nlevels = [4]\nduration_s = 1\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    from wsgibench.study.overrides import load_with
+
+    study, said = load_with(
+        str(study_file), Overrides(app="svc:app", path="/api", expect_status=202)
+    )
+    assert study.app_of().folder == tmp_path  # relative to the working directory
+    assert [(r.path, r.expect) for r in study.requests] == [("/api", {"status": 202})]
+    assert said == ["--app svc:app", "--path /api --expect-status 202"]
+    with pytest.raises(UsageError, match="--expect-status goes with --path"):
+        load_with(str(study_file), Overrides(expect_status=200))
+
+
+def test_a_loads_own_app_and_servers(tmp_path: Path):
+    study = parse_study(
+        {
+            "servers": ["gunicorn-gthread", "uvicorn"],
+            "load": [LOAD, {**LOAD, "name": "f", "app": "flask", "servers": ["gunicorn-gthread"]}],
+        },
+        "t",
+        tmp_path,
+    )
+    pong, flask = study.loads
+    assert study.servers_of(pong) == ("gunicorn-gthread", "uvicorn")
+    assert study.servers_of(flask) == ("gunicorn-gthread",)
+    assert study.app_of(flask).name == "flask" and study.app_of(pong).name == "pong"
+    assert [r.name for r in study.requests_of(flask)] == ["plaintext", "json", "db", "echo"]
+    assert study.cell_count() == 3
+    with pytest.raises(UsageError, match="app: unknown app 'flaks'"):
+        parse_study({"servers": ["uvicorn"], "load": [{**LOAD, "app": "flaks"}]}, "t", tmp_path)
