@@ -72,7 +72,10 @@ def _study(folder: Path, size: str = "2.0 kB", requirement: str = "humanize==4.1
             name = "greet"
             path = "/greet"
             query = {{ name = "bench" }}
-            expect = {{ status = 200, content_type = "application/json", json = {{ "greeting" = "hello bench", "size" = "{size}" }} }}
+            [requests.expect]
+            status = 200
+            content_type = "application/json"
+            json = {{ "greeting" = "hello bench", "size" = "{size}" }}
 
             [[load]]
             name = "closed"
