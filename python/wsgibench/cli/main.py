@@ -150,6 +150,27 @@ def studies(keys: bool) -> None:
 
 
 @cli.command()
+def apps() -> None:
+    """The built-in apps and frameworks (a study's `app`), their interfaces and endpoints; your
+    own app is named module:callable or path/to/file.py:callable."""
+    from wsgibench.study.apps import APPS
+
+    for app in APPS.values():
+        sides = "+".join(
+            side
+            for side, ok in (
+                ("WSGI", app.wsgi),
+                ("ASGI", app.asgi_module),
+                ("RSGI", app.native_modules),
+            )
+            if ok
+        )
+        console.print(
+            f"{app.name:10} {sides:14} {app.summary}", highlight=False, markup=False, soft_wrap=True
+        )
+
+
+@cli.command()
 @click.argument("study")
 @_results_option
 @click.option(
