@@ -42,8 +42,10 @@ def _launch(loop: str, http: str) -> Callable[[LaunchContext], list[Command]]:
             loop,
             "--http",
             http,
+            # "auto", uvicorn's default: an app without lifespan support (Django's ASGI
+            # handler) is served, where "on" would make uvicorn exit at startup.
             "--lifespan",
-            "on",
+            "auto",
             "--no-access-log",
             "--log-level",
             "warning",
