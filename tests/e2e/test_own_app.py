@@ -98,7 +98,9 @@ def _cells(cwd: Path) -> dict[str, tuple[object, list[EngineResult]]]:
     store = Store(cwd / "r.sqlite", read_only=True)
     out = {}
     for cell in store.cells(store.study(None)["id"]):
-        reps = [EngineResult.from_dict(json.loads(r["engine_json"])) for r in store.repeats(cell.id)]
+        reps = [
+            EngineResult.from_dict(json.loads(r["engine_json"])) for r in store.repeats(cell.id)
+        ]
         out[cell.server] = (cell, reps)
     return out
 

@@ -7,12 +7,60 @@ use super::ParseError;
 const MAX_HEAD_BYTES: usize = 64 * 1024;
 const MAX_HEADERS: usize = 64;
 
+/// Longest media type a reply's Content-Type is kept with; a longer one matches no expectation.
+pub const MEDIA_TYPE_MAX: usize = 64;
+
+/// The media type of a reply's Content-Type (the part before any `;`, trimmed, lowercased), kept
+/// inline so that reading it allocates nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MediaType {
+    /// Bytes used in `bytes`; `TOO_LONG` when the media type did not fit.
+    len: u8,
+    bytes: [u8; MEDIA_TYPE_MAX],
+}
+
+impl MediaType {
+    const TOO_LONG: u8 = u8::MAX;
+
+    /// No Content-Type.
+    pub const NONE: MediaType = MediaType {
+        len: 0,
+        bytes: [0; MEDIA_TYPE_MAX],
+    };
+
+    /// The media type of a Content-Type value: before any `;`, trimmed, lowercased.
+    pub fn from_header(value: &[u8]) -> MediaType {
+        let end = value.iter().position(|&b| b == b';').unwrap_or(value.len());
+        let media = value[..end].trim_ascii();
+        let mut out = MediaType::NONE;
+        if media.len() > MEDIA_TYPE_MAX {
+            out.len = MediaType::TOO_LONG;
+        } else {
+            for (o, b) in out.bytes.iter_mut().zip(media) {
+                *o = b.to_ascii_lowercase();
+            }
+            out.len = media.len() as u8;
+        }
+        out
+    }
+
+    /// The lowercased media type; None when the reply had none (or an empty or overlong one).
+    pub fn get(&self) -> Option<&[u8]> {
+        match self.len {
+            0 | MediaType::TOO_LONG => None,
+            n => Some(&self.bytes[..n as usize]),
+        }
+    }
+}
+
 /// The parts of a response head the engine acts on.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Head {
     pub status: u16,
     /// The connection may carry another request after this reply.
     pub keep_alive: bool,
+    /// The Content-Type's media type; empty when the reply has none.
+    pub media_type: MediaType,
 }
 
 /// How the body after a head is delimited.
@@ -48,6 +96,8 @@ struct Headers {
     other_te: bool,
     conn_close: bool,
     conn_keep: bool,
+    /// The first Content-Type.
+    media_type: Option<MediaType>,
 }
 
 fn has_token(value: &[u8], token: &str) -> bool {
@@ -76,6 +126,8 @@ fn scan_headers(headers: &[httparse::Header]) -> Result<Headers, ParseError> {
         } else if h.name.eq_ignore_ascii_case("connection") {
             out.conn_close |= has_token(h.value, "close");
             out.conn_keep |= has_token(h.value, "keep-alive");
+        } else if h.name.eq_ignore_ascii_case("content-type") && out.media_type.is_none() {
+            out.media_type = Some(MediaType::from_header(h.value));
         }
     }
     Ok(out)
@@ -126,7 +178,11 @@ pub(super) fn parse(buf: &[u8], head_request: bool) -> Result<Parsed, ParseError
         };
     Ok(Parsed::Final {
         len,
-        head: Head { status, keep_alive },
+        head: Head {
+            status,
+            keep_alive,
+            media_type: h.media_type.unwrap_or(MediaType::NONE),
+        },
         framing,
     })
 }

@@ -10,6 +10,6 @@ mod response;
 #[cfg(test)]
 mod tests;
 
-pub use head::Head;
+pub use head::{Head, MediaType, MEDIA_TYPE_MAX};
 pub use request::build_request;
 pub use response::{EofOutcome, Event, ParseError, ResponseParser};

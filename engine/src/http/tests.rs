@@ -39,7 +39,8 @@ fn content_length_any_split() {
             heads,
             vec![Head {
                 status: 200,
-                keep_alive: true
+                keep_alive: true,
+                media_type: MediaType::NONE,
             }]
         );
         assert_eq!((body.as_slice(), done, left), (&b"Pong!"[..], 1, 0));
@@ -117,7 +118,8 @@ fn read_until_close_body() {
         ev,
         Event::Head(Head {
             status: 200,
-            keep_alive: false
+            keep_alive: false,
+            ..
         })
     ));
     assert_eq!(
@@ -169,5 +171,27 @@ fn interim_100_continue_is_skipped() {
     assert_eq!(
         (heads.len(), heads[0].status, body.as_slice(), done),
         (1, 200, &b"x"[..], 1)
+    );
+}
+
+#[test]
+fn content_type_media_type() {
+    let head = |extra: &str| {
+        let r = format!("HTTP/1.1 200 OK\r\n{extra}Content-Length: 0\r\n\r\n");
+        run(r.as_bytes(), r.len(), false).unwrap().0[0]
+    };
+    let json = head("Content-Type: Application/JSON ; charset=utf-8\r\n");
+    assert_eq!(json.media_type.get(), Some(&b"application/json"[..]));
+    // The first of two is kept.
+    let two = head("content-type: text/plain\r\nContent-Type: text/html\r\n");
+    assert_eq!(two.media_type.get(), Some(&b"text/plain"[..]));
+    assert_eq!(head("").media_type.get(), None);
+    assert_eq!(head("Content-Type: ;x=1\r\n").media_type.get(), None);
+    let long = format!("Content-Type: a/{}\r\n", "b".repeat(MEDIA_TYPE_MAX));
+    assert_eq!(head(&long).media_type.get(), None);
+    let fits = format!("Content-Type: a/{}\r\n", "b".repeat(MEDIA_TYPE_MAX - 2));
+    assert_eq!(
+        head(&fits).media_type.get().map(<[u8]>::len),
+        Some(MEDIA_TYPE_MAX)
     );
 }

@@ -3,8 +3,10 @@
 //! - `fields`: typed readers for JSON fields;
 //! - `target`: the target address and the loopback rule;
 //! - `model`: the load model and its parameters;
-//! - `request`: the request kinds and what their replies must be.
+//! - `request`: the request kinds;
+//! - `expect`: what their replies must be.
 
+mod expect;
 mod fields;
 mod model;
 mod request;
@@ -184,7 +186,7 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::validate::Expect;
+    use crate::validate::Body;
     use serde_json::json;
 
     fn base() -> Value {
@@ -205,7 +207,7 @@ mod tests {
             }
         );
         assert_eq!((p.http_minor, p.keep_alive, p.threads), (1, true, 1));
-        assert_eq!(p.requests[0].expect, Expect::Exact(b"Pong!".to_vec()));
+        assert_eq!(p.requests[0].expect.body, Body::Exact(b"Pong!".to_vec()));
         assert_eq!(p.timeout_s, 5.0);
     }
 

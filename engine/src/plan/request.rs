@@ -2,7 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::fields::{err, int, num, obj, req_int, string};
+use super::expect::parse_expect;
+use super::fields::{err, num, obj, string};
 use super::PlanError;
 use crate::validate::Expect;
 
@@ -86,53 +87,4 @@ fn parse_headers(m: &Map<String, Value>, c: &str) -> Result<Vec<(String, String)
         }
     }
     Ok(headers)
-}
-
-fn parse_expect(v: Option<&Value>, ctx: &str) -> Result<(u16, Expect), PlanError> {
-    let Some(v) = v else {
-        return Ok((200, Expect::None));
-    };
-    let m = obj(v, &format!("{ctx}.expect"))?;
-    let c = format!("{ctx}.expect");
-    let status = req_int(m, "status", &c)?;
-    if !(100..=999).contains(&status) {
-        return err(format!("{c}.status must be an HTTP status code"));
-    }
-    let mut checks = Vec::new();
-    if let Some(b) = string(m, "body", &c)? {
-        checks.push(Expect::Exact(b.as_bytes().to_vec()));
-    }
-    if let Some(n) = int(m, "body_len", &c)? {
-        checks.push(Expect::Len(n));
-    }
-    if let Some(h) = string(m, "body_sha256", &c)? {
-        let bytes = decode_hex(h).filter(|b| b.len() == 32);
-        match bytes {
-            Some(b) => checks.push(Expect::Sha256(b.try_into().expect("32 bytes"))),
-            None => return err(format!("{c}.body_sha256 must be 64 hex digits")),
-        }
-    }
-    if let Some(f) = m.get("body_float") {
-        let fm = obj(f, &format!("{c}.body_float"))?;
-        let fc = format!("{c}.body_float");
-        let min = num(fm, "min", &fc)?.unwrap_or(f64::NEG_INFINITY);
-        let max = num(fm, "max", &fc)?.unwrap_or(f64::INFINITY);
-        checks.push(Expect::Float { min, max });
-    }
-    if checks.len() > 1 {
-        return err(format!(
-            "{c} may hold at most one of body, body_len, body_sha256, body_float"
-        ));
-    }
-    Ok((status as u16, checks.pop().unwrap_or(Expect::None)))
-}
-
-fn decode_hex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
 }

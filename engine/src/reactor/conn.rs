@@ -10,7 +10,7 @@ use super::{Config, KindConfig, Script};
 use crate::clock::Stamp;
 use crate::http::{Event, Head, ResponseParser};
 use crate::stats::{ErrorClass, ThreadStats};
-use crate::validate::BodyCheck;
+use crate::validate::ReplyCheck;
 
 /// A request sent and not yet answered.
 pub(super) struct InFlight {
@@ -48,7 +48,7 @@ pub(super) struct Conn {
     /// When the last reply completed: the next request was intended then (think time aside).
     pub last_reply_ns: Option<u64>,
     parser: ResponseParser,
-    check: Option<BodyCheck>,
+    check: Option<ReplyCheck>,
     status: u16,
     /// No further request may go on this connection (a reply or our request said close).
     pub closing: bool,
@@ -252,7 +252,7 @@ impl Conn {
             self.closing = true;
             stats.connection_close_replies += 1;
         }
-        self.check = Some(BodyCheck::new(&kc.expect));
+        self.check = Some(ReplyCheck::new(&kc.expect, &h.media_type));
     }
 
     /// The stream ended and that completed a read-until-close reply: account it.

@@ -14,6 +14,17 @@ use serde_json::{json, Value};
 
 pub use server::{Action, Req, TestServer};
 
+/// `{"message": "Hello, World!", "rows": [{"id": 1001, "n": 1.0}, …]}` with `rows` rows.
+pub fn json_world(rows: usize) -> String {
+    let rows: Vec<String> = (0..rows)
+        .map(|i| format!(r#"{{"id": {}, "n": 1.0}}"#, 1001 + i))
+        .collect();
+    format!(
+        r#"{{"message": "Hello, World!", "rows": [{}]}}"#,
+        rows.join(", ")
+    )
+}
+
 /// A plan against `port` with one "pong" kind expecting 200 "Pong!".
 pub fn plan(port: u16, model: Value) -> Value {
     json!({

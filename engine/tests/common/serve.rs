@@ -7,14 +7,28 @@ use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::json_world;
 use super::server::{Action, Counts, Policy, Req};
 
-/// Body for a path: "/" answers "Pong!", "/x" answers "x"; "/slow*" paths take 30 ms.
+/// Body for a path: "/" answers "Pong!", "/json/N" (any query aside) a JSON document of N rows
+/// (see `json_world`), "/x" answers "x"; "/slow*" paths take 30 ms.
 fn body_for(path: &str) -> String {
     if path == "/" {
         "Pong!".into()
+    } else if let Some(rows) = path.strip_prefix("/json/") {
+        let rows = rows.split('?').next().unwrap_or_default();
+        json_world(rows.parse().expect("/json/N"))
     } else {
         path[1..].to_owned()
+    }
+}
+
+/// The Content-Type line of a body: JSON ones have one, others none.
+fn content_type_for(body: &str) -> &'static str {
+    if body.starts_with('{') {
+        "Content-Type: application/json; charset=utf-8\r\n"
+    } else {
+        ""
     }
 }
 
@@ -74,6 +88,8 @@ fn parse_req(head: &[u8], conn_seq: u64) -> Req {
 struct Reply {
     version: &'static str,
     conn_hdr: &'static str,
+    /// The Content-Type line, or nothing.
+    ctype: &'static str,
     body: String,
     /// The reply a well-behaved server sends.
     ok: String,
@@ -95,13 +111,15 @@ impl Reply {
             _ => "",
         };
         let body = body_for(&req.path);
+        let ctype = content_type_for(&body);
         let ok = format!(
-            "{version} 200 OK\r\nContent-Length: {}\r\n{conn_hdr}\r\n{body}",
+            "{version} 200 OK\r\nContent-Length: {}\r\n{ctype}{conn_hdr}\r\n{body}",
             body.len()
         );
         Reply {
             version,
             conn_hdr,
+            ctype,
             body,
             ok,
             persist,
@@ -111,7 +129,7 @@ impl Reply {
 
 /// The bytes of the actions that answer with one complete reply and go on.
 fn plain_reply(action: Action, r: &Reply) -> Option<String> {
-    let (version, conn_hdr, body) = (r.version, r.conn_hdr, &r.body);
+    let (version, conn_hdr, ctype, body) = (r.version, r.conn_hdr, r.ctype, &r.body);
     Some(match action {
         Action::Reply => r.ok.clone(),
         Action::Status500 => {
@@ -122,14 +140,14 @@ fn plain_reply(action: Action, r: &Reply) -> Option<String> {
         Action::WrongBody => {
             let wrong = format!("{body}?");
             format!(
-                "{version} 200 OK\r\nContent-Length: {}\r\n{conn_hdr}\r\n{wrong}",
+                "{version} 200 OK\r\nContent-Length: {}\r\n{ctype}{conn_hdr}\r\n{wrong}",
                 wrong.len()
             )
         }
         Action::Chunked => {
             let (a, b) = body.split_at(body.len() / 2);
             format!(
-                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n{conn_hdr}\r\n{:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n",
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n{ctype}{conn_hdr}\r\n{:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n",
                 a.len(),
                 b.len()
             )

@@ -1,4 +1,5 @@
-"""The engine contract's plan side (docs/engine-protocol.md): the one module that knows its keys.
+"""The engine contract's plan side (docs/engine-protocol.md): the one module that knows its keys
+(a request kind's `expect` aside: results/plan_expect.py, whose `Expect` it uses).
 
 `PROTOCOL_VERSION`; the load models (`MODELS`: the plan field a level sets, the fields a load of
 the model may set and those it must, how it is split among load hosts; `LEVEL_FIELDS`); and
@@ -19,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from wsgibench.results import json_fields as jf
+from wsgibench.results.plan_expect import Expect
 
 PROTOCOL_VERSION = 1
 
@@ -194,41 +196,6 @@ class Target:
 class HttpSettings:
     version: str = "1.1"
     keep_alive: bool = True
-
-
-_BODY_CHECKS = ("body", "body_len", "body_sha256")
-
-
-@dataclass(frozen=True, kw_only=True)
-class Expect:
-    """What a valid reply is: its status, and at most one check of its body (`body_float`: the
-    body is a number within (min, max), either bound None when not given)."""
-
-    status: int
-    body: str | None = None
-    body_len: int | None = None
-    body_sha256: str | None = None
-    body_float: tuple[float | None, float | None] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        expect: dict[str, Any] = {"status": self.status}
-        expect.update((n, getattr(self, n)) for n in _BODY_CHECKS if getattr(self, n) is not None)
-        if self.body_float is not None:
-            bounds = zip(("min", "max"), self.body_float, strict=True)
-            expect["body_float"] = {name: v for name, v in bounds if v is not None}
-        return expect
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Expect:
-        jf.only(d, frozenset({"status", *_BODY_CHECKS, "body_float"}), "expect")
-        span = jf.table(d, "body_float") if "body_float" in d else None
-        return cls(
-            status=jf.need(jf.integer(d, "status"), "expect.status"),
-            body=jf.text(d, "body"),
-            body_len=jf.integer(d, "body_len"),
-            body_sha256=jf.text(d, "body_sha256"),
-            body_float=None if span is None else (jf.number(span, "min"), jf.number(span, "max")),
-        )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -202,6 +202,41 @@ class TableOf(Kind):
         return f"a table of {self.names} = {self.value.describe()}"
 
 
+def _first_leaf(path: str, value: Any) -> str:
+    """The dotted path to the first value under nested tables: TOML's reading of a bare dotted
+    key (`rows.19.id = 1`), for a hint to quote it."""
+    while isinstance(value, dict) and value:
+        key, value = next(iter(value.items()))
+        path = f"{path}.{key}"
+    return path
+
+
+@dataclass(frozen=True)
+class JsonPaths(Kind):
+    """A non-empty table of dotted key paths (`"rows.19.id"`, quoted) = the JSON value expected
+    there: a string, a number or a boolean."""
+
+    def read(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise Bad(f"must be {self.describe()}, not {shown(value)}")
+        if not value:
+            raise Bad(f"must be {self.describe()}, not an empty table")
+        for path, v in value.items():
+            if "" in str(path).split("."):
+                raise Bad(f'path "{path}" has an empty segment (keys joined by single dots)')
+            if isinstance(v, dict):
+                raise Bad(
+                    f'entry "{path}" is a table: quote a dotted path ("{_first_leaf(path, v)}")'
+                )
+            finite = not isinstance(v, float) or math.isfinite(v)
+            if not isinstance(v, (str, int, float, bool)) or not finite:
+                raise Bad(f'entry "{path}" must be a string, number or boolean, not {shown(v)}')
+        return {str(k): v for k, v in value.items()}
+
+    def describe(self) -> str:
+        return 'a table of "dotted.paths" = a string, number or boolean'
+
+
 @dataclass(frozen=True)
 class EnvValue(Kind):
     """An environment variable's value: a string, or a number written as it reads."""

@@ -3,7 +3,18 @@ its `expect`, and [server_settings.NAME]; see study/keys.py for the top level.""
 
 from __future__ import annotations
 
-from wsgibench.study.kinds import EnvValue, Flag, Int, Key, ListOf, Number, Section, TableOf, Text
+from wsgibench.study.kinds import (
+    EnvValue,
+    Flag,
+    Int,
+    JsonPaths,
+    Key,
+    ListOf,
+    Number,
+    Section,
+    TableOf,
+    Text,
+)
 
 MODEL_NAMES = ("closed", "rate", "conn_rate", "sessions", "count")
 DATABASES = ("sqlite", "postgresql", "mariadb")
@@ -190,7 +201,12 @@ REQUEST_KEYS: tuple[Key, ...] = (
 
 EXPECT_KEYS: tuple[Key, ...] = (
     Key("status", Int(low=100, high=999), "(required)", "The exact status code."),
-    Key("body", Text(), "none", "The exact body."),
+    Key(
+        "body",
+        Text(),
+        "none",
+        "The exact body (at most one of body, body_len, body_sha256, body_float).",
+    ),
     Key("body_len", Int(low=0), "none", "The body's length.", "bytes"),
     Key("body_sha256", Text(what="64 hex digits"), "none", "The body's SHA-256."),
     Key(
@@ -199,6 +215,32 @@ EXPECT_KEYS: tuple[Key, ...] = (
         "none",
         "The body is a number in [min, max] (the db app's sum).",
         example="body_float = { min = 30, max = 70 }",
+    ),
+    Key(
+        "body_contains",
+        Text(),
+        "none",
+        "The body contains this string. This key and the two below combine with each other and "
+        "with any one check above; with this one or `json` the body is read whole, up to 1 MiB "
+        "(a longer body fails).",
+        example='body_contains = "Hello"',
+    ),
+    Key(
+        "json",
+        JsonPaths(),
+        "none",
+        "The body is JSON holding each value at its path: keys joined by dots (quote the path), "
+        "a number indexes an array; numbers compare by value (1020 = 1020.0). A missing path, "
+        "another value or a body that is not JSON fails.",
+        example='json = { "message" = "Hello, World!", "rows.19.id" = 1020 }',
+    ),
+    Key(
+        "content_type",
+        Text(what="a media type (a string)"),
+        "none",
+        "The media type of the reply's Content-Type (before any `;`), compared without case; a "
+        "reply without Content-Type fails.",
+        example='content_type = "application/json"',
     ),
 )
 

@@ -12,12 +12,12 @@ from wsgibench.results.engine_plan import (
     LEVEL_FIELDS,
     MODELS,
     EnginePlan,
-    Expect,
     HttpSettings,
     LoadModel,
     PlanRequest,
     Target,
 )
+from wsgibench.results.plan_expect import Expect
 from wsgibench.study.kinds import read_table
 from wsgibench.study.load_keys import BODY_FLOAT_KEYS, EXPECT_KEYS, LOAD_KEYS, REQUEST_KEYS
 

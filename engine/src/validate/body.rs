@@ -1,10 +1,11 @@
-//! Response body checks, fed incrementally so that bodies are never buffered whole.
+//! The one check of a whole reply body (exact, length, SHA-256, float range), fed incrementally
+//! so that the body is never buffered whole.
 
 use sha2::{Digest, Sha256};
 
-/// What a request kind's reply body must be.
+/// What a request kind's reply body must be, checked as it streams by.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Expect {
+pub enum Body {
     None,
     Exact(Vec<u8>),
     Len(u64),
@@ -26,19 +27,19 @@ pub enum BodyCheck {
 }
 
 impl BodyCheck {
-    pub fn new(expect: &Expect) -> BodyCheck {
+    pub fn new(expect: &Body) -> BodyCheck {
         match expect {
-            Expect::None => BodyCheck::None,
-            Expect::Exact(_) => BodyCheck::Exact(0),
-            Expect::Len(_) => BodyCheck::Len(0),
-            Expect::Sha256(_) => BodyCheck::Sha(Box::default()),
-            Expect::Float { .. } => BodyCheck::Float(Vec::new()),
+            Body::None => BodyCheck::None,
+            Body::Exact(_) => BodyCheck::Exact(0),
+            Body::Len(_) => BodyCheck::Len(0),
+            Body::Sha256(_) => BodyCheck::Sha(Box::default()),
+            Body::Float { .. } => BodyCheck::Float(Vec::new()),
         }
     }
 
-    pub fn update(&mut self, expect: &Expect, chunk: &[u8]) {
+    pub fn update(&mut self, expect: &Body, chunk: &[u8]) {
         match (self, expect) {
-            (BodyCheck::Exact(pos), Expect::Exact(want)) if *pos != usize::MAX => {
+            (BodyCheck::Exact(pos), Body::Exact(want)) if *pos != usize::MAX => {
                 let end = *pos + chunk.len();
                 *pos = if end <= want.len() && want[*pos..end] == *chunk {
                     end
@@ -57,19 +58,19 @@ impl BodyCheck {
     }
 
     /// True when the complete body passed.
-    pub fn finish(self, expect: &Expect) -> bool {
+    pub fn finish(self, expect: &Body) -> bool {
         match (self, expect) {
-            (BodyCheck::Exact(pos), Expect::Exact(want)) => pos == want.len(),
-            (BodyCheck::Len(n), Expect::Len(want)) => n == *want,
-            (BodyCheck::Sha(h), Expect::Sha256(want)) => h.finalize().as_slice() == want,
-            (BodyCheck::Float(buf), Expect::Float { min, max }) => {
+            (BodyCheck::Exact(pos), Body::Exact(want)) => pos == want.len(),
+            (BodyCheck::Len(n), Body::Len(want)) => n == *want,
+            (BodyCheck::Sha(h), Body::Sha256(want)) => h.finalize().as_slice() == want,
+            (BodyCheck::Float(buf), Body::Float { min, max }) => {
                 buf.len() <= FLOAT_MAX_BYTES
                     && std::str::from_utf8(&buf)
                         .ok()
                         .and_then(|s| s.trim().parse::<f64>().ok())
                         .is_some_and(|x| x >= *min && x <= *max)
             }
-            (BodyCheck::None, Expect::None) => true,
+            (BodyCheck::None, Body::None) => true,
             _ => false,
         }
     }
@@ -79,7 +80,7 @@ impl BodyCheck {
 mod tests {
     use super::*;
 
-    fn check(expect: &Expect, chunks: &[&[u8]]) -> bool {
+    fn check(expect: &Body, chunks: &[&[u8]]) -> bool {
         let mut c = BodyCheck::new(expect);
         for ch in chunks {
             c.update(expect, ch);
@@ -89,7 +90,7 @@ mod tests {
 
     #[test]
     fn exact_across_chunks() {
-        let e = Expect::Exact(b"Pong!".to_vec());
+        let e = Body::Exact(b"Pong!".to_vec());
         assert!(check(&e, &[b"Po", b"ng!"]));
         assert!(!check(&e, &[b"Pong"]));
         assert!(!check(&e, &[b"Pong!", b"x"]));
@@ -98,15 +99,15 @@ mod tests {
 
     #[test]
     fn len_sha_float() {
-        assert!(check(&Expect::Len(3), &[b"ab", b"c"]));
-        assert!(!check(&Expect::Len(3), &[b"ab"]));
+        assert!(check(&Body::Len(3), &[b"ab", b"c"]));
+        assert!(!check(&Body::Len(3), &[b"ab"]));
         let sha: [u8; 32] = Sha256::digest(b"hello").into();
-        assert!(check(&Expect::Sha256(sha), &[b"he", b"llo"]));
-        assert!(!check(&Expect::Sha256(sha), &[b"hello!"]));
-        let f = Expect::Float { min: 0.5, max: 1.5 };
+        assert!(check(&Body::Sha256(sha), &[b"he", b"llo"]));
+        assert!(!check(&Body::Sha256(sha), &[b"hello!"]));
+        let f = Body::Float { min: 0.5, max: 1.5 };
         assert!(check(&f, &[b" 1.", b"25\n"]));
         assert!(!check(&f, &[b"2.0"]));
         assert!(!check(&f, &[b"nope"]));
-        assert!(check(&Expect::None, &[b"anything"]));
+        assert!(check(&Body::None, &[b"anything"]));
     }
 }
