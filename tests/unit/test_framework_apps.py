@@ -84,9 +84,10 @@ def test_rows_are_the_twenty_stated_rows(apps_path: None) -> None:
     assert fwdata.rows() == rows and fwdata.rows() is not rows  # a fresh list each call
 
 
-def test_each_thread_has_its_own_database(apps_path: None) -> None:
+def test_each_thread_its_own_connection_to_one_database(apps_path: None) -> None:
     fwdata = _module("fwdata")
     fwdata.rows()
+    made = fwdata._keeper
     seen: list[object] = []
 
     def other_thread() -> None:
@@ -99,6 +100,7 @@ def test_each_thread_has_its_own_database(apps_path: None) -> None:
     thread.join()
     assert len(seen) == 2 and seen[0] is not fwdata._local.conn
     assert seen[1] == (10_000,)
+    assert fwdata._keeper is made  # filled once: a new thread only connects
 
 
 def test_the_self_check_passes_a_right_app(apps_path: None) -> None:

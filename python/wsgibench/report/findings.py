@@ -73,6 +73,8 @@ def leader(load: LoadData, level: float) -> str | None:
 def findings(data: ReportData) -> list[str]:
     lines: list[str] = []
     for load in data.loads:
+        if load.config.get("app"):  # a framework's load: its own finding below says more
+            continue
         lines += [text for level in load.levels if (text := leader(load, level))]
     lines += [section.finding for section in frameworks.sections(data)]
     for load in data.loads:

@@ -157,7 +157,11 @@ def runtime(host: str, port: int, timeout_s: float = 2.0) -> dict[str, str] | No
     ASGI apps answer RUNTIME_PATH with their loop's class and the modules on their stack)."""
     try:
         (reply,) = fetch(host, port, _http.request(RUNTIME_PATH, close=True), timeout_s=timeout_s)
-        return parse_runtime(json.loads(reply.body))
+        seen = json.loads(reply.body) if reply.status == 200 else None
+        # Another app's reply (a framework's JSON 404) says nothing of the runtime.
+        if not isinstance(seen, dict) or "loop" not in seen or "modules" not in seen:
+            return None
+        return parse_runtime(seen)
     except (OSError, _http.BadResponse, ValueError):
         return None
 
