@@ -18,6 +18,7 @@ from wsgibench.machine.venvs import installer_env, uv_binary
 from wsgibench.paths import home
 
 _MARKER = "wsgibench-appdeps.json"
+APP_HEADER = "# wsgibench lock: every package app {app} needs, with hashes ({what})\n"
 # Installers' own packages: never a conflict between an app and a server.
 _TOOLS = frozenset({"pip", "setuptools", "wheel"})
 
@@ -118,4 +119,4 @@ def compile_lock(uv: str, app: str, requirements: Path, python: str, out: Path) 
             f"app {app}: its requirements ({requirements}) cannot be resolved: {why[:300]}"
         )
     text = out.read_text()
-    out.write_text(locks.HEADER.format(what=f"app {app}: {requirements.name}") + text)
+    out.write_text(APP_HEADER.format(app=app, what=requirements.name) + text)

@@ -1,11 +1,14 @@
 """Django (WSGI `django_bench:application`, ASGI `django_bench:asgi_application`), configured here.
 
-settings.configure(...) in this module: DEBUG off, every host allowed, no middleware, no installed
-apps, no database backend, this module as ROOT_URLCONF. Views are plain functions behind Django's
+settings.configure(...) in this module: DEBUG off, every host allowed, one middleware (CommonMiddleware,
+as Django's project template has it: it sets Content-Length, without which uWSGI's HTTP/1.1 socket
+holds the reply until its socket timeout), no installed apps, no database backend, this module as
+ROOT_URLCONF. Views are plain functions behind Django's
 method decorators; /json and /db are JsonResponse (DjangoJSONEncoder: json.dumps's `", "` and
 `": "` separators). Kept from Django's defaults: its 404, 405 and 400 replies (a body over
 DATA_UPLOAD_MAX_MEMORY_SIZE, set here to ECHO_MAX, is a 400). With DEBUG off Django prints no
-request log. Under ASGI the sync views run in asgiref's one thread for sync code.
+request log. Under ASGI each request's sync view runs in a thread of its own (asgiref's
+ThreadSensitiveContext per request).
 """
 
 from django.conf import settings
@@ -20,7 +23,7 @@ settings.configure(
     DEBUG=False,
     ALLOWED_HOSTS=["*"],
     ROOT_URLCONF=__name__,
-    MIDDLEWARE=[],
+    MIDDLEWARE=["django.middleware.common.CommonMiddleware"],
     INSTALLED_APPS=[],
     DATABASES={},
     DATA_UPLOAD_MAX_MEMORY_SIZE=ECHO_MAX,
