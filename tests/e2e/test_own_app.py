@@ -23,9 +23,12 @@ APP = '''
 import json
 import humanize
 
+# Read from the working directory the study names (app_workdir): every server runs it there.
+WORD = open("greeting.txt").read().strip()
+
 def _greet(query):
     name = query.split("name=", 1)[1] if "name=" in query else "world"
-    return json.dumps({"greeting": f"hello {name}", "size": humanize.naturalsize(2048)}).encode()
+    return json.dumps({"greeting": f"{WORD} {name}", "size": humanize.naturalsize(2048)}).encode()
 
 def wsgi_app(environ, start_response):
     if environ["PATH_INFO"] == "/health":
@@ -57,6 +60,8 @@ SERVERS = ("gunicorn-gthread", "uvicorn", "granian", "granian-asgi")
 def _study(folder: Path, size: str = "2.0 kB", requirement: str = "humanize==4.12.3") -> Path:
     (folder / "service.py").write_text(textwrap.dedent(APP))
     (folder / "requirements.txt").write_text(requirement + "\n")
+    (folder / "data").mkdir(exist_ok=True)
+    (folder / "data" / "greeting.txt").write_text("hello\n")
     study = folder / "study.toml"
     study.write_text(
         textwrap.dedent(
@@ -66,6 +71,7 @@ def _study(folder: Path, size: str = "2.0 kB", requirement: str = "humanize==4.1
             app = "service.py:wsgi_app"
             app_asgi = "service:asgi_app"
             requirements = "requirements.txt"
+            app_workdir = "data"
             probe = {{ path = "/health", status = 200, body = "ok" }}
             repeats = 1
 
@@ -175,6 +181,37 @@ def test_an_app_that_does_not_import_stops_at_start_in_one_line(tmp_path: Path):
     if (tmp_path / "r.sqlite").exists():  # no cell ran: nothing started
         with sqlite3.connect(tmp_path / "r.sqlite") as db:
             assert db.execute("SELECT count(*) FROM cells").fetchone() == (0,)
+
+
+ASGI_ONLY = """
+async def app(scope, receive, send):
+    if scope["type"] != "http":
+        return
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"text/plain"), (b"content-length", b"2")]})
+    await send({"type": "http.response.body", "body": b"hi"})
+"""
+
+
+def test_the_command_line_names_an_app_whose_interface_is_read(tmp_path: Path):
+    require("gunicorn-gthread")
+    require("uvicorn")
+    (tmp_path / "asgi_only.py").write_text(ASGI_ONLY)
+    argv = cli(
+        "run", "quick", "--app", "asgi_only.py:app", "--path", "/x", "--expect-status", "200",
+        "--servers", "gunicorn-gthread,uvicorn", "--no-ceiling", "--levels", "4",
+        "--duration", "0.5", "--repeats", "1", "--results", "r.sqlite", "--no-report",
+        "--no-install",
+    )  # fmt: skip
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    cells = _cells(tmp_path)
+    wsgi, _ = cells["gunicorn-gthread"]
+    assert wsgi.status == "unavailable" and "has no WSGI version" in wsgi.reason
+    asgi, (rep,) = cells["uvicorn"]
+    assert asgi.status == "measured" and asgi.server_info["app"]["interface"] == "ASGI"
+    assert rep.totals.ok > 0 and rep.totals.error_count == 0
+    assert [k.name for k in rep.kinds] == ["path"]
 
 
 def appdeps_python() -> str:

@@ -20,6 +20,9 @@ class FrameworkRow:
     low: float  # the slowest and fastest repeat
     high: float
     ceiling: float | None  # the same server with pong, same level: its own ceiling
+    # Bytes per reply over the mix, head included: the frameworks' bodies differ (JSON spacing,
+    # a charset), so the bytes are shown beside the rate, as for servers.
+    reply_bytes: float | None = None
 
     @property
     def share(self) -> float | None:
@@ -75,6 +78,8 @@ def _row(c: CellData, ceilings: list[LoadData], level: float) -> FrameworkRow:
         if p.cell.server == c.cell.server
     ]
     app = (c.cell.server_info or {}).get("app") or {}
+    replies = sum(r.engine.totals.responses for r in c.repeats)
+    received = sum(r.engine.totals.bytes_received for r in c.repeats)
     return FrameworkRow(
         server=c.cell.server,
         interface=str(app.get("interface") or c.summary.interface or ""),
@@ -82,6 +87,7 @@ def _row(c: CellData, ceilings: list[LoadData], level: float) -> FrameworkRow:
         low=min(values),
         high=max(values),
         ceiling=pong[0] if pong else None,
+        reply_bytes=received / replies if replies else None,
     )
 
 

@@ -101,13 +101,14 @@ def _frameworks(data: ReportData) -> str:
             f"<td class=num>{fmt.rps(r.rps)}</td>"
             f"<td class=num>{fmt.rps(r.low)}–{fmt.rps(r.high)}</td>"
             f"<td class=num>{fmt.rps(r.ceiling) if r.ceiling else '-'}</td>"
-            f"<td class=num>{f'{r.share:.0%}' if r.share is not None else '-'}</td></tr>"
+            f"<td class=num>{f'{r.share:.0%}' if r.share is not None else '-'}</td>"
+            f"<td class=num>{f'{r.reply_bytes:,.0f}' if r.reply_bytes else '-'}</td></tr>"
             for i, r in enumerate(sec.rows, 1)
         )
         parts.append(
             f"<h3>{_e(sec.framework)} — {_e(sec.level_field)} {sec.level:g}</h3>"
             "<table><tr><th>#</th><th>server</th><th>interface</th><th>req/s</th>"
-            "<th>repeats</th><th>pong ceiling</th><th>share</th></tr>"
+            "<th>repeats</th><th>pong ceiling</th><th>share</th><th>bytes/reply</th></tr>"
             f"{rows}</table><p>{_e(sec.finding)}</p>"
         )
     return "".join(parts)
