@@ -174,6 +174,50 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]]] = {
             OK,
         )
     ],  # fmt: skip
+    # One's own app: the README's example folder, and an app file written where the command runs.
+    "wsgibench run examples/flask-app/study.toml": [
+        (
+            [
+                "run",
+                str(ROOT / "examples" / "flask-app" / "study.toml"),
+                "--levels",
+                "4",
+                *SMALL,
+                "--results",
+                "{tmp}/example.sqlite",
+                "--no-report",
+            ],
+            OK,
+        )
+    ],  # fmt: skip
+    "wsgibench run quick --app myapp:app --path /api/items --expect-status 200": [
+        (
+            "printf 'def app(environ, start_response):\\n"
+            '    start_response("200 OK", [("Content-Length", "2")])\\n'
+            '    return [b"ok"]\\n\' > myapp.py && '
+            "{script} run quick --app myapp:app --path /api/items --expect-status 200 "
+            "--servers waitress --no-ceiling --levels 4 --duration 0.5 --repeats 1 "
+            "--results {tmp}/mine.sqlite --no-report",
+            OK,
+        )
+    ],
+    "wsgibench run frameworks": [
+        (
+            [
+                "run",
+                "frameworks",
+                "--servers",
+                "waitress,uvicorn",
+                "--levels",
+                "4",
+                *SMALL,
+                "--results",
+                "{tmp}/fw.sqlite",
+                "--no-report",
+            ],
+            OK,
+        )
+    ],  # fmt: skip
     # Prose that names a command rather than a line to copy: its help must work.
     "wsgibench run": [(["run", "--help"], OK)],
     "wsgibench lock": [(["lock", "--help"], OK)],
