@@ -157,6 +157,21 @@ def test_a_wrong_rule_makes_every_reply_an_error_of_its_class(tmp_path: Path):
     assert rep.totals.ok == 0 and rep.totals.errors["bad_body"] == rep.totals.responses > 0
 
 
+def test_a_requirement_a_server_pins_otherwise_names_both(tmp_path: Path):
+    require("uvicorn")
+    app_dir = tmp_path / "mine"
+    app_dir.mkdir()
+    study = _study(app_dir, requirement="humanize==4.12.3\nh11==0.14.0")
+    study.write_text(study.read_text().replace(json.dumps(list(SERVERS)), '["uvicorn"]'))
+    proc = _run(study, tmp_path)
+    assert "internal error" not in proc.stdout + proc.stderr
+    ((cell, reps),) = _cells(tmp_path).values()
+    assert cell.status == "unavailable" and reps == []
+    assert "app service:wsgi_app pins h11==0.14.0 but server uvicorn pins h11==0.16.0" in (
+        cell.reason or ""
+    ), cell.reason
+
+
 def test_a_broken_requirement_stops_at_start_in_one_line(tmp_path: Path):
     app_dir = tmp_path / "mine"
     app_dir.mkdir()

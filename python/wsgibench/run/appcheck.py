@@ -75,12 +75,16 @@ def prepare(study: Study, progress: Callable[[str], None] = lambda _m: None) -> 
         app = study.app_of(load)
         if app.name in out.specs or not (app.requirements or app.spec):
             continue
-        pythons = {str(p) for s in study.servers_of(load) if (p := _python(s)) is not None}
         own = base_python()
-        for python in sorted(pythons | {own}):
+        # One folder per Python minor version: the first interpreter of each installs it.
+        pythons = {_minor(own): own}
+        for server in study.servers_of(load):
+            if (python := _python(server)) is not None:
+                pythons.setdefault(_minor(str(python)), str(python))
+        for minor, python in sorted(pythons.items()):
             if app.requirements is not None:
-                progress(f"app {app.name}: its requirements for Python {_minor(python)}")
-                out.deps[(app.name, _minor(python))] = appdeps.ensure(
+                progress(f"app {app.name}: its requirements for Python {minor}")
+                out.deps[(app.name, minor)] = appdeps.ensure(
                     app.name, app.requirements, app.lock, python
                 )
         deps = out.deps.get((app.name, _minor(own)))
