@@ -16,6 +16,8 @@ from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan
 
 START_S = 2.0  # starting, checking and stopping a server: a rough allowance per cell
+# A capacity search's cells are chosen as it runs: about this many per server (steps and costs).
+CAPACITY_CELLS = 12
 
 
 def planned_seconds(study: Study, cell: CellPlan) -> float:
@@ -41,11 +43,27 @@ class CellProgress:
         self.console, self.study, self.cells = console, study, cells
         self.planned = {c.position: planned_seconds(study, c) for c in cells}
         self.left_s = sum(self.planned.values())
+        # The capacity loads' cells, estimated: the bar's total and the time left count them.
+        searched = [
+            CellPlan(0, s, load, load.capacity.start_rate)
+            for load in study.loads
+            if load.capacity is not None
+            for s in study.servers_of(load)
+        ]
+        self.estimated = len(searched) * CAPACITY_CELLS
+        self.left_s += sum(planned_seconds(study, c) * CAPACITY_CELLS for c in searched)
         self.done = 0
         self.actual_s = self.expected_s = 0.0
         self.started = time.monotonic()
         self.bar: Progress | None = None
         self.task: Any = None
+
+    @property
+    def total(self) -> str:
+        """The cells planned, and '~' before them when capacity searches add an estimate."""
+        if not self.estimated:
+            return str(len(self.cells))
+        return f"~{max(len(self.cells) + self.estimated, self.done)}"
 
     @property
     def interactive(self) -> bool:
@@ -54,7 +72,9 @@ class CellProgress:
     def start(self) -> None:
         self.console.print(
             f"[bold]{self.study.name}[/]: {plural(len(self.study.servers), 'server')}, "
-            f"{plural(len(self.cells), 'cell')}, {plural(self.study.repeats, 'repeat')} each; "
+            f"{plural(len(self.cells), 'cell')}"
+            + (f" and about {self.estimated} capacity steps" if self.estimated else "")
+            + f", {plural(self.study.repeats, 'repeat')} each; "
             f"about {_clock(self.left_s)} by the plan"
         )
         if self.study.changes:
@@ -69,7 +89,8 @@ class CellProgress:
             )
             self.bar = Progress(*columns, console=self.console, transient=False)
             self.bar.start()
-            self.task = self.bar.add_task("cells", total=len(self.cells), left="")
+            total = len(self.cells) + self.estimated
+            self.task = self.bar.add_task("cells", total=total, left="")
 
     def kept(self, keys: set[tuple[str, str, float]]) -> None:
         """A resumed run: the cells already stored count as done, and the time left without them."""
@@ -97,10 +118,11 @@ class CellProgress:
         self, cell: CellPlan, outcome: CellOutcome, seconds: float, skipped: bool
     ) -> None:
         self.done += 1
-        self.left_s -= self.planned[cell.position]
+        planned = self.planned.get(cell.position) or planned_seconds(self.study, cell)
+        self.left_s -= planned
         if not skipped:  # cells of a server that left the sweep take no time
             self.actual_s += seconds
-            self.expected_s += self.planned[cell.position]
+            self.expected_s += planned
         pace = self.actual_s / self.expected_s if self.expected_s else 1.0
         left = f"~{_clock(max(0.0, self.left_s) * pace)} left"
         if self.bar is not None:
@@ -112,7 +134,7 @@ class CellProgress:
                 )
             return
         self.console.print(
-            f"[{self.done}/{len(self.cells)}] {line(cell, outcome)} · {left}",
+            f"[{self.done}/{self.total}] {line(cell, outcome)} · {left}",
             highlight=False,
             soft_wrap=True,
         )

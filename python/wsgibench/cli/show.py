@@ -17,6 +17,7 @@ from rich.table import Table
 from wsgibench.baseline import BASELINE
 from wsgibench.errors import UsageError
 from wsgibench.report.format import caps_short, cv, kinds, mib, ms, pct, whole
+from wsgibench.results.capacity_read import ServerCapacity, capacity_loads, read_capacities
 from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.seed_errors import median_rate, seeds_text
 from wsgibench.results.store import Store
@@ -186,6 +187,9 @@ def show(
     trim = int(config.get("trim", 0))
     summaries = summarise_study(store, study["id"], trim)
     found = groups(summaries, sort, levels, servers, trim)
+    searched = capacity_loads(config)
+    if fmt == "table" and searched:  # a capacity load: one table of capacities, not its steps
+        found = [g for g in found if g.load not in searched]
     rows = Rows(trim, wide, tool_rates(store, summaries) if wide else {})
     writers: dict[str, Callable[[], None]] = {
         "table": lambda: _tables(console, study, env, found, summaries, rows),
@@ -194,6 +198,48 @@ def show(
         "json": lambda: console.out(_json(found, rows), highlight=False),
     }
     writers[fmt]()
+    if fmt == "table" and searched:
+        capacity_table(console, read_capacities(store, study["id"]), None if wide else WIDTH)
+
+
+def capacity_table(console: Console, found: list[ServerCapacity], width: int | None) -> None:
+    """Per capacity load: each server's capacity within the budget, best first."""
+    for load in sorted({c.load for c in found}):
+        rows = sorted((c for c in found if c.load == load), key=lambda c: -(c.result.capacity or 0))
+        table = Table(
+            title=f"{load} · capacity within {rows[0].budget.describe()}", title_justify="left"
+        )
+        for head in (
+            "server",
+            "capacity req/s",
+            "interval",
+            "errors from",
+            "CPU µs/req 50%",
+            "CPU µs/req 100%",
+            "MiB",
+            "workers",
+            "stopped",
+        ):
+            table.add_column(head, justify="left" if head in ("server", "stopped") else "right")
+        for c in rows:
+            r = c.result
+            half, full = c.cost_at(0.5), c.cost_at(1.0)
+            table.add_row(
+                c.server,
+                _num(c.requests(r.capacity)),
+                f"{_num(c.requests(r.capacity))}–{_num(c.requests(r.above)) if r.above else '?'}",
+                _num(c.requests(r.error_onset)) if r.error_onset else "-",
+                _num(half.cpu_us_per_request) if half else "-",
+                _num(full.cpu_us_per_request) if full else "-",
+                _num(full.rss_mib) if full and full.rss_mib else "-",
+                str(c.workers or "-"),
+                r.stopped,
+            )
+        console.print(table, width=width)
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f}"
 
 
 def _flat(found: list[Group], rows: Rows) -> list[dict[str, Any]]:

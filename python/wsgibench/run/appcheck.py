@@ -79,13 +79,13 @@ def prepare(study: Study, progress: Callable[[str], None] = lambda _m: None) -> 
         # One folder per Python minor version: the first interpreter of each installs it.
         pythons = {_minor(own): own}
         for server in study.servers_of(load):
-            if (python := _python(server)) is not None:
-                pythons.setdefault(_minor(str(python)), str(python))
-        for minor, python in sorted(pythons.items()):
+            if (found := _python(server)) is not None:
+                pythons.setdefault(_minor(str(found)), str(found))
+        for minor, interpreter in sorted(pythons.items()):
             if app.requirements is not None:
                 progress(f"app {app.name}: its requirements for Python {minor}")
                 out.deps[(app.name, minor)] = appdeps.ensure(
-                    app.name, app.requirements, app.lock, python
+                    app.name, app.requirements, app.lock, interpreter
                 )
         deps = out.deps.get((app.name, _minor(own)))
         out.specs[app.name] = check_import(app, own, deps, study.app_env)

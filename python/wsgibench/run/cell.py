@@ -335,9 +335,9 @@ def measure_repeat(
 
 def save_cell(
     store: Store, study_id: int, cell: CellPlan, outcome: CellOutcome, started: float
-) -> None:
+) -> int:
     recipe = get(cell.server)
-    store.save_cell(
+    return store.save_cell(
         study_id,
         {
             "server": cell.server,

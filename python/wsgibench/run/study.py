@@ -17,6 +17,7 @@ from wsgibench.results.store import Cell, Store
 from wsgibench.results.verdict import CellStatus
 from wsgibench.run import appcheck
 from wsgibench.run.appcheck import PreparedApps
+from wsgibench.run.capacity import Measured, NoteOf, RunCell, search_server, servers_in_order
 from wsgibench.run.cell import HOST_LOST, CellContext, database_kind, run_cell, save_cell
 from wsgibench.run.cluster import ClusterEngine, LoadHosts, check_target
 from wsgibench.run.engine import Engine, EngineProcess, check_plans, engine_version
@@ -114,24 +115,52 @@ class StudyRunner:
             on_kept(set(done))
         out_of = _left_the_sweep(done.values())
         status, lost = "interrupted", 0
+        cells = plan_cells(self.study)
+        position = len(cells)  # a capacity load's steps come after every planned cell
         try:
-            for cell in plan_cells(self.study):
-                if self.databases.load not in (None, cell.load.name):
+            for load in self.study.loads:
+                if self.databases.load not in (None, load.name):
                     self.databases.stop()  # after the load's last cell (a load's cells are contiguous)
-                if cell.key in done:
+                if load.capacity is not None:
+                    run = self._capacity_cell(study_id, done, on_cell_done)
+                    for server in servers_in_order(load, self.study):
+                        _, position = search_server(load, server, self.study, run, position)
                     continue
-                started = time.time()
-                outcome = self._outcome(cell, out_of)
-                save_cell(self.store, study_id, cell, outcome, started)
-                lost += HOST_LOST in outcome.notes
-                if on_cell_done:
-                    on_cell_done(cell, outcome)
+                for cell in (c for c in cells if c.load.name == load.name):
+                    if cell.key in done:
+                        continue
+                    started = time.time()
+                    outcome = self._outcome(cell, out_of)
+                    save_cell(self.store, study_id, cell, outcome, started)
+                    lost += HOST_LOST in outcome.notes
+                    if on_cell_done:
+                        on_cell_done(cell, outcome)
             # cells lost with a load host are left for --resume
             status = "incomplete" if lost else "finished"
         finally:
             self.databases.stop()
             self.store.finish_study(study_id, status)
         return study_id
+
+    def _capacity_cell(
+        self, study_id: int, done: dict[tuple[str, str, float], Cell], on_cell_done: CellDone | None
+    ) -> RunCell:
+        """Run one step of a capacity search (or read it back when a resumed run stored it)."""
+
+        def run(cell: CellPlan, note_of: NoteOf) -> Measured:
+            stored = done.get(cell.key)
+            if stored is not None:
+                reps = self.store.stored_repeats(stored.id)
+                return Measured(stored.status, stored.reason, reps, stored.id)
+            started = time.time()
+            outcome = run_cell(cell, self._cell_context())
+            outcome.notes.extend(note_of(outcome.status, outcome.reason, outcome.repeats))
+            cell_id = save_cell(self.store, study_id, cell, outcome, started)
+            if on_cell_done:
+                on_cell_done(cell, outcome)
+            return Measured(outcome.status, outcome.reason, outcome.repeats, cell_id)
+
+        return run
 
     def _begin(self, resume: bool, force: bool) -> int:
         as_run = {**self.study.raw, "name": self.study.name}

@@ -16,7 +16,9 @@ from wsgibench.study.kinds import (
     Text,
 )
 
-MODEL_NAMES = ("closed", "rate", "conn_rate", "sessions", "count")
+MODEL_NAMES = ("closed", "rate", "conn_rate", "sessions", "count", "capacity")
+# Engine models, which sweep the levels a study gives; capacity searches the rate itself.
+SWEPT = ("closed", "rate", "conn_rate", "sessions", "count")
 DATABASES = ("sqlite", "postgresql", "mariadb")
 ARRIVALS = ("uniform", "poisson")
 _POSITIVE_INT = Int(low=1)
@@ -57,7 +59,7 @@ LOAD_KEYS: tuple[Key, ...] = (
         + ".",
         "per model",
         "levels = [100, 1000, 10000]",
-        required=MODEL_NAMES,
+        required=SWEPT,
     ),
     Key(
         "duration_s",
@@ -66,8 +68,8 @@ LOAD_KEYS: tuple[Key, ...] = (
         "Seconds per repeat (closed); the arrival window (rate, sessions).",
         "s",
         "duration_s = 30.0",
-        ("closed", *_OPEN, "sessions"),
-        ("closed", "sessions"),
+        ("closed", *_OPEN, "sessions", "capacity"),
+        ("closed", "sessions", "capacity"),
     ),
     Key(
         "http",
@@ -124,16 +126,17 @@ LOAD_KEYS: tuple[Key, ...] = (
         "calls",
         _POSITIVE_INT,
         "1",
-        "Requests per connection (httperf's `--num-calls`).",
+        "Requests per connection (httperf's `--num-calls`); capacity: > 1 keeps connections "
+        "alive for that many requests.",
         "requests",
-        models=_OPEN,
+        models=(*_OPEN, "capacity"),
     ),
     Key(
         "arrival",
         Text(ARRIVALS),
         '"uniform"',
         "Arrivals evenly spaced, or at random (exponential gaps, as tsung).",
-        models=(*_OPEN, "sessions"),
+        models=(*_OPEN, "sessions", "capacity"),
     ),
     Key(
         "requests",
@@ -152,6 +155,54 @@ LOAD_KEYS: tuple[Key, ...] = (
         "s",
         models=("sessions",),
         required=("sessions",),
+    ),
+    Key(
+        "slo_p99_ms",
+        Number(low=0, above=True),
+        "",
+        "capacity: the latency budget, corrected p99 of every repeat at most this.",
+        "ms",
+        "slo_p99_ms = 10",
+        ("capacity",),
+        ("capacity",),
+    ),
+    Key(
+        "slo_p50_ms",
+        Number(low=0, above=True),
+        "none",
+        "capacity: and corrected p50 at most this.",
+        "ms",
+        models=("capacity",),
+    ),
+    Key(
+        "max_error_rate",
+        Number(low=0, high=1),
+        "the study's error_threshold",
+        "capacity: and errors at most this share of the requests.",
+        models=("capacity",),
+    ),
+    Key(
+        "resolution",
+        Number(low=0, above=True, high=1),
+        "0.05",
+        "capacity: the bisection stops when the interval is within this share of the rate.",
+        models=("capacity",),
+    ),
+    Key(
+        "start_rate",
+        Number(low=0, above=True),
+        "100",
+        "capacity: the first rate tried; doubled until a step misses the budget.",
+        "requests/s",
+        models=("capacity",),
+    ),
+    Key(
+        "max_rate",
+        Number(low=0, above=True),
+        "1000000",
+        "capacity: the highest rate the search tries.",
+        "requests/s",
+        models=("capacity",),
     ),
     Key(
         "app",

@@ -45,6 +45,28 @@ class RequestKind:
 
 
 @dataclass(frozen=True)
+class CapacitySpec:
+    """A capacity load's search: the latency budget, the resolution, where it starts and stops."""
+
+    slo_p99_ms: float
+    slo_p50_ms: float | None = None
+    max_error_rate: float | None = None  # None: the study's error threshold
+    resolution: float = 0.05
+    start_rate: float = 100.0
+    max_rate: float = 1e6
+
+
+_CAPACITY_KEYS = (
+    "slo_p99_ms",
+    "slo_p50_ms",
+    "max_error_rate",
+    "resolution",
+    "start_rate",
+    "max_rate",
+)
+
+
+@dataclass(frozen=True)
 class Load:
     """One load model swept over levels (connections, rate, users/s or concurrency)."""
 
@@ -60,6 +82,8 @@ class Load:
     cpus: int | None = None  # scaling studies: the server gets this many CPUs and workers
     app: str | None = None  # a built-in app of its own (the frameworks study); None: the study's
     servers: tuple[str, ...] = ()  # the study's servers it runs on (empty: all of them)
+    # model = "capacity": the engine runs `rate` steps the search chooses (results/capacity.py).
+    capacity: CapacitySpec | None = None
 
     @property
     def level_field(self) -> str:
@@ -121,18 +145,25 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
             raise UsageError(f"{where}: {key.name} is not a key of model {model} (only {takers})")
         if key.name not in values and model in key.required:
             raise UsageError(f"{where}: model {model} needs {key.name}: {key.kind.describe()}")
+    if model == "capacity" and "levels" in values:
+        raise UsageError(f"{where}: a capacity load searches the rate: start_rate, not levels")
     if model in ("rate", "conn_rate") and not ({"duration_s", "connections_total"} & set(values)):
         raise UsageError(f"{where}: model {model} needs duration_s or connections_total")
     http = values.get("http", "1.1")
     common = {"name", "model", "levels", "http", "keep_alive", "timeout_s", "warmup_s"}
+    capacity = None
+    if model == "capacity":
+        capacity = CapacitySpec(**{k: values[k] for k in _CAPACITY_KEYS if k in values})
+        model = "rate"  # each step of the search is an open-loop rate cell
     return Load(
-        name=values.get("name") or model,
+        name=values.get("name") or values["model"],
         model=model,
-        levels=tuple(values["levels"]),
+        levels=tuple(values.get("levels", ())),
+        capacity=capacity,
         params={
             k: v
             for k, v in values.items()
-            if k not in common | {"database", "cpus", "app", "servers"}
+            if k not in common | {"database", "cpus", "app", "servers", *_CAPACITY_KEYS}
         },
         http=http,
         keep_alive=values.get("keep_alive", http == "1.1"),

@@ -47,7 +47,9 @@ def every_plan(study: Study) -> list[tuple[str, EnginePlan]]:
     start), so the engine can check the plans before anything starts."""
     found = []
     for load in study.loads:
-        for level in load.levels:
+        # A capacity load's rates are chosen as it runs: its first one stands for them all.
+        levels = load.levels or ((load.capacity.start_rate,) if load.capacity else ())
+        for level in levels:
             for warmup in (False, True) if load.warmup_s > 0 else (False,):
                 plan = load.plan(
                     level=level,

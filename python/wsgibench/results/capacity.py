@@ -1,0 +1,207 @@
+"""Capacity within a latency budget: each step of the search judged against the budget, the next
+offered rate to try (doubling until a step misses, then bisection to the resolution), and the
+result read back from the steps: the highest rate that met the budget, the interval from the steps
+either side, and the rate where errors start. Pure: the runner measures, this decides."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+class StepStatus(enum.StrEnum):
+    MET = "met"  # every repeat within the budget
+    MISSED = "missed"  # a repeat over it: latency, errors, or the server gave up
+    INVALID = "invalid"  # the engine, not the server, limited a repeat: no verdict on the server
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What a step must keep to: corrected p99 (and p50) at most so many ms, errors at most a
+    share of the requests."""
+
+    p99_ms: float
+    p50_ms: float | None = None
+    max_error_rate: float = 0.05
+
+    def describe(self) -> str:
+        parts = [f"p99 ≤ {self.p99_ms:g} ms"]
+        if self.p50_ms is not None:
+            parts.append(f"p50 ≤ {self.p50_ms:g} ms")
+        parts.append(f"errors ≤ {self.max_error_rate:.1%}")
+        return ", ".join(parts)
+
+
+class RepeatFigures(Protocol):
+    """What judging a step reads of each repeat (a Repeat, or one read back from the store)."""
+
+    @property
+    def latency_p99_us(self) -> float | None: ...
+
+    @property
+    def latency_p50_us(self) -> float | None: ...
+
+    @property
+    def error_rate(self) -> float | None: ...
+
+
+@dataclass(frozen=True)
+class Step:
+    rate: float  # the offered rate of the step (its cell's level)
+    status: StepStatus
+    reason: str
+    errors: bool = False  # any error in any repeat: where errors start
+    cell_id: int | None = None  # the stored cell that proves it
+
+
+def judge_step(
+    rate: float,
+    repeats: Sequence[RepeatFigures],
+    budget: Budget,
+    invalid: str | None = None,
+    gave_up: str | None = None,
+) -> Step:
+    """A step meets the budget only when every repeat does (the repeats confirm it, so one lucky
+    repeat cannot move the boundary); an engine-limited step is invalid, never the server's."""
+    errors = any((r.error_rate or 0) > 0 for r in repeats)
+    if invalid:
+        return Step(rate, StepStatus.INVALID, invalid, errors)
+    if gave_up or not repeats:
+        return Step(rate, StepStatus.MISSED, gave_up or "no repeat measured", True)
+    for i, r in enumerate(repeats, 1):
+        over = _over(r, budget)
+        if over:
+            return Step(rate, StepStatus.MISSED, f"repeat {i}: {over}", errors)
+    worst = max(r.latency_p99_us or 0 for r in repeats) / 1000
+    return Step(rate, StepStatus.MET, f"p99 ≤ {worst:.3g} ms in {len(repeats)} repeats", errors)
+
+
+def _over(r: RepeatFigures, budget: Budget) -> str:
+    if r.latency_p99_us is None:
+        return "no latency"
+    if r.latency_p99_us / 1000 > budget.p99_ms:
+        return f"p99 {r.latency_p99_us / 1000:.3g} ms > {budget.p99_ms:g} ms"
+    if budget.p50_ms is not None and (r.latency_p50_us or 0) / 1000 > budget.p50_ms:
+        return f"p50 {(r.latency_p50_us or 0) / 1000:.3g} ms > {budget.p50_ms:g} ms"
+    if (r.error_rate or 0) > budget.max_error_rate:
+        return f"errors {(r.error_rate or 0):.2%} > {budget.max_error_rate:.1%}"
+    return ""
+
+
+@dataclass(frozen=True)
+class CapacityResult:
+    """The highest rate that met the budget (None: not even the lowest tried), the interval it
+    lies in (from it to the lowest rate above it that missed; None above: the search's ceiling
+    was reached), the rate where errors start, and why the search stopped."""
+
+    capacity: float | None
+    above: float | None
+    error_onset: float | None
+    stopped: str
+    invalid: str | None = None
+    steps: tuple[Step, ...] = ()
+    proof: int | None = None  # the cell of the capacity step
+
+    @property
+    def interval(self) -> tuple[float, float | None]:
+        return (self.capacity or 0.0, self.above)
+
+
+@dataclass
+class Search:
+    """Doubling from `start` until a step misses (halving while the first ones miss), then
+    bisection until the interval is within `resolution` of the rate; at most `max_steps`."""
+
+    start: float
+    resolution: float = 0.05
+    max_rate: float = 1e6
+    min_rate: float = 1.0
+    max_steps: int = 16
+    steps: list[Step] = field(default_factory=list)
+
+    def record(self, step: Step) -> None:
+        self.steps.append(step)
+
+    def next_rate(self) -> float | None:
+        """The next rate to try, or None when the search is over."""
+        if not self.steps:
+            return _rounded(self.start)
+        if self._stop():
+            return None
+        lo, hi = bounds(self.steps)
+        if hi is None:
+            assert lo is not None
+            nxt = lo * 2
+            return _rounded(nxt) if nxt <= self.max_rate else None
+        if lo is None:
+            nxt = hi / 2
+            return _rounded(nxt) if nxt >= self.min_rate else None
+        if (hi - lo) / lo <= self.resolution:
+            return None
+        mid = _rounded((lo + hi) / 2)
+        return mid if lo < mid < hi else None
+
+    def _stop(self) -> bool:
+        return len(self.steps) >= self.max_steps or any(
+            s.status == StepStatus.INVALID for s in self.steps
+        )
+
+    def result(self) -> CapacityResult:
+        return capacity_of(self.steps, self.resolution, self.max_steps)
+
+
+def bounds(steps: Iterable[Step]) -> tuple[float | None, float | None]:
+    """The lowest rate that missed, and the highest that met below it (a met step above a miss is
+    noise the search does not trust)."""
+    judged = [s for s in steps if s.status != StepStatus.INVALID]
+    missed = [s.rate for s in judged if s.status == StepStatus.MISSED]
+    hi = min(missed) if missed else None
+    met = [s.rate for s in judged if s.status == StepStatus.MET and (hi is None or s.rate < hi)]
+    return (max(met) if met else None), hi
+
+
+def capacity_of(steps: Sequence[Step], resolution: float, max_steps: int = 16) -> CapacityResult:
+    """The result the steps say, whoever ran them (the search, or a report reading the store)."""
+    lo, hi = bounds(steps)
+    invalid = next((s for s in steps if s.status == StepStatus.INVALID), None)
+    onset = min((s.rate for s in steps if s.errors), default=None)
+    proof = next((s.cell_id for s in steps if s.rate == lo), None)
+    if invalid is not None:
+        stopped = f"invalid at {invalid.rate:g}/s: {invalid.reason}"
+    elif hi is None:
+        stopped = "the search's ceiling reached: capacity is at least this"
+    elif lo is None:
+        stopped = "missed at the lowest rate tried"
+    elif (hi - lo) / lo <= resolution:
+        stopped = f"within {resolution:.0%}"
+    else:
+        stopped = f"step limit ({max_steps}) reached"
+    return CapacityResult(
+        lo,
+        hi,
+        onset,
+        stopped,
+        invalid.reason if invalid else None,
+        tuple(steps),
+        proof,
+    )
+
+
+def _rounded(rate: float) -> float:
+    """Rates as a person would write them: three significant digits."""
+    return float(f"{rate:.3g}")
+
+
+# The note that marks a cell run for CPU cost, not as a step of the search; and a step's note.
+COST_NOTE = "capacity: CPU cost at a share of the capacity, not a step of the search"
+STEP_NOTE = "capacity step"
+# The shares of capacity at which CPU per request is measured after the search.
+COST_SHARES = (0.25, 0.5, 0.75)
+
+
+def cost_rates(capacity: float, tried: Iterable[float]) -> list[float]:
+    """The rates at 25, 50 and 75 % of capacity not tried yet (100 % is the capacity step)."""
+    done = set(tried)
+    return [r for share in COST_SHARES if (r := _rounded(capacity * share)) not in done and r > 0]

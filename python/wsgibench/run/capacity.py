@@ -1,0 +1,99 @@
+"""A capacity load, server by server: the search (results/capacity.py) chooses each offered rate,
+each step is a cell run and stored like any other and judged against the budget (the verdict is a
+note on the cell); then the cells at 25, 50 and 75 % of the capacity found, for CPU per request
+across the range. A resumed run reads the steps it already stored instead of running them again."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from wsgibench.results.capacity import (
+    COST_NOTE,
+    STEP_NOTE,
+    Budget,
+    CapacityResult,
+    Search,
+    Step,
+    cost_rates,
+    judge_step,
+)
+from wsgibench.results.repeat import Repeat
+from wsgibench.results.verdict import CellStatus
+from wsgibench.study.loads import CapacitySpec, Load
+from wsgibench.study.model import Study
+from wsgibench.study.plan import CellPlan
+
+
+def budget_of(spec: CapacitySpec, study: Study) -> Budget:
+    rate = spec.max_error_rate if spec.max_error_rate is not None else study.error_threshold
+    return Budget(spec.slo_p99_ms, spec.slo_p50_ms, rate)
+
+
+def step_of(
+    rate: float, status: CellStatus, reason: str | None, repeats: Sequence[Repeat], budget: Budget
+) -> Step:
+    """A cell as a step: invalid when the engine (or the machine) limited it, or the server could
+    not take it at all; missed when the server gave up (disqualified); else judged per repeat."""
+    if status == CellStatus.INVALID:
+        return judge_step(rate, repeats, budget, invalid=reason or "invalid")
+    if status in (CellStatus.UNAVAILABLE, CellStatus.FAILED):
+        return judge_step(rate, repeats, budget, invalid=f"{status}: {reason}")
+    if status == CellStatus.DISQUALIFIED:
+        return judge_step(rate, repeats, budget, gave_up=f"disqualified: {reason}")
+    return judge_step(rate, repeats, budget)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What running (or finding stored) one cell gives the search."""
+
+    status: CellStatus
+    reason: str | None
+    repeats: Sequence[Repeat]
+    cell_id: int | None = None
+
+
+# What to note on a cell once it ran (before it is stored): its verdict as a step.
+NoteOf = Callable[[CellStatus, str | None, Sequence[Repeat]], list[str]]
+RunCell = Callable[[CellPlan, NoteOf], Measured]
+
+
+def search_server(
+    load: Load, server: str, study: Study, run: RunCell, position: int
+) -> tuple[CapacityResult, int]:
+    """The capacity of one server on a capacity load, and the next free position."""
+    spec = load.capacity
+    assert spec is not None
+    budget = budget_of(spec, study)
+    search = Search(spec.start_rate, spec.resolution, spec.max_rate)
+    while (rate := search.next_rate()) is not None:
+
+        def note(
+            status: CellStatus, reason: str | None, reps: Sequence[Repeat], at: float = rate
+        ) -> list[str]:
+            return [step_note(step_of(at, status, reason, reps, budget), budget)]
+
+        measured = run(CellPlan(position, server, load, rate), note)
+        position += 1
+        step = step_of(rate, measured.status, measured.reason, measured.repeats, budget)
+        search.record(Step(step.rate, step.status, step.reason, step.errors, measured.cell_id))
+    result = search.result()
+    if result.capacity is not None and result.invalid is None:
+        for rate in cost_rates(result.capacity, [s.rate for s in search.steps]):
+            run(CellPlan(position, server, load, rate), lambda *_: [COST_NOTE])
+            position += 1
+    return result, position
+
+
+def step_note(step: Step, budget: Budget) -> str:
+    return f"{STEP_NOTE} ({budget.describe()}): {step.status}, {step.reason}"
+
+
+def servers_in_order(load: Load, study: Study) -> list[str]:
+    """The load's servers, shuffled as the study's other cells are (seed 004)."""
+    servers = list(study.servers_of(load))
+    if study.random_order:
+        random.Random(f"{study.seed}:{load.name}").shuffle(servers)
+    return servers

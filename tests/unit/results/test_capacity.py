@@ -1,0 +1,126 @@
+"""The capacity search on made-up servers: a known knee is found within the resolution, noise of
+a stated size keeps it inside the interval, an engine-limited step stops the search as invalid,
+and the result read back from the steps is the search's."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import pytest
+
+from wsgibench.results.capacity import (
+    Budget,
+    Search,
+    StepStatus,
+    capacity_of,
+    cost_rates,
+    judge_step,
+)
+
+BUDGET = Budget(p99_ms=10.0)
+
+
+@dataclass(frozen=True)
+class Rep:
+    latency_p99_us: float | None
+    latency_p50_us: float | None = 500.0
+    error_rate: float | None = 0.0
+
+
+def knee_server(knee: float, noise: float = 0.0, seed: int = 1):
+    """p99 2 ms below the knee, 200 ms past it; `noise`: each repeat's rate seen off by up to
+    that share (a noisy machine moves the knee by as much)."""
+    rng = random.Random(seed)
+
+    def repeats(rate: float, n: int = 3) -> list[Rep]:
+        out = []
+        for _ in range(n):
+            seen = rate * (1 + rng.uniform(-noise, noise))
+            out.append(Rep(2000.0 if seen < knee else 200_000.0))
+        return out
+
+    return repeats
+
+
+def run(search: Search, server, invalid_at: float | None = None):
+    while (rate := search.next_rate()) is not None:
+        bad = "engine saturated" if invalid_at is not None and rate >= invalid_at else None
+        search.record(judge_step(rate, server(rate), BUDGET, invalid=bad))
+    return search.result()
+
+
+@pytest.mark.parametrize("knee", [137.0, 1234.0, 4321.0, 77_777.0])
+def test_a_known_knee_is_found_within_the_resolution(knee: float):
+    result = run(Search(start=100, resolution=0.05), knee_server(knee))
+    assert result.capacity is not None and result.above is not None
+    assert result.capacity < knee <= result.above
+    assert (result.above - result.capacity) / result.capacity <= 0.05
+    assert result.stopped == "within 5%" and result.invalid is None
+    assert len(result.steps) <= 16
+
+
+def test_noise_of_a_stated_size_does_not_move_it_beyond_the_interval():
+    knee = 5000.0
+    for seed in range(20):
+        result = run(Search(start=100, resolution=0.05), knee_server(knee, noise=0.03, seed=seed))
+        assert result.capacity is not None and result.above is not None
+        # every repeat of a met step was below the knee: the capacity cannot be above it
+        assert result.capacity < knee * 1.0 / (1 - 0.03) + 1
+        assert result.above >= knee * (1 - 0.03)
+
+
+def test_a_step_that_saturates_the_engine_stops_the_search_as_invalid():
+    result = run(Search(start=100), knee_server(10_000.0), invalid_at=1600.0)
+    assert result.invalid == "engine saturated"
+    assert result.stopped == "invalid at 1600/s: engine saturated"
+    assert result.capacity == 800.0 and result.above is None  # never the server's limit
+    assert [s.status for s in result.steps][-1] == StepStatus.INVALID
+
+
+def test_a_server_that_misses_at_the_start_is_searched_downwards():
+    result = run(Search(start=1000, min_rate=1), knee_server(90.0))
+    assert result.capacity is not None and result.capacity < 90 <= (result.above or 0)
+
+
+def test_the_ceiling_of_the_search_is_said():
+    result = run(Search(start=100, max_rate=1000), knee_server(1e9))
+    assert result.capacity == 800.0 and result.above is None
+    assert result.stopped.startswith("the search's ceiling")
+
+
+def test_judging_a_step():
+    ok = [Rep(4000.0), Rep(9000.0)]
+    assert judge_step(100, ok, BUDGET).status == StepStatus.MET
+    one_over = [Rep(4000.0), Rep(11_000.0)]
+    step = judge_step(100, one_over, BUDGET)
+    assert step.status == StepStatus.MISSED and step.reason == "repeat 2: p99 11 ms > 10 ms"
+    errors = judge_step(100, [Rep(1000.0, error_rate=0.2)], BUDGET)
+    assert errors.status == StepStatus.MISSED and errors.errors and "errors" in errors.reason
+    p50 = judge_step(100, [Rep(1000.0, latency_p50_us=3000.0)], Budget(10.0, p50_ms=2.0))
+    assert p50.status == StepStatus.MISSED and "p50" in p50.reason
+    gave_up = judge_step(100, [], BUDGET, gave_up="disqualified: server crashed")
+    assert gave_up.status == StepStatus.MISSED and gave_up.errors
+
+
+def test_errors_start_where_the_first_step_had_any():
+    steps = [
+        judge_step(100, [Rep(1000.0)], BUDGET),
+        judge_step(200, [Rep(1000.0, error_rate=0.001)], BUDGET),
+        judge_step(400, [Rep(50_000.0, error_rate=0.3)], BUDGET),
+    ]
+    result = capacity_of(steps, 0.05)
+    assert result.capacity == 200 and result.above == 400 and result.error_onset == 200
+
+
+def test_a_met_step_above_a_miss_is_not_trusted():
+    steps = [
+        judge_step(100, [Rep(1000.0)], BUDGET),
+        judge_step(200, [Rep(50_000.0)], BUDGET),
+        judge_step(300, [Rep(1000.0)], BUDGET),  # a lucky step past the knee
+    ]
+    assert capacity_of(steps, 0.05).capacity == 100
+
+
+def test_cpu_cost_rates_are_the_shares_not_tried_yet():
+    assert cost_rates(1000.0, [1000.0, 500.0]) == [250.0, 750.0]
