@@ -382,9 +382,11 @@ def export(results: Path | None, fmt: str, study_id: int | None, out: Path | Non
 
 
 from wsgibench.cli.report import compare_command, report_command  # noqa: E402
+from wsgibench.cli.tune import tune_command  # noqa: E402
 
 cli.add_command(report_command)
 cli.add_command(compare_command)
+cli.add_command(tune_command)
 
 
 def main() -> None:

@@ -52,6 +52,9 @@ class Placement:
     workers_rule: str = "the study's workers"
     engine_threads: int = 1
     server_threads: int = 1  # threads per worker, for the servers that take them
+    # The threads were set for this load (a tuning trial): 1 means one thread, not the server's
+    # own default pool.
+    exact_threads: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -75,7 +78,11 @@ def place(
         layout = scaled_layout(topo, load.cpus)
     cpus = len(layout.server_cpus)
     own = study.server_settings.get(recipe.name, {})
-    if "workers" in own:
+    if load.workers is not None or load.threads is not None:  # a tuning trial's setting
+        own = {**own, **{k: v for k in ("workers", "threads") if (v := getattr(load, k))}}
+    if load.workers is not None:
+        workers, rule = load.workers, f"{load.workers}, the load's setting"
+    elif "workers" in own:
         workers, rule = own["workers"], f"{own['workers']}, as the study's seed ran it"
     elif study.workers == "auto" or recipe.workers_follow_cpus:
         workers, rule = recipe.auto_workers(cpus)
@@ -96,6 +103,7 @@ def place(
         rule,
         threads,
         own.get("threads", study.threads),
+        exact_threads=load.threads is not None,
     )
 
 
@@ -136,6 +144,7 @@ def serve_options(
     return ServeOptions(
         workers=placement.workers,
         threads=placement.server_threads,
+        exact_threads=placement.exact_threads,
         app=app,
         app_path=app_path,
         cpus=placement.server_cpus,

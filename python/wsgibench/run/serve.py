@@ -24,6 +24,7 @@ PORT_ATTEMPTS = 3
 class ServeOptions:
     workers: int = 1
     threads: int = 1
+    exact_threads: bool = False  # 1 means one thread, not the server's default pool
     backlog: int = 2048
     # The study's app; each server gets it in its own interface.
     app: AppSpec = field(default_factory=lambda: APPS["pong"])
@@ -125,6 +126,7 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
         internal_port=free_port(host),
         workers=options.workers,
         threads=options.threads,
+        exact_threads=options.exact_threads,
         backlog=options.backlog,
         app=app.module_for(recipe.interface, recipe.native_api) or app.name,
         callable=app.callable_for(recipe.interface),

@@ -83,6 +83,8 @@ class LaunchContext:
     python: Path | None  # the env's interpreter, None for non-Python entries
     access_log: bool = False  # a study may turn access logging on, to show what it costs
     callable: str = "app"  # the app's callable in its module
+    # The threads were set (a tuning trial): 1 is one thread, not the server's default pool.
+    exact_threads: bool = False
     # Folders after app_dir on the server's path: the app's own dependencies (machine/appdeps).
     app_path: tuple[Path, ...] = ()
     chdir: Path | None = None  # the working directory the app runs in (None: app_dir)
@@ -118,6 +120,7 @@ class LaunchContext:
             str(self.workers),
             "--threads",
             str(self.threads),
+            *(["--exact-threads"] if self.exact_threads else []),
             *extra,
         ]
         return Command(argv, pythonpath=(str(LAUNCHKIT_DIR),))
@@ -145,6 +148,8 @@ class ServerRecipe:
     launch: Launch | None = None
     unavailable: str | None = None  # a reason that no install can fix
     multi_worker: bool = True  # whether `workers > 1` is meaningful
+    # Whether it runs the study's `threads` per worker (a thread pool it sizes): tune searches them.
+    takes_threads: bool = False
     # workers = "auto": the server's documented convention for N server CPUs ("N" or "2N+1")
     workers_rule: str = "N"
     # The machine's ceiling (nginx alone) always gets one worker per server CPU.

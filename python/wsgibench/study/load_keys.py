@@ -205,6 +205,20 @@ LOAD_KEYS: tuple[Key, ...] = (
         models=("capacity",),
     ),
     Key(
+        "workers",
+        _POSITIVE_INT,
+        "the study's",
+        "The server's worker processes for this load (tune: one load per setting).",
+        "processes",
+    ),
+    Key(
+        "threads",
+        _POSITIVE_INT,
+        "the study's",
+        "The server's threads per worker for this load, where it takes them.",
+        "threads",
+    ),
+    Key(
         "app",
         Text(what="a built-in app's name"),
         "the study's",

@@ -84,6 +84,9 @@ class Load:
     servers: tuple[str, ...] = ()  # the study's servers it runs on (empty: all of them)
     # model = "capacity": the engine runs `rate` steps the search chooses (results/capacity.py).
     capacity: CapacitySpec | None = None
+    # The server's workers and threads for this load (tuning: one load per setting).
+    workers: int | None = None
+    threads: int | None = None
 
     @property
     def level_field(self) -> str:
@@ -163,7 +166,9 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
         params={
             k: v
             for k, v in values.items()
-            if k not in common | {"database", "cpus", "app", "servers", *_CAPACITY_KEYS}
+            if k
+            not in common
+            | {"database", "cpus", "app", "servers", "workers", "threads", *_CAPACITY_KEYS}
         },
         http=http,
         keep_alive=values.get("keep_alive", http == "1.1"),
@@ -173,6 +178,8 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
         cpus=values.get("cpus"),
         app=values.get("app"),
         servers=tuple(values.get("servers", ())),
+        workers=values.get("workers"),
+        threads=values.get("threads"),
     )
 
 

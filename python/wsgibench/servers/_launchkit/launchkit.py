@@ -18,6 +18,8 @@ def parse(argv=None, extra=None):
     p.add_argument("--backlog", type=int, default=2048)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--threads", type=int, default=1)
+    # --threads 1 means one thread (a tuning trial), not the server's own default pool.
+    p.add_argument("--exact-threads", action="store_true")
     if extra:
         extra(p)
     return p.parse_args(argv)
@@ -48,4 +50,4 @@ def listen_socket(args, nodelay=None):
 
 def pool_size(args, default):
     """Worker threads for thread-pool servers: --threads when above 1, else the server's default."""
-    return args.threads if args.threads > 1 else default
+    return args.threads if args.threads > 1 or args.exact_threads else default

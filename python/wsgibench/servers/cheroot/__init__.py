@@ -9,6 +9,7 @@ ENV = PythonEnv("cherrypy", ("cherrypy==18.10.0", "cheroot==11.1.2"))
 RECIPES = [
     ServerRecipe(
         name="cheroot",
+        takes_threads=True,
         project="cheroot",
         flavour=Flavour.PROCESS,
         env=ENV,

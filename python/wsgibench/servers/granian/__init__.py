@@ -34,7 +34,7 @@ def _launch(ctx: LaunchContext, interface: str = "wsgi") -> list[Command]:
     ]
     if interface in ("asgi", "rsgi"):  # named: "auto" takes uvloop when installed (not here)
         argv += ["--loop", "asyncio"]
-    if ctx.threads > 1:
+    if ctx.threads > 1 or ctx.exact_threads:
         argv += ["--blocking-threads", str(ctx.threads)]
     return [Command([*argv, ctx.app_ref])]
 
@@ -50,6 +50,7 @@ def _launch_rsgi(ctx: LaunchContext) -> list[Command]:
 RECIPES = [
     ServerRecipe(
         name="granian",
+        takes_threads=True,
         project="Granian",
         flavour=Flavour.NATIVE,
         env=ENV,

@@ -57,6 +57,12 @@ def _simple(worker_class: str, *extra: str) -> Callable[[LaunchContext], list[Co
     return launch
 
 
+def _gthread(ctx: LaunchContext) -> list[Command]:
+    """gthread with 4 threads per worker, or the study's (or a tuning trial's) threads."""
+    threads = ctx.threads if ctx.threads > 1 or ctx.exact_threads else 4
+    return [Command(_argv(ctx, "gthread", ctx.port, ctx.workers, "--threads", str(threads)))]
+
+
 def _behind_nginx(ctx: LaunchContext) -> list[Command]:
     backend = Command(_argv(ctx, "sync", ctx.internal_port, 3), listens_on=ctx.internal_port)
     return [backend, nginx_proxy(ctx, f"proxy_pass http://{ctx.host}:{ctx.internal_port};")]
@@ -80,8 +86,9 @@ RECIPES = [
         flavour=Flavour.PROCESS,
         env=ENV,
         version_of="gunicorn",
-        launch=_simple("gthread", "--threads", "4"),
-        summary="pre-fork with a thread pool (4 threads) and keep-alive",
+        launch=_gthread,
+        takes_threads=True,
+        summary="pre-fork with a thread pool (4 threads, or the study's threads) and keep-alive",
     ),
     ServerRecipe(
         name="gunicorn-gevent",

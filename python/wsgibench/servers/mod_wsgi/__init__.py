@@ -52,7 +52,7 @@ def _launch(ctx: LaunchContext) -> list[Command]:
         "C.UTF-8",
         "--log-to-terminal",  # errors to our log; no --access-log: none is written
     ]
-    if ctx.threads > 1:
+    if ctx.threads > 1 or ctx.exact_threads:
         argv += ["--threads", str(ctx.threads)]
     return [Command(argv)]
 
@@ -60,6 +60,7 @@ def _launch(ctx: LaunchContext) -> list[Command]:
 RECIPES = [
     ServerRecipe(
         name="mod-wsgi",
+        takes_threads=True,
         project="mod_wsgi",
         flavour=Flavour.PROCESS,
         env=ENV,

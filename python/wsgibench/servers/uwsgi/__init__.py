@@ -114,6 +114,7 @@ _HANDLES = (
 RECIPES = [
     ServerRecipe(
         name="uwsgi-http",
+        takes_threads=True,
         launch=_http(),
         handles=_HANDLES,
         **_COMMON,
@@ -121,6 +122,7 @@ RECIPES = [
     ),
     ServerRecipe(
         name="uwsgi-http-keepalive",
+        takes_threads=True,
         launch=_http("--http-keepalive"),
         handles=_HANDLES,
         **_COMMON,
@@ -128,6 +130,7 @@ RECIPES = [
     ),
     ServerRecipe(
         name="uwsgi-http11",
+        takes_threads=True,
         launch=_http11,
         handles=_HANDLES,
         **_COMMON,

@@ -8,6 +8,7 @@ ENV = PythonEnv("waitress", ("waitress==3.0.2",))
 RECIPES = [
     ServerRecipe(
         name="waitress",
+        takes_threads=True,
         project="waitress",
         flavour=Flavour.PROCESS,
         env=ENV,

@@ -1,0 +1,216 @@
+"""`wsgibench tune`: search a server's settings for the highest capacity within a latency budget,
+each trial a stored capacity search, and print the winner as the command line to deploy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from wsgibench.cli.kit import console, friendly
+from wsgibench.cli.run import _install_missing, _run
+from wsgibench.errors import UsageError
+from wsgibench.machine import topology
+from wsgibench.paths import default_results
+from wsgibench.results.capacity_read import ServerCapacity, read_capacities
+from wsgibench.results.store import Store
+from wsgibench.run.engine import engine_version
+from wsgibench.run.study import refuse_bad_plans
+from wsgibench.run.tune import (
+    ROUNDS,
+    Trial,
+    Tuning,
+    command_line,
+    settings_for,
+    threads_trend,
+    tune,
+)
+from wsgibench.servers import resolve
+from wsgibench.study.model import parse_study
+
+
+def tune_servers(
+    servers: list[str],
+    app: str,
+    budget: dict[str, Any],
+    console: Console,
+    *,
+    results: Path | None = None,
+    max_trials: int = 64,
+    time_budget_s: float = 1800.0,
+    max_threads: int = 32,
+    start_rate: float = 10.0,
+    app_env: dict[str, str] | None = None,
+    memory_limit_mb: int = 512,
+) -> Tuning:
+    try:
+        names = resolve(servers)
+    except UsageError as exc:
+        raise UsageError(f"tune: {exc}") from None
+    engine_version()
+    cpus = len(topology.layout(topology.read()).server_cpus)
+    settings = settings_for(names, cpus, max_threads)
+    store = Store(results or default_results())
+    base = {
+        "servers": names,
+        "app": app,
+        "app_env": app_env or {},
+        "memory_limit_mb": memory_limit_mb,
+        "random_order": False,
+    }
+    label = names[0] if len(names) == 1 else f"{names[0]} +{len(names) - 1}"
+    installed: list[bool] = []
+
+    def run_round(loads: list[dict[str, Any]], round_: int) -> list[ServerCapacity]:
+        raw = {**base, "name": f"tune {label} r{round_ + 1}", "repeats": ROUNDS[round_][1]}
+        study = parse_study({**raw, "load": loads}, "tune", Path.cwd(), Path.cwd())
+        refuse_bad_plans(study)
+        if not installed:
+            _install_missing(study, console)
+            installed.append(True)
+        return read_capacities(store, _run(study, store, console))
+
+    tuning = tune(
+        settings,
+        run_round,
+        budget,
+        start_rate=start_rate,
+        max_trials=max_trials,
+        time_budget_s=time_budget_s,
+        progress=lambda m: console.print(m, highlight=False),
+    )
+    _print(console, tuning, app, budget, store.path)
+    return tuning
+
+
+def _print(console: Console, tuning: Tuning, app: str, budget: dict[str, Any], path: Path) -> None:
+    table = Table(title=f"tune: capacity within p99 ≤ {budget['slo_p99_ms']:g} ms, best first")
+    for head in (
+        "#",
+        "setting",
+        "round",
+        "capacity req/s",
+        "interval",
+        "CPU µs/req",
+        "MiB",
+        "note",
+    ):
+        table.add_column(head, justify="left" if head in ("setting", "note") else "right")
+    ranked = sorted(tuning.trials, key=lambda t: (-t.round, t.rank_key()))
+    for i, t in enumerate(ranked, 1):
+        table.add_row(*_row(i, t))
+    console.print(table)
+    for line in threads_trend(tuning.trials):
+        console.print(line, highlight=False)
+    broke = [t for t in tuning.trials if t.broke]
+    for t in broke:
+        console.print(f"  {t.setting.label} (round {t.round + 1}): {t.broke}", highlight=False)
+    winner = tuning.winner
+    if winner is None:
+        console.print("no setting met the budget at the lowest rate tried", highlight=False)
+        return
+    spec = parse_study(
+        {"servers": [winner.setting.server], "app": app, "load": [_ONE]}, "tune", Path.cwd()
+    ).app_of()
+    console.print(
+        f"best: {winner.setting.label}, {winner.capacity:,.0f} req/s within the budget "
+        f"(stopped: {tuning.stopped}; every trial stored in {path})",
+        highlight=False,
+    )
+    console.print(f"  {command_line(winner.setting, spec)}", highlight=False, soft_wrap=True)
+
+
+_ONE = {"model": "closed", "levels": [1], "duration_s": 1}
+
+
+def _row(i: int, t: Trial) -> list[str]:
+    lo, hi = t.interval
+    return [
+        str(i),
+        t.setting.label,
+        str(t.round + 1),
+        f"{t.capacity:,.0f}" if t.capacity else "-",
+        f"{lo or 0:,.0f}–{f'{hi:,.0f}' if hi else '?'}",
+        f"{t.cpu_us:,.0f}" if t.cpu_us else "-",
+        f"{t.rss_mib:,.0f}" if t.rss_mib else "-",
+        t.broke or "",
+    ]
+
+
+@click.command("tune")
+@click.argument("servers", nargs=-1, required=True)
+@click.option("--app", default="pong", show_default=True, help="A built-in app or module:callable.")
+@click.option(
+    "--p99-ms",
+    type=click.FloatRange(min=0, min_open=True),
+    default=100.0,
+    show_default=True,
+    help="The latency budget: corrected p99 at most this.",
+)
+@click.option(
+    "--trials",
+    type=click.IntRange(min=1),
+    default=64,
+    show_default=True,
+    help="At most this many trials in all.",
+)
+@click.option(
+    "--time",
+    "time_s",
+    type=click.FloatRange(min=1),
+    default=1800.0,
+    show_default=True,
+    help="No new round after this many seconds.",
+)
+@click.option(
+    "--max-threads",
+    type=click.IntRange(min=1),
+    default=32,
+    show_default=True,
+    help="The most threads per worker tried.",
+)
+@click.option(
+    "--start-rate",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="The first rate each search tries.",
+)
+@click.option(
+    "--app-env", "app_env", multiple=True, metavar="KEY=VALUE", help="An app setting (repeatable)."
+)
+@click.option(
+    "--results",
+    type=click.Path(path_type=Path),
+    help="The results store (default: results/wsgibench.sqlite).",
+)
+@friendly
+def tune_command(
+    servers: tuple[str, ...],
+    app: str,
+    p99_ms: float,
+    trials: int,
+    time_s: float,
+    max_threads: int,
+    start_rate: float,
+    app_env: tuple[str, ...],
+    results: Path | None,
+) -> None:
+    """Find the settings (workers, threads; worker class across gunicorn-*) with the highest
+    capacity within a p99 budget, and print the winner's command line."""
+    env = dict(pair.partition("=")[::2] for pair in app_env)
+    tune_servers(
+        list(servers),
+        app,
+        {"slo_p99_ms": p99_ms},
+        console,
+        results=results,
+        max_trials=trials,
+        time_budget_s=time_s,
+        max_threads=max_threads,
+        start_rate=start_rate,
+        app_env=env,
+    )

@@ -1,0 +1,197 @@
+"""Tuning a server's own settings: workers, threads and, across a family of entries (gunicorn-*),
+the worker class. Every setting is a trial, a capacity search within the latency budget stored like
+any study's cells; successive halving spends the time on the promising ones (all of them coarsely
+first, the better half again finer, ...), and the winner is printed as the command line to deploy."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wsgibench.results.capacity_read import ServerCapacity
+from wsgibench.servers import LaunchContext, ServerRecipe, get
+from wsgibench.study.apps import AppSpec
+
+# Each round: the search's resolution, repeats per step and seconds per repeat.
+ROUNDS: tuple[tuple[float, int, float], ...] = ((0.2, 1, 1.0), (0.1, 2, 1.5), (0.05, 3, 2.0))
+THREADS = (1, 2, 4, 8, 16, 32)
+MEMORY_WORDS = ("memory limit", "OOM")
+
+
+@dataclass(frozen=True)
+class Setting:
+    server: str
+    workers: int
+    threads: int
+
+    @property
+    def label(self) -> str:
+        return f"{self.server} w{self.workers} t{self.threads}"
+
+
+@dataclass(frozen=True)
+class Trial:
+    setting: Setting
+    round: int
+    capacity: float | None  # requests/s within the budget (None: missed at the lowest rate)
+    interval: tuple[float | None, float | None]
+    cpu_us: float | None  # server CPU per request at capacity
+    rss_mib: float | None
+    broke: str | None = None  # why the setting broke the memory limit, or could not run
+
+    def rank_key(self) -> tuple[float, float, float]:
+        """Capacity first; ties by CPU per request, then memory."""
+        return (-(self.capacity or 0.0), self.cpu_us or math.inf, self.rss_mib or math.inf)
+
+
+@dataclass
+class Tuning:
+    trials: list[Trial] = field(default_factory=list)
+    ranking: list[Trial] = field(default_factory=list)  # the last round, best first
+    stopped: str = ""
+
+    @property
+    def winner(self) -> Trial | None:
+        usable = [t for t in self.ranking if t.capacity and not t.broke]
+        return usable[0] if usable else None
+
+
+def settings_for(servers: list[str], cpus: int, max_threads: int = 32) -> list[Setting]:
+    """Workers 1, N and 2N+1 for N server CPUs where the server forks them; threads 1..32 where it
+    sizes a pool (a family of entries: each entry its own worker class)."""
+    out = []
+    for name in servers:
+        recipe = get(name)
+        workers = sorted({1, cpus, 2 * cpus + 1}) if recipe.multi_worker else [1]
+        threads = [t for t in THREADS if t <= max_threads] if recipe.takes_threads else [1]
+        out += [Setting(name, w, t) for w in workers for t in threads]
+    return out
+
+
+def trial_loads(
+    settings: list[Setting], round_: int, budget: dict[str, Any], start_rate: float
+) -> list[dict[str, Any]]:
+    """One capacity load per setting for this round ([[load]] tables, as a study file has them)."""
+    resolution, _, duration = ROUNDS[round_]
+    return [
+        {
+            "name": f"r{round_ + 1} {s.label}",
+            "model": "capacity",
+            **budget,
+            "resolution": resolution,
+            "duration_s": duration,
+            "warmup_s": 0.5,
+            "start_rate": start_rate,
+            "servers": [s.server],
+            "workers": s.workers,
+            "threads": s.threads,
+        }
+        for s in settings
+    ]
+
+
+def tune(
+    settings: list[Setting],
+    run_round: Callable[[list[dict[str, Any]], int], list[ServerCapacity]],
+    budget: dict[str, Any],
+    *,
+    start_rate: float = 10.0,
+    max_trials: int = 64,
+    time_budget_s: float = 1800.0,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> Tuning:
+    """Successive halving over the settings: each round runs the survivors' trials (run_round
+    gets their loads and the round's repeats and returns their capacities), keeps the better
+    half, and ends when one is left, the rounds are done, or the trials or time run out."""
+    out, alive, started = Tuning(), settings[:max_trials], time.monotonic()
+    for round_ in range(len(ROUNDS)):
+        progress(f"tune round {round_ + 1}: {len(alive)} setting(s)")
+        found = {
+            c.load: c for c in run_round(trial_loads(alive, round_, budget, start_rate), round_)
+        }
+        trials = [_trial(s, round_, found.get(f"r{round_ + 1} {s.label}")) for s in alive]
+        out.trials += trials
+        out.ranking = sorted(trials, key=Trial.rank_key)
+        left = max_trials - len(out.trials)
+        if len(alive) <= 1 or round_ == len(ROUNDS) - 1:
+            out.stopped = "every round run" if len(alive) > 1 else "one setting left"
+            break
+        if time.monotonic() - started > time_budget_s or left <= 0:
+            out.stopped = "the time budget" if left > 0 else "the trial budget"
+            break
+        keep = max(1, min(left, math.ceil(len(alive) / 2)))
+        alive = [t.setting for t in out.ranking if not t.broke][:keep] or alive[:1]
+    return out
+
+
+def _trial(setting: Setting, round_: int, found: ServerCapacity | None) -> Trial:
+    if found is None:
+        return Trial(setting, round_, None, (None, None), None, None, "no result stored")
+    r = found.result
+    full = found.cost_at(1.0)
+    broke = next(
+        (s.reason for s in r.steps if any(w in s.reason for w in MEMORY_WORDS)),
+        None,
+    )
+    return Trial(
+        setting,
+        round_,
+        found.requests(r.capacity),
+        (found.requests(r.capacity), found.requests(r.above)),
+        full.cpu_us_per_request if full else None,
+        full.rss_mib if full else None,
+        broke or (r.invalid and f"invalid: {r.invalid}") or None,
+    )
+
+
+def threads_trend(trials: list[Trial]) -> list[str]:
+    """What more threads did, per server and workers, in the first round (where every setting
+    ran): better up to a count, or no better."""
+    lines = []
+    first = [t for t in trials if t.round == 0]
+    for key in sorted({(t.setting.server, t.setting.workers) for t in first}):
+        row = sorted(
+            (t for t in first if (t.setting.server, t.setting.workers) == key),
+            key=lambda t: t.setting.threads,
+        )
+        if len(row) < 2:
+            continue
+        caps = [t.capacity or 0.0 for t in row]
+        best = max(range(len(row)), key=lambda i: caps[i])
+        said = ", ".join(f"t{t.setting.threads} {c:,.0f}" for t, c in zip(row, caps, strict=True))
+        if best == 0:
+            verdict = "more threads were no better"
+        else:
+            verdict = f"more threads were better up to {row[best].setting.threads}"
+            if any(t.broke for t in row[best + 1 :]):
+                verdict += " (more broke the memory limit or could not run)"
+        lines.append(f"{key[0]} w{key[1]}: {verdict} (req/s within the budget: {said})")
+    return lines
+
+
+def command_line(setting: Setting, app: AppSpec, host: str = "0.0.0.0", port: int = 8000) -> str:
+    """The command that runs this setting as the trial ran it, with the app in place: the
+    server's own command line (gunicorn, uWSGI, Granian, uvicorn ...) or wsgibench's launcher."""
+    recipe: ServerRecipe = get(setting.server)
+    assert recipe.launch is not None
+    ctx = LaunchContext(
+        host=host,
+        port=port,
+        internal_port=port + 1,
+        workers=setting.workers,
+        threads=setting.threads,
+        exact_threads=True,
+        backlog=2048,
+        app=app.module_for(recipe.interface, recipe.native_api) or app.name,
+        callable=app.callable_for(recipe.interface),
+        app_dir=Path("."),
+        workdir=Path("."),
+        python=Path("venv/bin/python"),
+    )
+    server = next(c for c in recipe.launch(ctx) if c.role == "server")
+    argv = server.argv
+    return " ".join(a if " " not in a else repr(a) for a in argv)
