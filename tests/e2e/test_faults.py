@@ -58,6 +58,7 @@ EXPECTED = {
     ),
     "sigterm": ("measured", None, {}, 14),
     "counted": ("measured", None, {}, 12),
+    "fixed-service": ("measured", None, {}, 12),
 }
 
 
@@ -157,6 +158,9 @@ def _check_details(kind: str, store: Store, cell) -> None:
         replied = sum(written["by_peer"].values())
         assert reps[0]["errors"] == 0 and reps[0]["latency_p50_us"] >= 2_000
         assert 0 < replied - reps[0]["ok"] <= 30, (replied, reps[0]["ok"])
+    elif kind == "fixed-service":  # one request at a time, 5 ms each: 200 requests/s at most
+        assert reps[0]["errors"] == 0 and reps[0]["rps_ok"] == pytest.approx(200, rel=0.1)
+        assert reps[0]["latency_p50_us"] >= 4 * 5_000 * 0.9  # 4 connections queue for it
     elif kind == "closeka":  # silent closes are re-sent, never errors, and said
         engine = json.loads(reps[0]["engine_json"])["totals"]
         assert reps[0]["errors"] == 0 and engine["unannounced_closes"] > 0

@@ -93,11 +93,21 @@ FAULTS: dict[str, tuple[str, tuple[str, ...], str]] = {
         (),
         "measured; at stop killed with SIGKILL after the grace period, noted on the cell",
     ),
+    "fixed-service": (
+        "one thread serves the requests one at a time, 5 ms each (a FIFO queue with one "
+        "server): its capacity is 200 requests/s (keep-alive and pipelining work)",
+        ("--service-ms", "5"),
+        "measured, no errors: 200 requests/s at most; a capacity load finds 200 requests/s "
+        "(within its resolution) when the budget is several service times",
+    ),
 }
+
+# Kinds run by another kind of the script with arguments of their own.
+_SCRIPT_KIND = {"hang-later": "hang"}
 
 
 def _launcher(kind: str, extra: tuple[str, ...]) -> Callable[[LaunchContext], list[Command]]:
-    base = kind.split("-")[0]
+    base = _SCRIPT_KIND.get(kind, kind)
 
     def launch(ctx: LaunchContext) -> list[Command]:
         assert ctx.python is not None

@@ -9,9 +9,11 @@ faults that start `--after N` requests (N > 8) hit the measured load, not the ch
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import random
+import selectors
 import signal
 import socket
 import sys
@@ -34,6 +36,7 @@ KINDS = (
     "port",
     "sigterm",
     "counted",
+    "fixed-service",
 )
 
 
@@ -173,6 +176,116 @@ def serve_connection(conn: socket.socket, st: State) -> None:
                 pass
 
 
+class FixedService:
+    """fixed-service: one thread serves the requests one at a time, in the order they arrive, each
+    taking `service` seconds, so the server's capacity is 1 / service.
+
+    Every request gets the service a single FIFO server would give it: it starts at max(when it
+    arrived, when the one before it ended) and its reply leaves at that start + service. While a
+    request is in service the thread waits in select(), so arrivals are read (and timed) as they
+    come; a late wake-up is not carried into the next request, so a backlogged server answers
+    exactly 1 / service requests per second (while reading and sending take less than that)."""
+
+    def __init__(self, listener: socket.socket, service: float):
+        self.listener = listener
+        self.service = service
+        self.sel = selectors.DefaultSelector()
+        self.buffers: dict[socket.socket, bytes] = {}
+        self.queue = collections.deque()  # (conn, keep-alive, when it arrived)
+        self.busy = None  # (conn, keep-alive) of the request in service
+        self.ends = 0.0  # when the request in service (or the last one) ends
+        listener.setblocking(False)
+        self.sel.register(listener, selectors.EVENT_READ)
+
+    def run(self) -> None:
+        while True:
+            if self.busy is None and self.queue:
+                conn, keep, arrived = self.queue.popleft()
+                self.busy = (conn, keep)
+                self.ends = max(arrived, self.ends) + self.service
+            if self.busy is None:
+                self.poll(None)
+                continue
+            left = self.ends - time.monotonic()
+            if left > 0.001:  # select() wakes up to 1 ms late: the rest is slept
+                self.poll(left - 0.001)
+                continue
+            if left > 0:
+                time.sleep(left)
+            self.answer(*self.busy)
+            self.busy = None
+
+    def poll(self, timeout: float | None) -> None:
+        for key, _ in self.sel.select(timeout):
+            if key.fileobj is self.listener:
+                self.accept()
+            else:
+                self.read(key.fileobj)
+
+    def accept(self) -> None:
+        try:
+            conn, _ = self.listener.accept()
+        except BlockingIOError:
+            return
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        conn.settimeout(1.0)  # a send to a client that stopped reading cannot hold the server
+        self.buffers[conn] = b""
+        self.sel.register(conn, selectors.EVENT_READ)
+
+    def read(self, conn: socket.socket) -> None:
+        try:
+            data = conn.recv(65536)
+        except OSError:
+            data = b""
+        if not data:  # the client is gone: nobody waits for its queued requests
+            self.drop(conn)
+            return
+        buf = (self.buffers[conn] + data).lstrip(b"\r\n")
+        now = time.monotonic()
+        while (parsed := _parse(buf)) is not None:
+            keep, used = parsed
+            buf = buf[used:].lstrip(b"\r\n")
+            self.queue.append((conn, keep, now))
+        self.buffers[conn] = buf
+
+    def answer(self, conn: socket.socket, keep: bool) -> None:
+        if conn not in self.buffers:
+            return  # the client left while its request was in service
+        try:
+            conn.sendall(_reply("200 OK", BODY, keep))
+        except OSError:
+            keep = False
+        if not keep:
+            self.drop(conn)
+
+    def drop(self, conn: socket.socket) -> None:
+        if self.buffers.pop(conn, None) is None:
+            return
+        self.sel.unregister(conn)
+        self.queue = collections.deque(q for q in self.queue if q[0] is not conn)
+        conn.close()
+
+
+def _parse(buf: bytes) -> tuple[bool, int] | None:
+    """(keep-alive wanted, bytes used) of the first whole request in buf, or None."""
+    end = buf.find(b"\r\n\r\n")
+    if end < 0:
+        return None
+    lines = buf[:end].decode("latin-1").split("\r\n")
+    parts = lines[0].split()
+    version = parts[2] if len(parts) == 3 else "HTTP/1.0"
+    headers = {}
+    for h in lines[1:]:
+        name, _, value = h.partition(":")
+        headers[name.strip().lower()] = value.strip().lower()
+    used = end + 4 + int(headers.get("content-length") or 0)
+    if len(buf) < used:
+        return None
+    connection = headers.get("connection", "")
+    keep = "keep-alive" in connection if version == "HTTP/1.0" else "close" not in connection
+    return keep, used
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--kind", choices=KINDS, required=True)
@@ -186,6 +299,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--mb", type=int, default=4, help="leak: MB kept per request")
     p.add_argument("--leak-cap-mb", type=int, default=2048, help="leak: stop leaking here")
     p.add_argument("--seed", type=int, default=4)
+    p.add_argument("--service-ms", type=float, default=5.0, help="fixed-service: ms per request")
     a = p.parse_args(argv)
     if a.kind == "refuse":
         print(
@@ -222,6 +336,8 @@ def main(argv: list[str] | None = None) -> None:
 
         signal.signal(signal.SIGTERM, stop)
     print(f"fault {a.kind} listening on {a.host}:{a.port} (pid {os.getpid()})", flush=True)
+    if a.kind == "fixed-service":
+        FixedService(s, a.service_ms / 1000).run()
     while True:
         conn, _ = s.accept()
         threading.Thread(target=serve_connection, args=(conn, st), daemon=True).start()

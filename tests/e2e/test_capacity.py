@@ -1,0 +1,143 @@
+"""Capacity within a latency budget, through the installed `wsgibench` script, on a server whose
+capacity is known: fault-fixed-service serves one request at a time, 5 ms each, so 200 requests/s.
+
+One study, run once: a closed load at 4 and 16 connections, then a capacity load (p99 ≤ 50 ms,
+ten service times; uniform arrivals, one request per connection) on the same server. The search
+finds 200 requests/s within 10 %, each step is a stored cell with its verdict, the cost cells sit
+at 25/50/75 % of the capacity, and the capacity is no more than the closed loop's peak plus noise.
+About 50 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+
+import pytest
+
+from wsgibench.results.capacity import COST_NOTE, COST_SHARES, STEP_NOTE, StepStatus
+from wsgibench.results.capacity_read import ServerCapacity, read_capacities
+from wsgibench.results.store import Cell, Store
+
+from .helpers import cli, require
+
+SERVER = "fault-fixed-service"
+SERVICE_S = 0.005  # the recipe's --service-ms 5
+KNOWN = 1 / SERVICE_S  # requests/s
+STUDY = f"""
+name = "capacity-e2e"
+servers = ["{SERVER}"]
+repeats = 2
+random_order = false
+
+[[load]]
+name = "closed"
+model = "closed"
+levels = [4, 16]
+duration_s = 1.5
+warmup_s = 0.3
+
+[[load]]
+name = "p99"
+model = "capacity"
+slo_p99_ms = 50
+arrival = "uniform"
+calls = 1
+duration_s = 1.5
+warmup_s = 0.3
+start_rate = 160
+"""
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(cli(*args), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+    return proc
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> tuple[Store, int, str]:
+    require(SERVER)
+    folder = tmp_path_factory.mktemp("capacity")
+    (folder / "cap.toml").write_text(STUDY)
+    results = folder / "c.sqlite"
+    _cli("run", str(folder / "cap.toml"), "--results", str(results), "--no-report")
+    shown = _cli("show", str(results)).stdout
+    store = Store(results, read_only=True)
+    return store, store.study()["id"], shown
+
+
+def _found(store: Store, study_id: int) -> tuple[ServerCapacity, list[Cell]]:
+    (found,) = read_capacities(store, study_id)
+    cells = [c for c in store.cells(study_id) if c.load == "p99"]
+    return found, sorted(cells, key=lambda c: c.position)
+
+
+def test_the_known_capacity_is_found_within_ten_percent(run):
+    store, study_id, shown = run
+    assert store.study(study_id)["status"] == "finished"
+    found, cells = _found(store, study_id)
+    result = found.result
+    assert (found.server, found.calls) == (SERVER, 1)
+    assert result.invalid is None and result.stopped == "within 5%", result.stopped
+    capacity = found.requests(result.capacity)
+    assert capacity is not None and abs(capacity - KNOWN) <= 0.1 * KNOWN, result.steps
+    # the interval brackets it: the capacity step met, the lowest rate above it missed, 5 % apart
+    above = found.requests(result.above)
+    assert above is not None and capacity < above <= capacity * 1.05
+    assert capacity <= KNOWN * 1.1 and above >= KNOWN * 0.9
+    by_rate = {s.rate: s for s in result.steps}
+    assert by_rate[result.capacity].status == StepStatus.MET
+    assert by_rate[result.above].status == StepStatus.MISSED
+    assert all(s.status == StepStatus.MISSED for s in result.steps if s.rate > result.above)
+    assert all(s.status == StepStatus.MET for s in result.steps if s.rate < result.capacity)
+    assert result.error_onset is None  # a queue, not errors: the miss is latency
+    # the table show prints for the capacity load
+    assert f"capacity within {found.budget.describe()}" in shown
+    assert f"{capacity:,.0f}–{above:,.0f}" in shown
+
+
+def test_every_step_is_a_stored_cell_with_its_verdict(run):
+    store, study_id, _ = run
+    found, cells = _found(store, study_id)
+    steps = [c for c in cells if COST_NOTE not in c.notes]
+    assert [c.level for c in steps] == [s.rate for s in found.result.steps]
+    assert found.result.proof in {c.id for c in steps}
+    for cell, step in zip(steps, found.result.steps, strict=True):
+        assert cell.status == "measured", (cell.level, cell.reason)
+        (note,) = [n for n in cell.notes if n.startswith(STEP_NOTE)]
+        assert note.startswith(f"{STEP_NOTE} (p99 ≤ 50 ms, errors ≤ 5.0%): {step.status}, ")
+        worst = max(r.latency_p99_us or 0 for r in store.stored_repeats(cell.id)) / 1000
+        assert (worst <= 50) == (step.status == StepStatus.MET), (cell.level, worst, note)
+    # the steps run one after another, the first at start_rate, then doubled until one missed
+    assert steps[0].level == 160 and steps[1].level == 320
+    assert [c.position for c in cells] == list(range(cells[0].position, cells[-1].position + 1))
+
+
+def test_cost_cells_at_a_quarter_half_and_three_quarters(run):
+    store, study_id, _ = run
+    found, cells = _found(store, study_id)
+    capacity = found.result.capacity
+    assert capacity is not None
+    costs = [c for c in cells if COST_NOTE in c.notes]
+    assert [c.level for c in costs] == [float(f"{capacity * s:.3g}") for s in COST_SHARES]
+    for cell in costs:
+        assert cell.status == "measured" and not any(STEP_NOTE in n for n in cell.notes)
+        reps = store.stored_repeats(cell.id)
+        # well below capacity the server keeps up: it answers what was offered, fast
+        assert statistics.median(r.rps_ok for r in reps) == pytest.approx(cell.level, rel=0.1)
+        assert all((r.latency_p50_us or 0) < 5 * SERVICE_S * 1e6 for r in reps)
+    assert [round(c.share, 2) for c in found.costs[:3]] == list(COST_SHARES)
+    assert all(c.cpu_us_per_request for c in found.costs)
+
+
+def test_capacity_is_no_more_than_the_closed_loop_peak(run):
+    store, study_id, _ = run
+    closed = [c for c in store.cells(study_id) if c.load == "closed"]
+    assert sorted(c.level for c in closed) == [4, 16]
+    assert all(c.status == "measured" for c in closed), [(c.level, c.reason) for c in closed]
+    peak = max(statistics.median(r.rps_ok for r in store.stored_repeats(c.id)) for c in closed)
+    assert peak == pytest.approx(KNOWN, rel=0.1)  # the closed loop sees the service time too
+    found, _ = _found(store, study_id)
+    capacity = found.requests(found.result.capacity)
+    assert capacity is not None and capacity <= peak * 1.1, (capacity, peak)

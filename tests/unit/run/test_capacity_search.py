@@ -1,0 +1,177 @@
+"""The capacity search of run/capacity.py driven on a fake engine through the runner's real judging
+(`measure`): a server with a known knee is found within the resolution, an engine-limited step
+stops the search as invalid and is never taken for the server's limit, and a disqualified step is
+a miss with errors where they start."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from wsgibench.databases import LoadDatabase
+from wsgibench.machine.topology import build, layout
+from wsgibench.results.capacity import COST_NOTE, STEP_NOTE, StepStatus
+from wsgibench.results.engine_plan import EnginePlan
+from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.repeat import Repeat
+from wsgibench.results.verdict import CellStatus
+from wsgibench.run.capacity import Measured, NoteOf, search_server
+from wsgibench.run.cell import CellContext, measure
+from wsgibench.study.model import Study, parse_study
+from wsgibench.study.plan import CellPlan
+
+from .fakes import FakeServer, result
+from .test_judging import GOOD, PLACED, idle_cpus
+
+SERVER = "nginx-baseline"
+
+
+@dataclass
+class KneeEngine:
+    """An engine in front of a made-up server: every offered rate answered, at 2 ms p99 below
+    `knee` requests/s and 200 ms from it on; from `saturated_from` on the engine itself says it
+    was the bottleneck; from `errors_from` on a fifth of the requests time out."""
+
+    knee: float
+    saturated_from: float | None = None
+    errors_from: float | None = None
+    plans: list[EnginePlan] = field(default_factory=list)
+
+    def run(self, plan: EnginePlan) -> EngineResult:
+        self.plans.append(plan)
+        model = plan.model
+        rate, seconds = float(model.level), float(model.duration_s or 1.0)
+        ok = max(1, int(rate * (model.calls or 1) * seconds))
+        slow = rate >= self.knee
+        saturated = self.saturated_from is not None and rate >= self.saturated_from
+        errors = {"timeout": ok // 4} if self.errors_from and rate >= self.errors_from else {}
+        return result(
+            ok=ok,
+            errors=errors,
+            elapsed_s=seconds,
+            mean_us=150_000 if slow else 1_200,
+            p50_us=150_000 if slow else 1_000,
+            p99_us=200_000 if slow else 2_000,
+            saturated=saturated,
+            reasons=("engine CPU 99 %",) if saturated else (),
+            plan={"model": model.to_dict()},
+        )
+
+
+def _study(**load: object) -> Study:
+    return parse_study(
+        {
+            "servers": [SERVER],
+            "repeats": 2,
+            "load": [
+                {
+                    "name": "p99",
+                    "model": "capacity",
+                    "slo_p99_ms": 10,
+                    "duration_s": 1,
+                    "warmup_s": 0,
+                    "start_rate": 100,
+                    **load,
+                }
+            ],
+        },
+        "capacity-search",
+    )
+
+
+@dataclass
+class Ran:
+    """A cell the fake run measured: its plan, status and the notes the search gave it."""
+
+    cell: CellPlan
+    status: CellStatus
+    notes: list[str]
+
+
+def _search(tmp_path: Path, engine: KneeEngine, study: Study | None = None):
+    """search_server on the fake engine; each cell measured by the runner's `measure`."""
+    study = study or _study()
+    topo = build([0, 1], [(0,), (1,)], [(0, 1)])
+    ctx = CellContext(
+        study, engine, LoadDatabase(tmp_path), layout(topo), topo, cpu_times=idle_cpus
+    )
+    ran: list[Ran] = []
+
+    def run(cell: CellPlan, note_of: NoteOf) -> Measured:
+        outcome = measure(cell, FakeServer(), GOOD, ctx, PLACED)
+        reps: Sequence[Repeat] = outcome.repeats
+        ran.append(Ran(cell, outcome.status, note_of(outcome.status, outcome.reason, reps)))
+        return Measured(outcome.status, outcome.reason, reps, cell_id=1000 + cell.position)
+
+    found, position = search_server(study.loads[0], SERVER, study, run, position=7)
+    return found, position, ran
+
+
+def test_a_known_knee_is_found_within_the_resolution(tmp_path):
+    engine = KneeEngine(knee=1234)
+    found, position, ran = _search(tmp_path, engine)
+    assert found.capacity is not None and found.above is not None
+    assert found.capacity < 1234 <= found.above
+    assert (found.above - found.capacity) / found.capacity <= 0.05
+    assert found.stopped == "within 5%" and found.invalid is None and found.error_onset is None
+    # doubling from 100 until 1600 missed, then bisection
+    rates = [s.rate for s in found.steps]
+    assert rates[:5] == [100, 200, 400, 800, 1600] and len(rates) <= 16
+    assert all((s.status == StepStatus.MET) == (s.rate < 1234) for s in found.steps)
+    # the proof is the capacity step's cell; each step is a cell at the next position
+    assert found.proof == 1000 + 7 + rates.index(found.capacity)
+    steps, costs = ran[: len(rates)], ran[len(rates) :]
+    assert [r.cell.level for r in steps] == rates
+    assert [r.cell.position for r in ran] == list(range(7, position))
+    for r, step in zip(steps, found.steps, strict=True):
+        assert r.status == CellStatus.MEASURED  # a miss of the budget is not a failed cell
+        (note,) = r.notes
+        assert note.startswith(f"{STEP_NOTE} (p99 ≤ 10 ms, errors ≤ 5.0%): {step.status}, ")
+    # then CPU cost at 25, 50 and 75 % of the capacity, marked as not steps of the search
+    assert [r.cell.level for r in costs] == [
+        pytest.approx(found.capacity * share, rel=0.01) for share in (0.25, 0.5, 0.75)
+    ]
+    assert all(r.notes == [COST_NOTE] for r in costs)
+    # every repeat of every cell ran on the engine, at the cell's rate (no warm-up: warmup_s = 0)
+    assert len(engine.plans) == 2 * len(ran)
+    assert {float(p.model.level) for p in engine.plans} == {r.cell.level for r in ran}
+
+
+def test_a_saturated_engine_stops_the_search_as_invalid_and_is_not_the_servers_limit(tmp_path):
+    # The server would go to 5,000/s; the engine gives up at 800/s.
+    found, position, ran = _search(tmp_path, KneeEngine(knee=5000, saturated_from=800))
+    assert [(r.cell.level, r.status) for r in ran] == [
+        (100, CellStatus.MEASURED),
+        (200, CellStatus.MEASURED),
+        (400, CellStatus.MEASURED),
+        (800, CellStatus.INVALID),
+    ]
+    last = found.steps[-1]
+    assert (last.rate, last.status) == (800, StepStatus.INVALID)
+    assert last.reason == "load generator was the bottleneck: engine CPU 99 %"
+    assert ran[-1].notes == [
+        f"{STEP_NOTE} (p99 ≤ 10 ms, errors ≤ 5.0%): invalid, "
+        "load generator was the bottleneck: engine CPU 99 %"
+    ]
+    # the engine's limit is no miss of the server: no rate above the capacity is claimed
+    assert found.capacity == 400 and found.above is None
+    assert found.stopped == "invalid at 800/s: load generator was the bottleneck: engine CPU 99 %"
+    assert found.invalid == last.reason
+    assert position == 7 + 4  # and no cost cells on an invalid search
+
+
+def test_a_disqualified_step_is_a_miss_with_errors(tmp_path):
+    # Fast replies all along, but a fifth of the requests time out from 800/s on.
+    found, _, ran = _search(tmp_path, KneeEngine(knee=1e9, errors_from=800))
+    by_rate = {s.rate: s for s in found.steps}
+    bad = by_rate[800]
+    assert bad.status == StepStatus.MISSED and bad.errors
+    assert bad.reason == "disqualified: error rate 20.0% > 5% (timeout 200)"
+    assert next(r for r in ran if r.cell.level == 800).status == CellStatus.DISQUALIFIED
+    # the miss bounds the capacity from above, and errors start there
+    assert (found.capacity, found.above, found.error_onset) == (775, 800, 800)
+    assert [s.rate for s in found.steps] == [100, 200, 400, 800, 600, 700, 750, 775]
+    assert found.invalid is None and found.stopped == "within 5%"
