@@ -45,6 +45,8 @@ def tune_servers(
     start_rate: float = 10.0,
     app_env: dict[str, str] | None = None,
     memory_limit_mb: int = 512,
+    workers: list[int] | None = None,
+    threads: list[int] | None = None,
 ) -> Tuning:
     try:
         names = resolve(servers)
@@ -52,7 +54,7 @@ def tune_servers(
         raise UsageError(f"tune: {exc}") from None
     engine_version()
     cpus = len(topology.layout(topology.read()).server_cpus)
-    settings = settings_for(names, cpus, max_threads)
+    settings = settings_for(names, cpus, max_threads, workers, threads)
     store = Store(results or default_results())
     base = {
         "servers": names,
@@ -180,6 +182,15 @@ def _row(i: int, t: Trial) -> list[str]:
     help="The first rate each search tries.",
 )
 @click.option(
+    "--workers",
+    "workers_list",
+    metavar="N,N",
+    help="The worker counts to try (default 1, N, 2N+1).",
+)
+@click.option(
+    "--threads", "threads_list", metavar="N,N", help="The thread counts to try (default 1..32)."
+)
+@click.option(
     "--app-env", "app_env", multiple=True, metavar="KEY=VALUE", help="An app setting (repeatable)."
 )
 @click.option(
@@ -198,6 +209,8 @@ def tune_command(
     start_rate: float,
     app_env: tuple[str, ...],
     results: Path | None,
+    workers_list: str | None,
+    threads_list: str | None,
 ) -> None:
     """Find the settings (workers, threads; worker class across gunicorn-*) with the highest
     capacity within a p99 budget, and print the winner's command line."""
@@ -213,4 +226,18 @@ def tune_command(
         max_threads=max_threads,
         start_rate=start_rate,
         app_env=env,
+        workers=_counts(workers_list, "--workers"),
+        threads=_counts(threads_list, "--threads"),
     )
+
+
+def _counts(value: str | None, option: str) -> list[int] | None:
+    if value is None:
+        return None
+    try:
+        counts = [int(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"{option} takes counts such as 1,8, not {value!r}") from None
+    if not counts or min(counts) < 1:
+        raise UsageError(f"{option} takes counts of at least 1, not {value!r}")
+    return counts

@@ -46,6 +46,9 @@ class RepeatFigures(Protocol):
     @property
     def error_rate(self) -> float | None: ...
 
+    @property
+    def rps_ok(self) -> float | None: ...
+
 
 @dataclass(frozen=True)
 class Step:
@@ -56,26 +59,40 @@ class Step:
     cell_id: int | None = None  # the stored cell that proves it
 
 
+# A step keeps up when its valid replies are at least this share of the requests offered: a
+# server falling behind grows its queue, which a short repeat may not see in its p99 yet (with
+# `calls` > 1 a connection holds one request at a time, so the queue grows `calls` times slower).
+KEEP_UP = 0.95
+
+
 def judge_step(
     rate: float,
     repeats: Sequence[RepeatFigures],
     budget: Budget,
     invalid: str | None = None,
     gave_up: str | None = None,
+    offered_rps: float | None = None,
 ) -> Step:
     """A step meets the budget only when every repeat does (the repeats confirm it, so one lucky
-    repeat cannot move the boundary); an engine-limited step is invalid, never the server's."""
+    repeat cannot move the boundary) and keeps up with the requests offered (`offered_rps`); an
+    engine-limited step is invalid, never the server's."""
     errors = any((r.error_rate or 0) > 0 for r in repeats)
     if invalid:
         return Step(rate, StepStatus.INVALID, invalid, errors)
     if gave_up or not repeats:
         return Step(rate, StepStatus.MISSED, gave_up or "no repeat measured", True)
     for i, r in enumerate(repeats, 1):
-        over = _over(r, budget)
+        over = _over(r, budget) or _behind(r, offered_rps)
         if over:
             return Step(rate, StepStatus.MISSED, f"repeat {i}: {over}", errors)
     worst = max(r.latency_p99_us or 0 for r in repeats) / 1000
     return Step(rate, StepStatus.MET, f"p99 ≤ {worst:.3g} ms in {len(repeats)} repeats", errors)
+
+
+def _behind(r: RepeatFigures, offered_rps: float | None) -> str:
+    if offered_rps is None or (r.rps_ok or 0.0) >= KEEP_UP * offered_rps:
+        return ""
+    return f"{r.rps_ok or 0:,.0f} valid replies/s of {offered_rps:,.0f} offered: falling behind"
 
 
 def _over(r: RepeatFigures, budget: Budget) -> str:

@@ -81,7 +81,12 @@ def _server(
         gave_up = cell.reason if cell.status == CellStatus.DISQUALIFIED else None
         if cell.status == CellStatus.UNAVAILABLE:
             invalid = f"unavailable: {cell.reason}"
-        step = judge_step(cell.level, reps, budget, invalid=invalid, gave_up=gave_up)
+        if gave_up and not reps:
+            invalid, gave_up = f"did not start or serve: {gave_up}", None
+        offered = None if invalid or gave_up else cell.level * int(raw.get("calls", 1))
+        step = judge_step(
+            cell.level, reps, budget, invalid=invalid, gave_up=gave_up, offered_rps=offered
+        )
         steps.append(step.__class__(step.rate, step.status, step.reason, step.errors, cell.id))
     result = capacity_of(steps, float(raw.get("resolution", 0.05)))
     costs = []

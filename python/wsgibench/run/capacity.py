@@ -32,17 +32,25 @@ def budget_of(spec: CapacitySpec, study: Study) -> Budget:
 
 
 def step_of(
-    rate: float, status: CellStatus, reason: str | None, repeats: Sequence[Repeat], budget: Budget
+    rate: float,
+    status: CellStatus,
+    reason: str | None,
+    repeats: Sequence[Repeat],
+    budget: Budget,
+    calls: int = 1,
 ) -> Step:
     """A cell as a step: invalid when the engine (or the machine) limited it, or the server could
-    not take it at all; missed when the server gave up (disqualified); else judged per repeat."""
+    not take it at all or did not start (the search ends: no lower rate would say more); missed
+    when the server gave up (disqualified); else judged per repeat, keeping up included."""
+    if status == CellStatus.DISQUALIFIED and not repeats:
+        return judge_step(rate, repeats, budget, invalid=f"did not start or serve: {reason}")
     if status == CellStatus.INVALID:
         return judge_step(rate, repeats, budget, invalid=reason or "invalid")
     if status in (CellStatus.UNAVAILABLE, CellStatus.FAILED):
         return judge_step(rate, repeats, budget, invalid=f"{status}: {reason}")
     if status == CellStatus.DISQUALIFIED:
         return judge_step(rate, repeats, budget, gave_up=f"disqualified: {reason}")
-    return judge_step(rate, repeats, budget)
+    return judge_step(rate, repeats, budget, offered_rps=rate * calls)
 
 
 @dataclass(frozen=True)
@@ -67,17 +75,18 @@ def search_server(
     spec = load.capacity
     assert spec is not None
     budget = budget_of(spec, study)
+    calls = int(load.params.get("calls", 1))
     search = Search(spec.start_rate, spec.resolution, spec.max_rate)
     while (rate := search.next_rate()) is not None:
 
         def note(
             status: CellStatus, reason: str | None, reps: Sequence[Repeat], at: float = rate
         ) -> list[str]:
-            return [step_note(step_of(at, status, reason, reps, budget), budget)]
+            return [step_note(step_of(at, status, reason, reps, budget, calls), budget)]
 
         measured = run(CellPlan(position, server, load, rate), note)
         position += 1
-        step = step_of(rate, measured.status, measured.reason, measured.repeats, budget)
+        step = step_of(rate, measured.status, measured.reason, measured.repeats, budget, calls)
         search.record(Step(step.rate, step.status, step.reason, step.errors, measured.cell_id))
     result = search.result()
     if result.capacity is not None and result.invalid is None:

@@ -60,15 +60,25 @@ class Tuning:
         return usable[0] if usable else None
 
 
-def settings_for(servers: list[str], cpus: int, max_threads: int = 32) -> list[Setting]:
+def settings_for(
+    servers: list[str],
+    cpus: int,
+    max_threads: int = 32,
+    workers: list[int] | None = None,
+    threads: list[int] | None = None,
+) -> list[Setting]:
     """Workers 1, N and 2N+1 for N server CPUs where the server forks them; threads 1..32 where it
-    sizes a pool (a family of entries: each entry its own worker class)."""
+    sizes a pool (a family of entries: each entry its own worker class); or the counts given."""
     out = []
     for name in servers:
         recipe = get(name)
-        workers = sorted({1, cpus, 2 * cpus + 1}) if recipe.multi_worker else [1]
-        threads = [t for t in THREADS if t <= max_threads] if recipe.takes_threads else [1]
-        out += [Setting(name, w, t) for w in workers for t in threads]
+        own_workers = workers or sorted({1, cpus, 2 * cpus + 1})
+        own_threads = threads or [t for t in THREADS if t <= max_threads]
+        out += [
+            Setting(name, w, t)
+            for w in (own_workers if recipe.multi_worker else [1])
+            for t in (own_threads if recipe.takes_threads else [1])
+        ]
     return out
 
 

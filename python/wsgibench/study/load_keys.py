@@ -160,7 +160,8 @@ LOAD_KEYS: tuple[Key, ...] = (
         "slo_p99_ms",
         Number(low=0, above=True),
         "",
-        "capacity: the latency budget, corrected p99 of every repeat at most this.",
+        "capacity: the latency budget, corrected p99 of every repeat at most this (and every "
+        "repeat keeping up: valid replies ≥ 95 % of the requests offered).",
         "ms",
         "slo_p99_ms = 10",
         ("capacity",),
@@ -192,16 +193,17 @@ LOAD_KEYS: tuple[Key, ...] = (
         "start_rate",
         Number(low=0, above=True),
         "100",
-        "capacity: the first rate tried; doubled until a step misses the budget.",
-        "requests/s",
+        "capacity: the first rate tried (connections/s, each carrying `calls` requests); doubled "
+        "until a step misses the budget.",
+        "connections/s",
         models=("capacity",),
     ),
     Key(
         "max_rate",
         Number(low=0, above=True),
         "1000000",
-        "capacity: the highest rate the search tries.",
-        "requests/s",
+        "capacity: the highest rate the search tries (connections/s).",
+        "connections/s",
         models=("capacity",),
     ),
     Key(
