@@ -110,10 +110,10 @@ def one_sided(result: Comparison) -> list[str]:
 
 CAPACITY_HEADERS = [
     "server",
-    "capacity A req/s",
-    "interval A",
-    "capacity B req/s",
-    "interval B",
+    "A req/s",
+    "A interval",
+    "B req/s",
+    "B interval",
     "change",
     "verdict",
 ]

@@ -9,18 +9,19 @@ import re
 
 import pytest
 
-from wsgibench.report import write_report
+from wsgibench.report import html, markdown, write_report
 from wsgibench.report.capacity import row
 from wsgibench.report.capacity_charts import capacity_charts
 from wsgibench.report.chart_parts import Palette
 from wsgibench.report.charts import charts
 from wsgibench.report.data import load_report_data
 from wsgibench.report.findings import capacity_leader, findings
+from wsgibench.report.table import load_table
 from wsgibench.results.capacity import Budget, CapacityResult
 from wsgibench.results.capacity_read import CostPoint, ServerCapacity
 from wsgibench.results.store import Store
 
-from ..synthetic import build_capacity_store
+from ..synthetic import build_capacity_store, build_store
 
 # Knees in new connections/s (10 requests each): the search from 100/s at 5 % finds a at 975
 # (9,750 req/s, below 10,000 that missed) and b at 288 (2,880 req/s, below 3,000).
@@ -191,3 +192,25 @@ def test_an_engine_limited_search_is_a_lower_bound_in_requests_per_second(tmp_pa
     assert row(found).stopped == "invalid at 16,000 req/s: engine saturated"
     (line,) = findings(data)
     assert "a has the highest capacity, at least 8,000 req/s (invalid at 16,000 req/s" in line
+
+
+def test_a_study_with_a_swept_load_and_a_capacity_load_renders_both(store, tmp_path):
+    data = load_report_data(Store(build_store(tmp_path / "s.sqlite"), create=False))
+    searched = load_report_data(store)
+    data.loads += searched.loads
+    data.capacities = searched.capacities
+    made = charts(data)
+    assert [c.slug for c in made if c.load == "p99-10ms"] == [
+        "capacity-latency-p99-10ms",
+        "capacity-cpu-p99-10ms",
+    ]
+    assert "throughput-closed" in {c.slug for c in made}
+    tables = [load_table(load) for load in data.loads if not load.is_capacity]
+    page = html.render(data, tables, made)
+    assert page.index("<h2>Load “closed”</h2>") < page.index("<h2>Load “p99-10ms”")
+    assert page.count("Winners per metric") == 1
+    md = markdown.render(data, tables, made, "charts")
+    assert md.index("### Load `closed`") < md.index("### Load `p99-10ms`")
+    found = findings(data)
+    assert any(line.startswith("closed, connections 16: gunicorn-gthread leads") for line in found)
+    assert sum(line.startswith("p99-10ms (capacity within") for line in found) == 1
