@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 from wsgibench.machine.sampler import Sample
+from wsgibench.results.capacity import COST_NOTE, STEP_NOTE, Budget, Search, cost_rates, judge_step
 from wsgibench.results.engine_result import ERROR_CLASSES, EngineResult
 from wsgibench.results.repeat import Repeat
 from wsgibench.results.store import Store
@@ -214,6 +215,75 @@ def build_store(
             cell = _cell(server, load["name"], model, level, position, status, reason)
             store.save_cell(study_id, cell, reps)
             position += 1
+    store.finish_study(study_id)
+    store.close()
+    return path
+
+
+def _capacity_repeats(
+    knee: float, rate: float, calls: int, cpu_us: float, repeats: int
+) -> list[Repeat]:
+    """A server below its knee (connections/s) answers with p99 2 ms; from it on, p99 50 ms and
+    a few timeouts, its replies capped at the knee; CPU per request cpu_us at every rate."""
+    over = rate >= knee
+    rps = min(rate, knee) * calls
+    p99 = 50_000.0 if over else 2000.0
+    cpu = cpu_us * rps / 1e6 * 100
+    errors = {"timeout": 3} if over else None
+    return [
+        repeat(i, rps, p99 / 4, p99, cpu, 20 * 2**20, errors, model="rate", level=rate)
+        for i in range(repeats)
+    ]
+
+
+def _capacity_cell(
+    server: str, rate: float, position: int, note: str, invalid: bool = False
+) -> dict:
+    status, reason = ("invalid", "engine saturated") if invalid else ("measured", None)
+    cell = _cell(server, "p99-10ms", "rate", rate, position, status, reason)
+    isolation = {"server_cpus": [0], "engine_cpus": [1], "workers": 1}
+    return cell | {"notes": [note], "isolation": isolation}
+
+
+def build_capacity_store(
+    path: Path,
+    knees: dict[str, float],
+    cpu_us: dict[str, float] | None = None,
+    resolution: float = 0.05,
+    start: float = 100.0,
+    calls: int = 10,
+    repeats: int = 2,
+    invalid_at: float | None = None,
+    name: str = "capacity",
+) -> Path:
+    """A finished study of one capacity load "p99-10ms" (p99 ≤ 10 ms) as the runner stores it:
+    per server the search's steps (model rate, in the order run, each with its verdict in a
+    note), then the cells at 25/50/75 % of the capacity for CPU cost (_capacity_repeats says how
+    each server answers); a step at `invalid_at` or above is engine-limited."""
+    budget = Budget(10.0)
+    load = {"name": "p99-10ms", "model": "capacity", "slo_p99_ms": 10, "calls": calls}
+    load |= {"start_rate": start, "resolution": resolution, "duration_s": 1.0}
+    config = {"name": name, "repeats": repeats, "load": [load], "servers": list(knees)}
+    store = Store(path)
+    study_id = store.begin_study(name, config | {"command_line": []}, ENV)
+    cells: list[tuple[dict, list[Repeat]]] = []
+    for server, knee in knees.items():
+        cost = (cpu_us or {}).get(server, 50.0)
+        search = Search(start=start, resolution=resolution)
+        while (rate := search.next_rate()) is not None:
+            invalid = invalid_at is not None and rate >= invalid_at
+            reps = _capacity_repeats(knee, rate, calls, cost, repeats)
+            step = judge_step(rate, reps, budget, invalid="engine saturated" if invalid else None)
+            note = f"{STEP_NOTE} ({budget.describe()}): {step.status}, {step.reason}"
+            cells.append((_capacity_cell(server, rate, len(cells), note, invalid), reps))
+            search.record(step)
+        found = search.result()
+        if found.capacity is not None and found.invalid is None:
+            for rate in cost_rates(found.capacity, [s.rate for s in search.steps]):
+                reps = _capacity_repeats(knee, rate, calls, cost, repeats)
+                cells.append((_capacity_cell(server, rate, len(cells), COST_NOTE), reps))
+    for cell, reps in cells:
+        store.save_cell(study_id, cell, reps)
     store.finish_study(study_id)
     store.close()
     return path

@@ -64,7 +64,8 @@ def report_command(results: Path | None, out: Path, study_id: int | None, png: b
 def compare_command(
     a: Path, b: Path, study_a: int | None, study_b: int | None, force: bool, markdown: Path | None
 ) -> None:
-    """Compare two result stores cell by cell: throughput and latency changes, with a significance test."""
+    """Compare two result stores cell by cell: throughput and latency changes, with a significance
+    test; capacity loads by capacity, changed only when the intervals do not overlap."""
     from wsgibench.report.compare import markdown as to_markdown
     from wsgibench.report.compare import print_table
     from wsgibench.results.compare import compare_stores

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from wsgibench.baseline import BASELINE
 from wsgibench.errors import UsageError
+from wsgibench.report.capacity import row as capacity_row
 from wsgibench.report.format import caps_short, cv, kinds, mib, ms, pct, whole
 from wsgibench.results.capacity_read import ServerCapacity, capacity_loads, read_capacities
 from wsgibench.results.engine_plan import LEVEL_FIELDS
@@ -203,7 +204,8 @@ def show(
 
 
 def capacity_table(console: Console, found: list[ServerCapacity], width: int | None) -> None:
-    """Per capacity load: each server's capacity within the budget, best first."""
+    """Per capacity load: each server's capacity within the budget, best first (the report's
+    capacity table, report/capacity.py, in a terminal's columns)."""
     for load in sorted({c.load for c in found}):
         rows = sorted((c for c in found if c.load == load), key=lambda c: -(c.result.capacity or 0))
         table = Table(
@@ -222,24 +224,8 @@ def capacity_table(console: Console, found: list[ServerCapacity], width: int | N
         ):
             table.add_column(head, justify="left" if head in ("server", "stopped") else "right")
         for c in rows:
-            r = c.result
-            half, full = c.cost_at(0.5), c.cost_at(1.0)
-            table.add_row(
-                c.server,
-                _num(c.requests(r.capacity)),
-                f"{_num(c.requests(r.capacity))}–{_num(c.requests(r.above)) if r.above else '?'}",
-                _num(c.requests(r.error_onset)) if r.error_onset else "-",
-                _num(half.cpu_us_per_request) if half else "-",
-                _num(full.cpu_us_per_request) if full else "-",
-                _num(full.rss_mib) if full and full.rss_mib else "-",
-                str(c.workers or "-"),
-                r.stopped,
-            )
+            table.add_row(*capacity_row(c).cells())
         console.print(table, width=width)
-
-
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.0f}"
 
 
 def _flat(found: list[Group], rows: Rows) -> list[dict[str, Any]]:

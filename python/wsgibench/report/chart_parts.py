@@ -169,9 +169,11 @@ def series(
     value_format: str,
     x: alt.X,
     log_y: bool = False,
+    order: list[str] | None = None,
 ) -> alt.LayerChart:
-    """Median lines with min-max rules per server, status-shaped points, reasons in tooltips."""
-    colour = alt.Color("server:N", scale=palette.scale(top_down(rows)), title="server")
+    """Median lines with min-max rules per server, status-shaped points, reasons in tooltips;
+    the legend in `order` (panels side by side share one), else as the lines end."""
+    colour = alt.Color("server:N", scale=palette.scale(order or top_down(rows)), title="server")
     y_scale = alt.Scale(type="log") if log_y else alt.Scale(zero=True)
     tip = [
         alt.Tooltip("value:Q", title=y_title, format=value_format),

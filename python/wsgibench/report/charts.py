@@ -8,6 +8,7 @@ import altair as alt
 
 from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
+from wsgibench.report.capacity_charts import capacity_charts
 from wsgibench.report.chart_parts import (
     BASELINE_COLOUR,
     HEIGHT,
@@ -333,6 +334,8 @@ def charts(data: ReportData) -> list[Chart]:
     palette = Palette(data.labels())
     out: list[Chart] = []
     for load in data.loads:
+        if load.is_capacity:  # its own two charts: latency and knees, CPU per request
+            continue
         makers = [throughput, latency, errors, memory, cpu, efficiency]
         if load.model == "sessions":
             makers.append(timeline)
@@ -340,4 +343,4 @@ def charts(data: ReportData) -> list[Chart]:
             chart = make(load, data, palette)
             chart.load = load.name
             out.append(chart)
-    return out + scaling_charts(data, palette)
+    return out + capacity_charts(data, palette) + scaling_charts(data, palette)

@@ -1,10 +1,16 @@
-"""Render a comparison of two stores: a terminal table and Markdown, one row per cell."""
+"""Render a comparison of two stores: a terminal table and Markdown, one row per cell, and one
+per capacity load and server (its capacity in A and B, changed only when the intervals do not
+overlap)."""
 
 from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
 
+from wsgibench.report import format as fmt
+from wsgibench.report.capacity import interval
+from wsgibench.results.capacity_compare import CapacityChange
+from wsgibench.results.capacity_read import ServerCapacity
 from wsgibench.results.compare import (
     METRICS,
     CellChange,
@@ -102,6 +108,87 @@ def one_sided(result: Comparison) -> list[str]:
     ]
 
 
+CAPACITY_HEADERS = [
+    "server",
+    "A req/s",
+    "A interval",
+    "B req/s",
+    "B interval",
+    "change",
+    "verdict",
+]
+CAPACITY_NOTE = (
+    "Capacity: the highest offered rate (requests/s) at which every repeat kept the budget; its "
+    "interval runs to the lowest rate above it that missed. A capacity changed only when A's and "
+    "B's intervals do not overlap; the change is B's capacity against A's, by value."
+)
+
+
+def _side(c: ServerCapacity | None) -> list[str]:
+    return ["-", "-"] if c is None else [fmt.rps(c.requests(c.result.capacity)), interval(c)]
+
+
+def capacity_row(c: CapacityChange) -> list[str]:
+    change = "-" if c.change is None else f"{c.change:+.1%}"
+    return [c.server, *_side(c.a), *_side(c.b), change, c.verdict]
+
+
+def _capacity_style(verdict: str) -> str:
+    colour = {"changed: higher": "green", "changed: lower": "red"}.get(verdict)
+    return f"[{colour}]{verdict}[/]" if colour else verdict
+
+
+def _capacity_groups(result: Comparison) -> dict[str, list[CapacityChange]]:
+    """Per capacity load (in order), its servers by B's capacity, best first."""
+    found: dict[str, list[CapacityChange]] = {}
+    for c in result.capacities:
+        found.setdefault(c.load, []).append(c)
+    for changes in found.values():
+        changes.sort(key=lambda c: -((c.b and c.b.requests(c.b.result.capacity)) or 0.0))
+    return dict(sorted(found.items()))
+
+
+def _budget(changes: list[CapacityChange]) -> str:
+    either = next((s for c in changes for s in (c.b, c.a) if s is not None), None)
+    return either.budget.describe() if either else "-"
+
+
+def print_capacities(result: Comparison, console: Console) -> None:
+    for load, changes in _capacity_groups(result).items():
+        table = Table(title=f"{load} · capacity within {_budget(changes)}", title_justify="left")
+        for i, h in enumerate(CAPACITY_HEADERS):
+            table.add_column(h, justify="left" if i in (0, 6) else "right", overflow="fold")
+        for c in changes:
+            *row, verdict = capacity_row(c)
+            table.add_row(*row, _capacity_style(verdict))
+        console.print(table, width=WIDTH)
+    if result.capacities:
+        counts: dict[str, int] = {}
+        for c in result.capacities:
+            key = c.verdict.split(":")[0]
+            counts[key] = counts.get(key, 0) + 1
+        said = ", ".join(f"{n} {what}" for what, n in counts.items())
+        console.print(f"capacities: {said}", highlight=False, width=WIDTH)
+        console.print(CAPACITY_NOTE, highlight=False, width=WIDTH)
+
+
+def capacity_markdown(result: Comparison) -> list[str]:
+    if not result.capacities:
+        return []
+    lines = [
+        "### Capacities",
+        "",
+        "| load | budget | " + " | ".join(CAPACITY_HEADERS) + " | cell A / B |",
+        "|---|---|---|" + "---:|" * 5 + "---|---|",
+    ]
+    for load, changes in _capacity_groups(result).items():
+        for c in changes:
+            proof = [s.result.proof if s else None for s in (c.a, c.b)]
+            cells = [load, _budget([c]), *capacity_row(c), " / ".join(str(p or "-") for p in proof)]
+            lines.append("| " + " | ".join(x.replace("|", "\\|") for x in cells) + " |")
+    return [*lines, "", CAPACITY_NOTE, ""]
+
+
 def print_table(result: Comparison, console: Console) -> None:
     console.print(f"[bold]A[/]: {result.a.describe()}", highlight=False, width=WIDTH)
     console.print(f"[bold]B[/]: {result.b.describe()}", highlight=False, width=WIDTH)
@@ -127,6 +214,9 @@ def print_table(result: Comparison, console: Console) -> None:
             highlight=False,
             width=WIDTH,
         )
+    print_capacities(result, console)
+    if not result.cells:  # capacity loads alone: nothing compared cell by cell
+        return
     counts = summary_counts(result)
     console.print(
         "summary: " + ", ".join(f"{n} {what}" for what, n in counts.items()),
@@ -151,8 +241,11 @@ def markdown(result: Comparison) -> str:
     )
     if result.differences:
         lines.append("- **forced**: the two differ in " + "; ".join(result.differences))
-    lines += ["", "| " + " | ".join(HEADERS) + " |", "|---|---|" + "---:|" * 9 + "---|---|"]
-    for c in result.cells:
-        lines.append("| " + " | ".join(x.replace("|", "\\|") for x in _row(c)) + " |")
-    lines += ["", method_note(result), ""]
+    lines.append("")
+    if result.cells:
+        lines += ["| " + " | ".join(HEADERS) + " |", "|---|---|" + "---:|" * 9 + "---|---|"]
+        for c in result.cells:
+            lines.append("| " + " | ".join(x.replace("|", "\\|") for x in _row(c)) + " |")
+        lines += ["", method_note(result), ""]
+    lines += capacity_markdown(result)
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from typing import Any
 
 from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
+from wsgibench.results.capacity_read import ServerCapacity, capacity_loads, read_capacities
 from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.repeat import StoredRepeat
 from wsgibench.results.store import Cell, Store
@@ -50,6 +51,9 @@ class StudyMeta:
         ]
         for load in cfg.get("load", []):
             model = load.get("model", "?")
+            if model == "capacity":  # its rates are the search's: its budget and start say it
+                parts.append(_searched(load))
+                continue
             levels = ", ".join(f"{v:g}" for v in load.get("levels", []))
             what = (
                 f"{load.get('name', model)}: {model} at {LEVEL_FIELDS.get(model, 'level')} {levels}"
@@ -86,6 +90,18 @@ class StudyMeta:
     def caption(self) -> list[str]:
         """The lines every chart and table carries."""
         return [f'study #{self.id} "{self.name}", {self.date}', self.machine, self.versions]
+
+
+def _searched(load: dict[str, Any]) -> str:
+    """A capacity load as run: its budget, and where the search started."""
+    budget = [f"p99 ≤ {float(load.get('slo_p99_ms', 0)):g} ms"]
+    if "slo_p50_ms" in load:
+        budget.append(f"p50 ≤ {float(load['slo_p50_ms']):g} ms")
+    what = (
+        f"{load.get('name', 'capacity')}: capacity within {', '.join(budget)}, "
+        f"rates searched from {load.get('start_rate', 100):g} new connections/s"
+    )
+    return what + (f", {load['duration_s']:g} s" if "duration_s" in load else "")
 
 
 @dataclass
@@ -167,6 +183,11 @@ class LoadData:
         return self.model in OPEN_MODELS
 
     @property
+    def is_capacity(self) -> bool:
+        """A capacity search's load: its cells are the search's steps and cost cells (model rate)."""
+        return self.config.get("model") == "capacity"
+
+    @property
     def levels(self) -> list[float]:
         return sorted({c.cell.level for c in self.cells})
 
@@ -198,6 +219,13 @@ class ReportData:
     sample_rows: dict[int, list[dict[str, Any]]]  # repeat id -> sampler rows (sessions charts)
     # Every study in the store (id, name, status, date), for the index of a store with several.
     studies: list[tuple[int, str, str, str]] = field(default_factory=list)
+    # Per capacity load and server, what its search found (results/capacity_read.py).
+    capacities: list[ServerCapacity] = field(default_factory=list)
+
+    def capacities_of(self, load: str) -> list[ServerCapacity]:
+        """A capacity load's servers, highest capacity first (none found: last)."""
+        found = [c for c in self.capacities if c.load == load]
+        return sorted(found, key=lambda c: (-(c.requests(c.result.capacity) or 0.0), c.server))
 
     def labels(self) -> list[str]:
         """Every server label of the study, baseline first, in a stable order (colours follow it)."""
@@ -252,4 +280,5 @@ def load_report_data(store: Store, study_id: int | None = None) -> ReportData:
         )
         for r in store.studies()
     ]
-    return ReportData(meta, ordered, samples, studies)
+    capacities = read_capacities(store, meta.id) if capacity_loads(config) else []
+    return ReportData(meta, ordered, samples, studies, capacities)

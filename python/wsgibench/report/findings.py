@@ -1,13 +1,18 @@
 """What a study found, in sentences written from its data: the leader at each load and level and by
-how much (or a tie within noise), the ceiling margin, every disqualification with its reason, and
-every diagnosis that changes what a number means."""
+how much (or a tie within noise), the ceiling margin, per capacity load who has the highest
+capacity within the budget and by how much (or that the intervals overlap) with the CPU per request
+at capacity, every disqualification with its reason, and every diagnosis that changes what a
+number means."""
 
 from __future__ import annotations
 
 from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
 from wsgibench.report import frameworks
+from wsgibench.report.capacity import interval, micros, stopped
 from wsgibench.report.data import CellData, LoadData, ReportData
+from wsgibench.results.capacity_compare import overlaps
+from wsgibench.results.capacity_read import ServerCapacity
 from wsgibench.results.significance import compare_samples
 from wsgibench.results.verdict import CellStatus
 
@@ -73,6 +78,11 @@ def leader(load: LoadData, level: float) -> str | None:
 def findings(data: ReportData) -> list[str]:
     lines: list[str] = []
     for load in data.loads:
+        if load.is_capacity:  # its steps are no levels: one finding on its capacities
+            lines += (
+                [text] if (text := capacity_leader(load, data.capacities_of(load.name))) else []
+            )
+            continue
         if load.config.get("app"):  # a framework's load: its own finding below says more
             continue
         lines += [text for level in load.levels if (text := leader(load, level))]
@@ -83,6 +93,43 @@ def findings(data: ReportData) -> list[str]:
     return lines
 
 
+def _capacity(c: ServerCapacity) -> str:
+    r = c.result
+    if r.above is None:  # the search stopped before a step missed: a lower bound
+        return f"at least {fmt.rps(c.requests(r.capacity))} req/s ({stopped(c)})"
+    return f"{fmt.rps(c.requests(r.capacity))} req/s (interval {interval(c)})"
+
+
+def capacity_leader(load: LoadData, found: list[ServerCapacity]) -> str | None:
+    """Who has the highest capacity within the budget, by how much over the next (or that the
+    two cannot be told apart: their intervals overlap), and each one's CPU per request at it."""
+    if not found:
+        return None
+    head = f"{load.name} (capacity within {found[0].budget.describe()})"
+    ranked = [c for c in found if c.result.capacity]  # best first
+    missed = [c.server for c in found if not c.result.capacity]
+    if not ranked:
+        return f"{head}: no server met the budget at the lowest rate it tried."
+    first = ranked[0]
+    text = f"{head}: {first.server} has the highest capacity, {_capacity(first)}"
+    tied = [c for c in ranked[1:] if overlaps(first, c)]
+    if tied:
+        named = " and ".join(f"{c.server} with {_capacity(c)}" for c in tied)
+        text += f", not distinguishable from {named}: the intervals overlap"
+    elif len(ranked) > 1:
+        second = ranked[1]
+        ratio = (first.result.capacity or 0.0) / (second.result.capacity or 1.0)
+        text += f", {ratio - 1:.0%} above {second.server} with {_capacity(second)}"
+    if missed:
+        text += f"; {', '.join(missed)} missed the budget at the lowest rate tried"
+    costs = [
+        f"{c.server} {micros(full.cpu_us_per_request)} µs"
+        for c in ranked
+        if (full := c.cost_at(1.0)) is not None and full.cpu_us_per_request is not None
+    ]
+    return text + (f". CPU per request at capacity: {', '.join(costs)}." if costs else ".")
+
+
 def _disqualified(load: LoadData) -> list[str]:
     """Each server that left a load: where it left and why (its later levels only repeat it)."""
     first: dict[str, CellData] = {}
@@ -90,10 +137,17 @@ def _disqualified(load: LoadData) -> list[str]:
         if c.cell.status == CellStatus.DISQUALIFIED and c.cell.server not in first:
             first[c.cell.server] = c
     return [
-        f"{server} was disqualified from {load.name} at {load.level_field} "
-        f"{c.cell.level:g}: {c.cell.reason}."
+        f"{server} was disqualified from {load.name} at {_where(load, c.cell.level)}: "
+        f"{c.cell.reason}."
         for server, c in sorted(first.items())
     ]
+
+
+def _where(load: LoadData, level: float) -> str:
+    """A cell's level as its load's tables say it (a capacity load's: offered requests/s)."""
+    if load.is_capacity:
+        return f"{fmt.rps(level * int(load.config.get('calls', 1)))} req/s"
+    return f"{load.level_field} {level:g}"
 
 
 def _meanings(data: ReportData) -> list[str]:
@@ -105,7 +159,8 @@ def _meanings(data: ReportData) -> list[str]:
                 code = d.get("code", "")
                 if code in MEANING:
                     cells = where.setdefault(code, {}).setdefault(c.cell.server, [])
-                    cells.append(f"{load.name} {c.cell.level:g}")
+                    level = _where(load, c.cell.level) if load.is_capacity else f"{c.cell.level:g}"
+                    cells.append(f"{load.name} {level}")
     lines = []
     for code, servers in where.items():
         named = "; ".join(f"{s} ({', '.join(levels)})" for s, levels in sorted(servers.items()))

@@ -49,10 +49,12 @@ def _measured(cells: list[CellData], level: float) -> list[CellData]:
 
 
 def sections(data: ReportData) -> list[FrameworkSection]:
-    """One section per framework load and level; empty for a study with none."""
-    ceilings = [load for load in data.loads if not load.config.get("app")]
+    """One section per framework load and level; empty for a study with none (a capacity load's
+    steps are no levels: its own section ranks its servers)."""
+    swept = [load for load in data.loads if not load.is_capacity]
+    ceilings = [load for load in swept if not load.config.get("app")]
     out = []
-    for load in data.loads:
+    for load in swept:
         framework = load.config.get("app")
         if not framework:
             continue

@@ -6,8 +6,8 @@ import html
 import json
 
 from wsgibench.baseline import BASELINE
+from wsgibench.report import capacity, frameworks
 from wsgibench.report import format as fmt
-from wsgibench.report import frameworks
 from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
 from wsgibench.report.findings import findings
@@ -249,9 +249,16 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> st
     # "<" escaped so no string inside the JSON can close the script element.
     specs_json = json.dumps(specs).replace("<", "\\u003c")
     sections = []
-    for table in tables:
-        load = table.load
-        sections.append(f"<h2>Load “{_e(load.name)}”</h2>{summary_table(data, table)}")
+    by_load = {t.load.name: t for t in tables}
+    for load in data.loads:
+        if load.is_capacity:  # its steps are no levels of a sweep: a section of its own
+            sections.append(capacity.html_section(data, load))
+        elif load.name in by_load:
+            sections.append(
+                f"<h2>Load “{_e(load.name)}”</h2>{summary_table(data, by_load[load.name])}"
+            )
+        else:
+            continue
         sections += [_chart_box(c) for c in charts if c.load == load.name]
     across = [c for c in charts if not c.load]  # charts of several loads (scaling)
     if across:

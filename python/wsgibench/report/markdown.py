@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from wsgibench.report import capacity
 from wsgibench.report import format as fmt
 from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
@@ -94,11 +95,20 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart
         f"- repeats per cell: {meta.config.get('repeats', '?')}",
         "",
     ]
-    for t in tables:
-        lines += table(data, t)
-        for c in charts:
-            if c.load == t.load.name:
-                lines += [f"![{c.title}]({chart_dir}/{c.slug}.png)", ""]
+    by_load = {t.load.name: t for t in tables}
+    for load in data.loads:
+        if load.is_capacity:  # its steps are no levels of a sweep: a section of its own
+            lines += capacity.markdown_section(data, load)
+        elif load.name in by_load:
+            lines += table(data, by_load[load.name])
+        else:
+            continue
+        lines += [
+            line
+            for c in charts
+            if c.load == load.name
+            for line in (f"![{c.title}]({chart_dir}/{c.slug}.png)", "")
+        ]
     across = [c for c in charts if not c.load]  # charts of several loads (scaling)
     if across:
         lines += ["## Across loads", ""]

@@ -29,7 +29,7 @@ def write_report(
     store: Store, out: Path, study_id: int | None = None, png: bool = True
 ) -> ReportFiles:
     data = load_report_data(store, study_id)
-    tables = [load_table(load) for load in data.loads]
+    tables = [load_table(load) for load in data.loads if not load.is_capacity]
     charts = make_charts(data)
     out = Path(out)
     chart_dir = out / CHART_DIR

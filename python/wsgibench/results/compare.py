@@ -9,6 +9,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from wsgibench.errors import UsageError
+from wsgibench.results.capacity_compare import (
+    CapacityChange,
+    capacity_load_names,
+    compare_capacities,
+)
 from wsgibench.results.significance import ALPHA, Verdict, compare_samples, min_p, repeats_for_test
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus
@@ -132,7 +137,9 @@ class Comparison:
     a: Side
     b: Side
     differences: list[str]  # metadata that differ (only non-empty when forced)
-    cells: list[CellChange]
+    cells: list[CellChange]  # the cells of every load but the capacity loads
+    # Per capacity load and server: its capacity in A and B (its steps are not compared by level).
+    capacities: list[CapacityChange] = field(default_factory=list)
 
 
 def machine_key(env: dict[str, Any]) -> dict[str, Any]:
@@ -158,7 +165,13 @@ def _side(store: Store, study_id: int | None) -> Side:
 
 
 def _cells(store: Store, study_id: int) -> dict[tuple[str, str, float], tuple[Any, list[Any]]]:
-    return {(c.server, c.load, c.level): (c, store.repeats(c.id)) for c in store.cells(study_id)}
+    """The cells by server, load and level; a capacity load's steps are left to its capacity."""
+    searched = capacity_load_names(store, study_id)
+    return {
+        (c.server, c.load, c.level): (c, store.repeats(c.id))
+        for c in store.cells(study_id)
+        if c.load not in searched
+    }
 
 
 def compare_stores(
@@ -203,7 +216,8 @@ def compare_stores(
             if va and vb:
                 change.verdicts[metric] = compare_samples(va, vb)
         changes.append(change)
-    return Comparison(a, b, differences, changes)
+    capacities = compare_capacities(store_a, a.study_id, store_b, b.study_id)
+    return Comparison(a, b, differences, changes, capacities)
 
 
 def _package_changes(a: Any, b: Any) -> list[str]:

@@ -1,0 +1,215 @@
+"""A capacity load in the report (HTML and Markdown): per server its capacity within the latency
+budget, best first, with the interval it lies in, where errors start, its CPU per request and
+memory, and why its search stopped; then the search's steps, one compact line per server.
+
+A capacity load's cells are the steps of a search (each at a rate the search chose) and the cells
+at a share of the capacity for CPU per request: as levels of a sweep they would fill the per-level
+tables and findings with one-server levels. So the load has this section instead, each step is a
+mark on its server's line (hover: the cell and the verdict), and every cell keeps its row in the
+cell details."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from wsgibench.report import format as fmt
+from wsgibench.report.data import LoadData, ReportData
+from wsgibench.results.capacity import COST_NOTE, StepStatus
+from wsgibench.results.capacity_read import ServerCapacity
+
+HEADERS = (
+    "server",
+    "capacity req/s",
+    "interval req/s",
+    "errors from req/s",
+    "CPU µs/request at 50 %",
+    "CPU µs/request at 100 %",
+    "MiB at 100 %",
+    "workers",
+    "why the search stopped",
+)
+# A step's verdict in one character (✓ within the budget in every repeat).
+MARKS = {StepStatus.MET: "✓", StepStatus.MISSED: "✗", StepStatus.INVALID: "?"}
+LEGEND = "✓ met the budget in every repeat, ✗ missed it, ? invalid (the engine limited it)"
+
+
+@dataclass(frozen=True)
+class CapacityRow:
+    """One server's line of the capacity table, as text."""
+
+    server: str
+    capacity: str
+    interval: str
+    errors_from: str
+    cpu_half: str
+    cpu_full: str
+    mib: str
+    workers: str
+    stopped: str
+    proof: int | None  # the cell of the capacity step
+
+    def cells(self) -> list[str]:
+        return [
+            self.server,
+            self.capacity,
+            self.interval,
+            self.errors_from,
+            self.cpu_half,
+            self.cpu_full,
+            self.mib,
+            self.workers,
+            self.stopped,
+        ]
+
+
+def micros(value: float | None) -> str:
+    """CPU µs per request: three significant digits below 100, whole above."""
+    if value is None:
+        return "-"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def interval(c: ServerCapacity) -> str:
+    """Where the capacity lies, in requests/s: from the highest rate that met the budget to the
+    lowest above it that missed (no miss above: at least; nothing met: below the lowest tried)."""
+    r = c.result
+    if r.capacity is None:
+        return f"< {fmt.rps(c.requests(r.above))}" if r.above else "-"
+    if r.above is None:
+        return f"≥ {fmt.rps(c.requests(r.capacity))}"
+    return f"{fmt.rps(c.requests(r.capacity))}–{fmt.rps(c.requests(r.above))}"
+
+
+def stopped(c: ServerCapacity) -> str:
+    """Why the search stopped; an invalid step's rate in requests/s, as every rate here."""
+    r = c.result
+    step = next((s for s in r.steps if s.status == StepStatus.INVALID), None)
+    if step is None:
+        return r.stopped
+    return f"invalid at {fmt.rps(c.requests(step.rate))} req/s: {step.reason}"
+
+
+def row(c: ServerCapacity) -> CapacityRow:
+    r = c.result
+    half, full = c.cost_at(0.5), c.cost_at(1.0)
+    return CapacityRow(
+        c.server,
+        fmt.rps(c.requests(r.capacity)),
+        interval(c),
+        fmt.rps(c.requests(r.error_onset)),
+        micros(half.cpu_us_per_request if half else None),
+        micros(full.cpu_us_per_request if full else None),
+        f"{full.rss_mib:.1f}" if full and full.rss_mib else "-",
+        str(c.workers or "-"),
+        stopped(c),
+        r.proof,
+    )
+
+
+@dataclass(frozen=True)
+class StepMark:
+    text: str  # "4,000 ✓": the offered requests/s and the verdict
+    title: str  # the cell and why
+
+
+def steps(c: ServerCapacity) -> list[StepMark]:
+    """The server's steps in the order they ran."""
+    return [
+        StepMark(
+            f"{fmt.rps(c.requests(s.rate))} {MARKS[s.status]}",
+            f"cell {s.cell_id}: {s.status.value}, {s.reason}",
+        )
+        for s in c.result.steps
+    ]
+
+
+def cost_cells(load: LoadData, server: str) -> list[int]:
+    """The cells run at a share of the capacity for CPU per request (not steps of the search)."""
+    return sorted(
+        c.cell.id for c in load.cells if c.cell.server == server and COST_NOTE in c.cell.notes
+    )
+
+
+def what(load: LoadData, found: list[ServerCapacity]) -> str:
+    """What the table says, in words (its caption)."""
+    budget = found[0].budget.describe() if found else "the budget"
+    calls = found[0].calls if found else 1
+    per = f"{calls} requests per connection, " if calls > 1 else ""
+    return (
+        f"Capacity — load {load.name}: the highest offered rate at which every repeat kept "
+        f"{budget} (corrected latency, open loop, {per}rates in requests/s); the interval runs "
+        "from it to the lowest rate above it that missed; errors from: the lowest rate with any "
+        "error; CPU per valid reply of the server's process tree at 50 % and 100 % of the "
+        "capacity, peak RSS at it; best first"
+    )
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def html_section(data: ReportData, load: LoadData) -> str:
+    """The load's heading, its capacity table, and its steps (folded)."""
+    found = data.capacities_of(load.name)
+    head = "".join(
+        f"<th{' class=l' if h in ('server', 'why the search stopped') else ''}>{_e(h)}</th>"
+        for h in HEADERS
+    )
+    body = []
+    for r in map(row, found):
+        tip = f' title="cell {r.proof}"' if r.proof is not None else ""
+        body.append(
+            f"<tr><td class=l>{_e(r.server)}</td><td{tip}>{_e(r.capacity)}</td>"
+            + "".join(f"<td>{_e(v)}</td>" for v in r.cells()[2:8])
+            + f"<td class=l>{_e(r.stopped)}</td></tr>"
+        )
+    budget = found[0].budget.describe() if found else ""
+    return (
+        f"<h2>Load “{_e(load.name)}” — capacity within {_e(budget)}</h2>"
+        f"<table class=capacity><caption><b>{_e(what(load, found))}</b></caption>"
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        + _html_steps(load, found)
+    )
+
+
+def _html_steps(load: LoadData, found: list[ServerCapacity]) -> str:
+    rows = []
+    for c in found:
+        marks = " → ".join(f'<span title="{_e(m.title)}">{_e(m.text)}</span>' for m in steps(c))
+        costs = fmt.ids(cost_cells(load, c.server))
+        rows.append(
+            f"<tr><td class=l>{_e(c.server)}</td><td class=l>{marks}</td>"
+            f"<td class=l><span class=ids>{_e(costs)}</span></td></tr>"
+        )
+    count = sum(len(c.result.steps) for c in found)
+    return (
+        f"<details class=capacity-steps><summary>The {count} steps of the search, in the order "
+        f"they ran (offered requests/s; {_e(LEGEND)}; hover a step for its cell)</summary>"
+        "<table><tr><th class=l>server</th><th class=l>steps</th>"
+        f"<th class=l>CPU cost cells</th></tr>{''.join(rows)}</table></details>"
+    )
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_section(data: ReportData, load: LoadData) -> list[str]:
+    """The load's heading, its capacity table, and one line of steps per server."""
+    found = data.capacities_of(load.name)
+    budget = found[0].budget.describe() if found else ""
+    lines = [
+        f"### Load `{load.name}` — capacity within {budget}",
+        "",
+        "| " + " | ".join(HEADERS) + " |",
+        "|---|" + "---:|" * (len(HEADERS) - 2) + "---|",
+    ]
+    lines += ["| " + " | ".join(_md(v) for v in row(c).cells()) + " |" for c in found]
+    lines += ["", what(load, found) + ".", "", f"Steps of the search (requests/s; {LEGEND}):", ""]
+    for c in found:
+        marks = " · ".join(m.text for m in steps(c))
+        ids = fmt.ids([s.cell_id for s in c.result.steps if s.cell_id is not None])
+        costs = fmt.ids(cost_cells(load, c.server))
+        lines.append(f"- {c.server}: {marks} (cells {ids}; CPU cost cells {costs})")
+    return [*lines, ""]
