@@ -218,6 +218,31 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]]] = {
             OK,
         )
     ],  # fmt: skip
+    # Tuning, at a small size: two thread counts, one worker count.
+    "wsgibench tune gunicorn-gthread --app sleep --app-env WSGIBENCH_SLEEP_S=0.05 --p99-ms 200": [
+        (
+            [
+                "tune",
+                "gunicorn-gthread",
+                "--app",
+                "sleep",
+                "--app-env",
+                "WSGIBENCH_SLEEP_S=0.05",
+                "--p99-ms",
+                "200",
+                "--workers",
+                "1",
+                "--threads",
+                "1,4",
+                "--trials",
+                "2",
+                "--results",
+                "{tmp}/tune.sqlite",
+            ],
+            OK,
+        )
+    ],  # fmt: skip
+    "wsgibench tune SERVER... --app APP --p99-ms 200": [(["tune", "--help"], OK)],
     # Prose that names a command rather than a line to copy: its help must work.
     "wsgibench run": [(["run", "--help"], OK)],
     "wsgibench lock": [(["lock", "--help"], OK)],
