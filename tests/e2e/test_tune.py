@@ -33,4 +33,12 @@ def test_tune_ranks_eight_threads_over_one(tmp_path: Path):
     assert cap1 and cap8 and 4 < cap8 / cap1 < 12, (cap1, cap8)
     # one thread of 50 ms requests: at most 20 a second, whatever the budget
     assert cap1 <= 20 * 1.1
+    shown = subprocess.run(cli("show", "t.sqlite"), capture_output=True, text=True, cwd=tmp_path)
+    assert shown.returncode == 0 and "best: gunicorn-gthread w1 t8" in shown.stdout, shown.stdout
+    report = subprocess.run(
+        cli("report", "t.sqlite", "--out", "rep"), capture_output=True, text=True, cwd=tmp_path
+    )
+    assert report.returncode == 0, report.stderr
+    html = (tmp_path / "rep" / "report.html").read_text()
+    assert "Tuning gunicorn-gthread" in html and "--threads 8" in html
     assert leftovers() == []

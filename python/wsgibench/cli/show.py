@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from wsgibench.baseline import BASELINE
+from wsgibench.cli.tuning_table import print_tuning
 from wsgibench.errors import UsageError
 from wsgibench.report.capacity import row as capacity_row
 from wsgibench.report.format import caps_short, cv, kinds, mib, ms, pct, whole
@@ -29,6 +30,7 @@ from wsgibench.results.summary import (
     placement_text,
     summarise_study,
 )
+from wsgibench.results.tuning import tuning_of
 from wsgibench.results.verdict import CellStatus
 
 WIDTH = 120
@@ -199,6 +201,8 @@ def show(
         "json": lambda: console.out(_json(found, rows), highlight=False),
     }
     writers[fmt]()
+    if fmt == "table" and (record := tuning_of(store, study["id"])) is not None:
+        print_tuning(console, record)
     if fmt == "table" and searched:
         capacity_table(console, read_capacities(store, study["id"]), None if wide else WIDTH)
 

@@ -8,20 +8,20 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from wsgibench.cli.kit import console, friendly
 from wsgibench.cli.run import _install_missing, _run
+from wsgibench.cli.tuning_table import print_tuning
 from wsgibench.errors import UsageError
 from wsgibench.machine import topology
 from wsgibench.paths import default_results
 from wsgibench.results.capacity_read import ServerCapacity, read_capacities
 from wsgibench.results.store import Store
+from wsgibench.results.tuning import TrialRecord, TuneRecord, save_tuning
 from wsgibench.run.engine import engine_version
 from wsgibench.run.study import refuse_bad_plans
 from wsgibench.run.tune import (
     ROUNDS,
-    Trial,
     Tuning,
     command_line,
     settings_for,
@@ -65,6 +65,7 @@ def tune_servers(
     }
     label = names[0] if len(names) == 1 else f"{names[0]} +{len(names) - 1}"
     installed: list[bool] = []
+    studies: list[int] = []
 
     def run_round(loads: list[dict[str, Any]], round_: int) -> list[ServerCapacity]:
         raw = {**base, "name": f"tune {label} r{round_ + 1}", "repeats": ROUNDS[round_][1]}
@@ -73,7 +74,8 @@ def tune_servers(
         if not installed:
             _install_missing(study, console)
             installed.append(True)
-        return read_capacities(store, _run(study, store, console))
+        studies.append(_run(study, store, console))
+        return read_capacities(store, studies[-1])
 
     tuning = tune(
         settings,
@@ -84,62 +86,48 @@ def tune_servers(
         time_budget_s=time_budget_s,
         progress=lambda m: console.print(m, highlight=False),
     )
-    _print(console, tuning, app, budget, store.path)
+    record = record_of(tuning, app, budget, label, studies)
+    if studies:
+        save_tuning(store, record)
+    print_tuning(console, record, store.path)
     return tuning
 
 
-def _print(console: Console, tuning: Tuning, app: str, budget: dict[str, Any], path: Path) -> None:
-    table = Table(title=f"tune: capacity within p99 ≤ {budget['slo_p99_ms']:g} ms, best first")
-    for head in (
-        "#",
-        "setting",
-        "round",
-        "capacity req/s",
-        "interval",
-        "CPU µs/req",
-        "MiB",
-        "note",
-    ):
-        table.add_column(head, justify="left" if head in ("setting", "note") else "right")
-    ranked = sorted(tuning.trials, key=lambda t: (-t.round, t.rank_key()))
-    for i, t in enumerate(ranked, 1):
-        table.add_row(*_row(i, t))
-    console.print(table)
-    for line in threads_trend(tuning.trials):
-        console.print(line, highlight=False)
-    broke = [t for t in tuning.trials if t.broke]
-    for t in broke:
-        console.print(f"  {t.setting.label} (round {t.round + 1}): {t.broke}", highlight=False)
+def record_of(
+    tuning: Tuning, app: str, budget: dict[str, Any], label: str, studies: list[int]
+) -> TuneRecord:
+    """What the store keeps of a tuning (results/tuning.py), the winner's command line with it."""
     winner = tuning.winner
-    if winner is None:
-        console.print("no setting met the budget at the lowest rate tried", highlight=False)
-        return
-    spec = parse_study(
-        {"servers": [winner.setting.server], "app": app, "load": [_ONE]}, "tune", Path.cwd()
-    ).app_of()
-    console.print(
-        f"best: {winner.setting.label}, {winner.capacity:,.0f} req/s within the budget "
-        f"(stopped: {tuning.stopped}; every trial stored in {path})",
-        highlight=False,
+    command = None
+    if winner is not None:
+        spec = parse_study(
+            {"servers": [winner.setting.server], "app": app, "load": [_ONE]}, "tune", Path.cwd()
+        ).app_of()
+        command = command_line(winner.setting, spec)
+    return TuneRecord(
+        label=label,
+        budget=f"p99 ≤ {budget['slo_p99_ms']:g} ms",
+        studies=tuple(studies),
+        trials=tuple(
+            TrialRecord(
+                t.setting.label,
+                t.round + 1,
+                t.capacity,
+                t.interval[1],
+                t.cpu_us,
+                t.rss_mib,
+                t.broke,
+            )
+            for t in tuning.trials
+        ),
+        winner=winner.setting.label if winner else None,
+        command=command,
+        stopped=tuning.stopped,
+        trends=tuple(threads_trend(tuning.trials)),
     )
-    console.print(f"  {command_line(winner.setting, spec)}", highlight=False, soft_wrap=True)
 
 
 _ONE = {"model": "closed", "levels": [1], "duration_s": 1}
-
-
-def _row(i: int, t: Trial) -> list[str]:
-    lo, hi = t.interval
-    return [
-        str(i),
-        t.setting.label,
-        str(t.round + 1),
-        f"{t.capacity:,.0f}" if t.capacity else "-",
-        f"{lo or 0:,.0f}–{f'{hi:,.0f}' if hi else '?'}",
-        f"{t.cpu_us:,.0f}" if t.cpu_us else "-",
-        f"{t.rss_mib:,.0f}" if t.rss_mib else "-",
-        t.broke or "",
-    ]
 
 
 @click.command("tune")

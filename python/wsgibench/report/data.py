@@ -15,6 +15,7 @@ from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.repeat import StoredRepeat
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.summary import CellSummary, placement_text, summarise_study
+from wsgibench.results.tuning import TuneRecord, tuning_of
 
 OPEN_MODELS = ("rate", "conn_rate", "sessions")
 LEVEL_TITLES = {
@@ -221,6 +222,8 @@ class ReportData:
     studies: list[tuple[int, str, str, str]] = field(default_factory=list)
     # Per capacity load and server, what its search found (results/capacity_read.py).
     capacities: list[ServerCapacity] = field(default_factory=list)
+    # The tuning this study was a round of (`wsgibench tune`), with its ranking and winner.
+    tuning: TuneRecord | None = None
 
     def capacities_of(self, load: str) -> list[ServerCapacity]:
         """A capacity load's servers, highest capacity first (none found: last)."""
@@ -281,4 +284,4 @@ def load_report_data(store: Store, study_id: int | None = None) -> ReportData:
         for r in store.studies()
     ]
     capacities = read_capacities(store, meta.id) if capacity_loads(config) else []
-    return ReportData(meta, ordered, samples, studies, capacities)
+    return ReportData(meta, ordered, samples, studies, capacities, tuning_of(store, meta.id))

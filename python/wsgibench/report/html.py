@@ -114,6 +114,33 @@ def _frameworks(data: ReportData) -> str:
     return "".join(parts)
 
 
+def _tuning(data: ReportData) -> str:
+    """A tuning's trials ranked (the last round first) and the winner's command line."""
+    record = data.tuning
+    if record is None:
+        return ""
+    rows = "".join(
+        f"<tr><td>{i}</td><td>{_e(t.setting)}</td><td>{t.round}</td>"
+        f"<td class=num>{f'{t.capacity:,.0f}' if t.capacity else '-'}</td>"
+        f"<td class=num>{f'{t.above:,.0f}' if t.above else '?'}</td>"
+        f"<td class=num>{f'{t.cpu_us:,.0f}' if t.cpu_us else '-'}</td><td>{_e(t.broke or '')}</td></tr>"
+        for i, t in enumerate(record.ranked(), 1)
+    )
+    best = (
+        f"<p>Best: {_e(record.winner)}: <code>{_e(record.command)}</code></p>"
+        if record.winner
+        else "<p>No setting met the budget.</p>"
+    )
+    trends = "".join(f"<p>{_e(line)}</p>" for line in record.trends)
+    return (
+        f"<h2>Tuning {_e(record.label)} within {_e(record.budget)}</h2>"
+        "<table><tr><th>#</th><th>setting</th><th>round</th><th>capacity req/s</th>"
+        f"<th>missed at</th><th>CPU µs/req</th><th>note</th></tr>{rows}</table>{trends}{best}"
+        f"<p class=meta>Stopped: {_e(record.stopped)}; studies "
+        f"{', '.join(map(str, record.studies))} hold the trials.</p>"
+    )
+
+
 def _findings(data: ReportData) -> str:
     items = "".join(f"<li>{_e(line)}</li>" for line in findings(data))
     return f"<h2 id=findings>Findings</h2><ul class=findings>{items}</ul>" if items else ""
@@ -293,6 +320,7 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> st
 {_findings(data)}
 {_against_seed(data)}
 {_frameworks(data)}
+{_tuning(data)}
 {_index(data)}
 {_environment(data)}
 {"".join(sections)}

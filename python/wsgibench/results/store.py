@@ -284,6 +284,15 @@ class Store:
     def studies(self) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM studies ORDER BY id").fetchall()
 
+    def put_meta(self, key: str, value: str) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def meta_values(self, prefix: str) -> list[str]:
+        """The values of the meta keys that start with `prefix` (e.g. a tuning's records)."""
+        rows = self.db.execute("SELECT key, value FROM meta ORDER BY key").fetchall()
+        return [r[1] for r in rows if str(r[0]).startswith(prefix)]
+
     def study(self, study_id: int | None = None) -> sqlite3.Row:
         row: sqlite3.Row | None
         if study_id is None:

@@ -1,0 +1,51 @@
+"""A tuning's trials as a table (`wsgibench tune`, and `show` of one of its rounds)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from wsgibench.results.tuning import TrialRecord, TuneRecord
+
+
+def print_tuning(console: Console, record: TuneRecord, path: Path | None = None) -> None:
+    """The trials ranked (the last round first), what more threads did, the settings that broke
+    the memory limit, and the winner with its command line."""
+    table = Table(title=f"tune {record.label}: capacity within {record.budget}, best first")
+    heads = ("#", "setting", "round", "capacity req/s", "interval", "CPU µs/req", "MiB", "note")
+    for head in heads:
+        table.add_column(head, justify="left" if head in ("setting", "note") else "right")
+    for i, t in enumerate(record.ranked(), 1):
+        table.add_row(*_row(i, t))
+    console.print(table)
+    for line in record.trends:
+        console.print(line, highlight=False)
+    for t in record.trials:
+        if t.broke:
+            console.print(f"  {t.setting} (round {t.round}): {t.broke}", highlight=False)
+    if record.winner is None:
+        console.print("no setting met the budget at the lowest rate tried", highlight=False)
+        return
+    best = next(t for t in record.ranked() if t.setting == record.winner)
+    where = f"; every trial stored in {path}" if path else ""
+    console.print(
+        f"best: {record.winner}, {best.capacity or 0:,.0f} req/s within the budget "
+        f"(stopped: {record.stopped}{where})",
+        highlight=False,
+    )
+    console.print(f"  {record.command}", highlight=False, soft_wrap=True)
+
+
+def _row(i: int, t: TrialRecord) -> list[str]:
+    return [
+        str(i),
+        t.setting,
+        str(t.round),
+        f"{t.capacity:,.0f}" if t.capacity else "-",
+        f"{t.capacity or 0:,.0f}–{f'{t.above:,.0f}' if t.above else '?'}",
+        f"{t.cpu_us:,.0f}" if t.cpu_us else "-",
+        f"{t.rss_mib:,.0f}" if t.rss_mib else "-",
+        t.broke or "",
+    ]

@@ -1,0 +1,65 @@
+"""What a `wsgibench tune` concluded, kept in its store beside the trials' cells: every trial's
+capacity and interval, the settings that broke the memory limit, what more threads did, and the
+winner with its command line; `show` and the report print it with the last round's study."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from wsgibench.results.store import Store
+
+PREFIX = "tune:"
+
+
+@dataclass(frozen=True)
+class TrialRecord:
+    setting: str  # "gunicorn-gthread w1 t8"
+    round: int  # from 1
+    capacity: float | None  # requests/s within the budget
+    above: float | None
+    cpu_us: float | None
+    rss_mib: float | None
+    broke: str | None = None
+
+
+@dataclass(frozen=True)
+class TuneRecord:
+    label: str
+    budget: str
+    studies: tuple[int, ...]  # the rounds' studies, in order
+    trials: tuple[TrialRecord, ...]
+    winner: str | None
+    command: str | None
+    stopped: str
+    trends: tuple[str, ...] = field(default_factory=tuple)
+
+    def ranked(self) -> list[TrialRecord]:
+        """The last round first, each round best first (capacity; then CPU per request)."""
+        return sorted(
+            self.trials,
+            key=lambda t: (-t.round, -(t.capacity or 0.0), t.cpu_us or float("inf")),
+        )
+
+
+def save_tuning(store: Store, record: TuneRecord) -> None:
+    store.put_meta(f"{PREFIX}{record.studies[-1]}", json.dumps(asdict(record)))
+
+
+def tuning_of(store: Store, study_id: int) -> TuneRecord | None:
+    """The tuning a study was a round of, if any."""
+    for value in store.meta_values(PREFIX):
+        raw: dict[str, Any] = json.loads(value)
+        if study_id in raw.get("studies", []):
+            return TuneRecord(
+                label=raw["label"],
+                budget=raw["budget"],
+                studies=tuple(raw["studies"]),
+                trials=tuple(TrialRecord(**t) for t in raw["trials"]),
+                winner=raw.get("winner"),
+                command=raw.get("command"),
+                stopped=raw.get("stopped", ""),
+                trends=tuple(raw.get("trends", ())),
+            )
+    return None
