@@ -281,7 +281,7 @@ def run(
 ) -> None:
     """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
     from wsgibench.cli.run import run_study
-    from wsgibench.study.overrides import Overrides
+    from wsgibench.study.overrides import Overrides, load_with
 
     changes = Overrides(
         servers=servers,
@@ -300,6 +300,12 @@ def run(
         path=request_path,
         expect_status=expect_status,
     )
+    tuned = load_with(study, changes)[0]
+    if tuned.tune is not None:  # `tune = { ... }`: the study is a tuning
+        from wsgibench.cli.tune import tune_study
+
+        tune_study(tuned, results, console)
+        return
     run_study(
         study,
         results,

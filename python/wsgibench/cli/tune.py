@@ -29,7 +29,7 @@ from wsgibench.run.tune import (
     tune,
 )
 from wsgibench.servers import resolve
-from wsgibench.study.model import parse_study
+from wsgibench.study.model import Study, parse_study
 
 
 def tune_servers(
@@ -47,7 +47,11 @@ def tune_servers(
     memory_limit_mb: int = 512,
     workers: list[int] | None = None,
     threads: list[int] | None = None,
+    base: Path | None = None,
 ) -> Tuning:
+    """Tune the servers within the budget (run/tune.py), each round a stored study; print and
+    keep the ranking and the winner's command line. `base`: what the app is relative to."""
+    base = base or Path.cwd()
     try:
         names = resolve(servers)
     except UsageError as exc:
@@ -56,20 +60,15 @@ def tune_servers(
     cpus = len(topology.layout(topology.read()).server_cpus)
     settings = settings_for(names, cpus, max_threads, workers, threads)
     store = Store(results or default_results())
-    base = {
-        "servers": names,
-        "app": app,
-        "app_env": app_env or {},
-        "memory_limit_mb": memory_limit_mb,
-        "random_order": False,
-    }
+    common = dict(servers=names, app=app, app_env=app_env or {}, random_order=False)
+    common["memory_limit_mb"] = memory_limit_mb
     label = names[0] if len(names) == 1 else f"{names[0]} +{len(names) - 1}"
     installed: list[bool] = []
     studies: list[int] = []
 
     def run_round(loads: list[dict[str, Any]], round_: int) -> list[ServerCapacity]:
-        raw = {**base, "name": f"tune {label} r{round_ + 1}", "repeats": ROUNDS[round_][1]}
-        study = parse_study({**raw, "load": loads}, "tune", Path.cwd(), Path.cwd())
+        raw = {**common, "name": f"tune {label} r{round_ + 1}", "repeats": ROUNDS[round_][1]}
+        study = parse_study({**raw, "load": loads}, "tune", base, base)
         refuse_bad_plans(study)
         if not installed:
             _install_missing(study, console)
@@ -86,7 +85,7 @@ def tune_servers(
         time_budget_s=time_budget_s,
         progress=lambda m: console.print(m, highlight=False),
     )
-    record = record_of(tuning, app, budget, label, studies)
+    record = record_of(tuning, app, budget, label, studies, base)
     if studies:
         save_tuning(store, record)
     print_tuning(console, record, store.path)
@@ -94,14 +93,19 @@ def tune_servers(
 
 
 def record_of(
-    tuning: Tuning, app: str, budget: dict[str, Any], label: str, studies: list[int]
+    tuning: Tuning,
+    app: str,
+    budget: dict[str, Any],
+    label: str,
+    studies: list[int],
+    base: Path,
 ) -> TuneRecord:
     """What the store keeps of a tuning (results/tuning.py), the winner's command line with it."""
     winner = tuning.winner
     command = None
     if winner is not None:
         spec = parse_study(
-            {"servers": [winner.setting.server], "app": app, "load": [_ONE]}, "tune", Path.cwd()
+            {"servers": [winner.setting.server], "app": app, "load": [_ONE]}, "tune", base, base
         ).app_of()
         command = command_line(winner.setting, spec)
     return TuneRecord(
@@ -125,6 +129,29 @@ def record_of(
         stopped=tuning.stopped,
         trends=tuple(threads_trend(tuning.trials)),
     )
+
+
+def tune_study(study: Study, results: Path | None, console: Console) -> Store:
+    """A study with `tune = { ... }`: `wsgibench tune` with its settings, app and limits."""
+    t = study.tune or {}
+    path = results or default_results()
+    tune_servers(
+        list(t.get("servers") or study.servers),
+        study.app_of().spec or study.app,
+        {"slo_p99_ms": t["slo_p99_ms"]},
+        console,
+        results=path,
+        max_trials=int(t.get("trials", 64)),
+        time_budget_s=float(t.get("time_s", 1800.0)),
+        max_threads=int(t.get("max_threads", 32)),
+        start_rate=float(t.get("start_rate", 10.0)),
+        app_env=dict(study.raw.get("app_env", {})),
+        memory_limit_mb=study.memory_limit_mb or 512,
+        workers=t.get("workers"),
+        threads=t.get("threads"),
+        base=study.base,
+    )
+    return Store(path, create=False, read_only=True)
 
 
 _ONE = {"model": "closed", "levels": [1], "duration_s": 1}

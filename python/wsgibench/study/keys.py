@@ -296,12 +296,36 @@ STUDY_KEYS: tuple[Key, ...] = (
         "ms",
     ),
     Key(
+        "tune",
+        Section("tune"),
+        "none",
+        "Tune instead of sweeping loads (`wsgibench tune`): the settings to search and the "
+        "budget; the study's app, app_env and memory limit apply. No [[load]] is needed.",
+        example="tune = { slo_p99_ms = 200, threads = [1, 8] }",
+    ),
+    Key(
         "full",
         Section("[full]"),
         "none",
         "The study at its seed's full size (`--full`): keys "
         "that replace the top-level ones, and `[full.load.NAME]` tables that replace a load's.",
     ),
+)
+
+TUNE_KEYS: tuple[Key, ...] = (
+    Key("slo_p99_ms", Number(low=0, above=True), "(required)", "The latency budget.", "ms"),
+    Key(
+        "servers",
+        ListOf(Text(what="a server name")),
+        "the study's",
+        "The entries to tune (a family such as gunicorn-* adds the worker class).",
+    ),
+    Key("workers", ListOf(Int(low=1)), "1, N, 2N+1", "The worker counts to try.", "processes"),
+    Key("threads", ListOf(Int(low=1)), "1..32", "The thread counts to try.", "threads"),
+    Key("max_threads", _POSITIVE_INT, "32", "The most threads per worker tried.", "threads"),
+    Key("trials", _POSITIVE_INT, "64", "At most this many trials in all.", "trials"),
+    Key("time_s", Number(low=0, above=True), "1800", "No new round after this long.", "s"),
+    Key("start_rate", Number(low=0, above=True), "10", "Each search's first rate.", "conn/s"),
 )
 
 SECTIONS: tuple[tuple[str, tuple[Key, ...]], ...] = (
@@ -312,4 +336,5 @@ SECTIONS: tuple[tuple[str, tuple[Key, ...]], ...] = (
     ("[[requests]] expect body_float", BODY_FLOAT_KEYS),
     ("[server_settings.NAME]", SERVER_SETTING_KEYS),
     ("probe", PROBE_KEYS),
+    ("tune", TUNE_KEYS),
 )

@@ -16,7 +16,7 @@ from wsgibench.machine.topology import scaling_steps
 from wsgibench.paths import STUDIES_DIR
 from wsgibench.servers import resolve
 from wsgibench.study.apps import APPS, AppSpec, get_app
-from wsgibench.study.keys import STUDY_KEYS
+from wsgibench.study.keys import STUDY_KEYS, TUNE_KEYS
 from wsgibench.study.kinds import nearest, read_table
 from wsgibench.study.load_keys import LOAD_KEYS, SERVER_SETTING_KEYS
 from wsgibench.study.loads import Load, RequestKind, parse_load, parse_request
@@ -66,6 +66,9 @@ class Study:
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
     # The command line's changes to the study as written ("--levels 64"), stored with the run.
     changes: tuple[str, ...] = ()
+    # `tune = { ... }`: run `wsgibench tune` with these settings instead of the loads.
+    tune: dict[str, Any] | None = None
+    base: Path | None = None  # what the study's paths are relative to
 
     def server_names(self) -> list[str]:
         return list(self.servers)
@@ -151,13 +154,12 @@ def _cpu_list(value: list[int] | None, key: str, where: str) -> list[int] | None
 def parse_study(
     raw: dict[str, Any], where: str, base: Path | None = None, app_base: Path | None = None
 ) -> Study:
-    """The study a parsed TOML table describes. Every key is checked against `study.keys` before
-    anything else: an unknown key or a value of the wrong type or range is a UsageError naming
-    the file and the key (one line). Paths in it are relative to `base` (the study file's folder;
-    the working directory for a built-in), one's own app to `app_base` (the working directory
-    when `--app` named it)."""
+    """The study a TOML table describes, every key checked against `study.keys` first (a wrong
+    one is a one-line UsageError naming the file and the key). Paths are relative to `base` (the
+    study's folder; a built-in's, the working directory), one's own app to `app_base`."""
     base = base or Path.cwd()
     values = read_table(raw, STUDY_KEYS, where)
+    _tune_table(values, where)
     for required in ("servers", "load"):
         if required not in values:
             key = next(k for k in STUDY_KEYS if k.name == required)
@@ -205,7 +207,19 @@ def parse_study(
         access_log=values.get("access_log", False),
         server_host=hosts[0],
         load_hosts=hosts[1],
+        tune=values.get("tune"),
+        base=app_base or base,
     )
+
+
+def _tune_table(values: dict[str, Any], where: str) -> None:
+    """`tune = { ... }`, checked; a tuning's trials are its loads, so it needs no [[load]]."""
+    if "tune" not in values:
+        return
+    values["tune"] = read_table(values["tune"], TUNE_KEYS, where, "tune.")
+    if "slo_p99_ms" not in values["tune"]:
+        raise UsageError(f"{where}: tune.slo_p99_ms is required: the latency budget (ms)")
+    values.setdefault("load", [{"name": "tune", "model": "closed", "levels": [1], "duration_s": 1}])
 
 
 def _app(

@@ -145,3 +145,22 @@ def test_a_loads_own_app_and_servers(tmp_path: Path):
     assert study.cell_count() == 3
     with pytest.raises(UsageError, match="app: unknown app 'flaks'"):
         parse_study({"servers": ["uvicorn"], "load": [{**LOAD, "app": "flaks"}]}, "t", tmp_path)
+
+
+def test_a_tune_study_needs_no_load_and_checks_its_table(tmp_path: Path):
+    study = parse_study(
+        {
+            "servers": ["gunicorn-gthread"],
+            "app": "sleep",
+            "tune": {"slo_p99_ms": 200, "threads": [1, 8]},
+        },
+        "t",
+        tmp_path,
+    )
+    assert study.tune == {"slo_p99_ms": 200.0, "threads": [1, 8]}
+    with pytest.raises(UsageError, match="tune.slo_p99_ms is required"):
+        parse_study({"servers": ["waitress"], "tune": {"threads": [2]}}, "t", tmp_path)
+    with pytest.raises(UsageError, match="unknown key tune.thread"):
+        parse_study(
+            {"servers": ["waitress"], "tune": {"slo_p99_ms": 1, "thread": [2]}}, "t", tmp_path
+        )
