@@ -29,6 +29,7 @@ from wsgibench.run.tune import (
     tune,
 )
 from wsgibench.servers import resolve
+from wsgibench.study.appspec import AppSpec
 from wsgibench.study.model import Study, parse_study
 
 
@@ -65,6 +66,7 @@ def tune_servers(
     label = names[0] if len(names) == 1 else f"{names[0]} +{len(names) - 1}"
     installed: list[bool] = []
     studies: list[int] = []
+    served: list[AppSpec] = []
 
     def run_round(loads: list[dict[str, Any]], round_: int) -> list[ServerCapacity]:
         raw = {**common, "name": f"tune {label} r{round_ + 1}", "repeats": ROUNDS[round_][1]}
@@ -73,6 +75,7 @@ def tune_servers(
         if not installed:
             _install_missing(study, console)
             installed.append(True)
+        served[:] = [study.app_of()]  # the app as the rounds resolved it, for the command line
         studies.append(_run(study, store, console))
         return read_capacities(store, studies[-1])
 
@@ -85,7 +88,7 @@ def tune_servers(
         time_budget_s=time_budget_s,
         progress=lambda m: console.print(m, highlight=False),
     )
-    record = record_of(tuning, app, budget, label, studies, base)
+    record = record_of(tuning, served[0] if served else None, budget, label, studies)
     if studies:
         save_tuning(store, record)
     print_tuning(console, record, store.path)
@@ -93,21 +96,11 @@ def tune_servers(
 
 
 def record_of(
-    tuning: Tuning,
-    app: str,
-    budget: dict[str, Any],
-    label: str,
-    studies: list[int],
-    base: Path,
+    tuning: Tuning, app: AppSpec | None, budget: dict[str, Any], label: str, studies: list[int]
 ) -> TuneRecord:
     """What the store keeps of a tuning (results/tuning.py), the winner's command line with it."""
     winner = tuning.winner
-    command = None
-    if winner is not None:
-        spec = parse_study(
-            {"servers": [winner.setting.server], "app": app, "load": [_ONE]}, "tune", base, base
-        ).app_of()
-        command = command_line(winner.setting, spec)
+    command = command_line(winner.setting, app) if winner is not None and app else None
     return TuneRecord(
         label=label,
         budget=f"p99 ≤ {budget['slo_p99_ms']:g} ms",
@@ -152,9 +145,6 @@ def tune_study(study: Study, results: Path | None, console: Console) -> Store:
         base=study.base,
     )
     return Store(path, create=False, read_only=True)
-
-
-_ONE = {"model": "closed", "levels": [1], "duration_s": 1}
 
 
 @click.command("tune")

@@ -52,11 +52,13 @@ def _normalise(name: str) -> str:
     return locks.normalise(name)
 
 
-def _base_python(spec: PythonEnv) -> str:
-    if spec.system_python:
-        return SYSTEM_PYTHON
-    # Servers run on the interpreter wsgibench runs on, outside wsgibench's own venv.
+def base_interpreter() -> str:
+    """The interpreter wsgibench runs on, outside its own venv: servers' venvs are made from it."""
     return getattr(sys, "_base_executable", None) or sys.executable
+
+
+def _base_python(spec: PythonEnv) -> str:
+    return SYSTEM_PYTHON if spec.system_python else base_interpreter()
 
 
 def env_path(spec: PythonEnv) -> Path:

@@ -10,6 +10,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from wsgibench.results.verdict import CellStatus
+
 
 class StepStatus(enum.StrEnum):
     MET = "met"  # every repeat within the budget
@@ -87,6 +89,28 @@ def judge_step(
             return Step(rate, StepStatus.MISSED, f"repeat {i}: {over}", errors)
     worst = max(r.latency_p99_us or 0 for r in repeats) / 1000
     return Step(rate, StepStatus.MET, f"p99 ≤ {worst:.3g} ms in {len(repeats)} repeats", errors)
+
+
+def step_of(
+    rate: float,
+    status: CellStatus,
+    reason: str | None,
+    repeats: Sequence[RepeatFigures],
+    budget: Budget,
+    calls: int = 1,
+) -> Step:
+    """A cell as a step: invalid when the engine (or the machine) limited it, or the server could
+    not take it at all or did not start (the search ends: no lower rate would say more); missed
+    when the server gave up (disqualified); else judged per repeat, keeping up included."""
+    if status == CellStatus.DISQUALIFIED and not repeats:
+        return judge_step(rate, repeats, budget, invalid=f"did not start or serve: {reason}")
+    if status == CellStatus.INVALID:
+        return judge_step(rate, repeats, budget, invalid=reason or "invalid")
+    if status in (CellStatus.UNAVAILABLE, CellStatus.FAILED):
+        return judge_step(rate, repeats, budget, invalid=f"{status}: {reason}")
+    if status == CellStatus.DISQUALIFIED:
+        return judge_step(rate, repeats, budget, gave_up=f"disqualified: {reason}")
+    return judge_step(rate, repeats, budget, offered_rps=rate * calls)
 
 
 def _behind(r: RepeatFigures, offered_rps: float | None) -> str:

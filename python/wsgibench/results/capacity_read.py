@@ -9,7 +9,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from wsgibench.results.capacity import COST_NOTE, Budget, CapacityResult, capacity_of, judge_step
+from wsgibench.results.capacity import COST_NOTE, Budget, CapacityResult, capacity_of, step_of
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.verdict import CellStatus
 
@@ -77,16 +77,8 @@ def _server(
         if COST_NOTE in cell.notes:
             continue
         reps = store.stored_repeats(cell.id)
-        invalid = cell.reason if cell.status in (CellStatus.INVALID, CellStatus.FAILED) else None
-        gave_up = cell.reason if cell.status == CellStatus.DISQUALIFIED else None
-        if cell.status == CellStatus.UNAVAILABLE:
-            invalid = f"unavailable: {cell.reason}"
-        if gave_up and not reps:
-            invalid, gave_up = f"did not start or serve: {gave_up}", None
-        offered = None if invalid or gave_up else cell.level * int(raw.get("calls", 1))
-        step = judge_step(
-            cell.level, reps, budget, invalid=invalid, gave_up=gave_up, offered_rps=offered
-        )
+        calls = int(raw.get("calls", 1))
+        step = step_of(cell.level, cell.status, cell.reason, reps, budget, calls)
         steps.append(step.__class__(step.rate, step.status, step.reason, step.errors, cell.id))
     result = capacity_of(steps, float(raw.get("resolution", 0.05)))
     costs = []

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from wsgibench.machine import venvs
 from wsgibench.machine.appdeps import AppDeps
 from wsgibench.results.verdict import CellStatus
 from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.outcome import CellOutcome
-from wsgibench.run.serve import availability, server_info, server_python
+from wsgibench.run.serve import availability, server_python
 from wsgibench.servers import ServerRecipe
 from wsgibench.study.apps import AppSpec
 
@@ -46,9 +47,10 @@ def refusal(
 def _conflicts(recipe: ServerRecipe, app: AppSpec, apps: PreparedApps | None) -> list[str]:
     """The packages the app's lock and the server's venv pin at different versions."""
     deps = apps.deps_for(app, server_python(recipe)) if apps else None
-    if deps is None:
+    env = venvs.installed(recipe.env) if recipe.env else None
+    if deps is None or env is None:
         return []
-    return deps.conflicts(server_info(recipe)["packages"], recipe.name, app.name)
+    return deps.conflicts(env.packages, recipe.name, app.name)
 
 
 def app_info(app: AppSpec, recipe: ServerRecipe, deps: AppDeps | None) -> dict[str, Any]:

@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from wsgibench.errors import EnvironmentProblem, UsageError
-from wsgibench.machine import appdeps
+from wsgibench.machine import appdeps, venvs
 from wsgibench.machine.appdeps import AppDeps
 from wsgibench.run.serve import availability, server_python
 from wsgibench.servers import get
@@ -123,7 +122,7 @@ def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str,
 
 def base_python() -> str:
     """The interpreter the servers' venvs are made from (wsgibench's own, outside its venv)."""
-    return getattr(sys, "_base_executable", None) or sys.executable
+    return venvs.base_interpreter()
 
 
 def _python(server: str) -> Path | None:

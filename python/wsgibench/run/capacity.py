@@ -17,7 +17,7 @@ from wsgibench.results.capacity import (
     Search,
     Step,
     cost_rates,
-    judge_step,
+    step_of,
 )
 from wsgibench.results.repeat import Repeat
 from wsgibench.results.verdict import CellStatus
@@ -29,28 +29,6 @@ from wsgibench.study.plan import CellPlan
 def budget_of(spec: CapacitySpec, study: Study) -> Budget:
     rate = spec.max_error_rate if spec.max_error_rate is not None else study.error_threshold
     return Budget(spec.slo_p99_ms, spec.slo_p50_ms, rate)
-
-
-def step_of(
-    rate: float,
-    status: CellStatus,
-    reason: str | None,
-    repeats: Sequence[Repeat],
-    budget: Budget,
-    calls: int = 1,
-) -> Step:
-    """A cell as a step: invalid when the engine (or the machine) limited it, or the server could
-    not take it at all or did not start (the search ends: no lower rate would say more); missed
-    when the server gave up (disqualified); else judged per repeat, keeping up included."""
-    if status == CellStatus.DISQUALIFIED and not repeats:
-        return judge_step(rate, repeats, budget, invalid=f"did not start or serve: {reason}")
-    if status == CellStatus.INVALID:
-        return judge_step(rate, repeats, budget, invalid=reason or "invalid")
-    if status in (CellStatus.UNAVAILABLE, CellStatus.FAILED):
-        return judge_step(rate, repeats, budget, invalid=f"{status}: {reason}")
-    if status == CellStatus.DISQUALIFIED:
-        return judge_step(rate, repeats, budget, gave_up=f"disqualified: {reason}")
-    return judge_step(rate, repeats, budget, offered_rps=rate * calls)
 
 
 @dataclass(frozen=True)

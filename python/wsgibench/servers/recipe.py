@@ -95,6 +95,12 @@ class LaunchContext:
         return f"{self.app}:{self.callable}"
 
     @property
+    def threads_set(self) -> bool:
+        """Threads were asked for (more than 1, or exactly 1 in a tuning trial): otherwise the
+        server keeps its own default pool."""
+        return self.threads > 1 or self.exact_threads
+
+    @property
     def app_cwd(self) -> Path:
         return self.chdir or self.app_dir
 

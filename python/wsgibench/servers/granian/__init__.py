@@ -34,7 +34,7 @@ def _launch(ctx: LaunchContext, interface: str = "wsgi") -> list[Command]:
     ]
     if interface in ("asgi", "rsgi"):  # named: "auto" takes uvloop when installed (not here)
         argv += ["--loop", "asyncio"]
-    if ctx.threads > 1 or ctx.exact_threads:
+    if ctx.threads_set:
         argv += ["--blocking-threads", str(ctx.threads)]
     return [Command([*argv, ctx.app_ref])]
 

@@ -59,7 +59,7 @@ def _simple(worker_class: str, *extra: str) -> Callable[[LaunchContext], list[Co
 
 def _gthread(ctx: LaunchContext) -> list[Command]:
     """gthread with 4 threads per worker, or the study's (or a tuning trial's) threads."""
-    threads = ctx.threads if ctx.threads > 1 or ctx.exact_threads else 4
+    threads = ctx.threads if ctx.threads_set else 4
     return [Command(_argv(ctx, "gthread", ctx.port, ctx.workers, "--threads", str(threads)))]
 
 

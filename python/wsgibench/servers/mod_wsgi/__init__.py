@@ -52,7 +52,7 @@ def _launch(ctx: LaunchContext) -> list[Command]:
         "C.UTF-8",
         "--log-to-terminal",  # errors to our log; no --access-log: none is written
     ]
-    if ctx.threads > 1 or ctx.exact_threads:
+    if ctx.threads_set:
         argv += ["--threads", str(ctx.threads)]
     return [Command(argv)]
 
