@@ -60,10 +60,18 @@ def run(tmp_path_factory) -> tuple[Store, int, str]:
     require(SERVER)
     folder = tmp_path_factory.mktemp("capacity")
     (folder / "cap.toml").write_text(STUDY)
-    results = folder / "c.sqlite"
-    _cli("run", str(folder / "cap.toml"), "--results", str(results), "--no-report")
+    # A shared VM can starve the engine for tens of ms: the tool then says the load generator was
+    # the bottleneck and stops the search as invalid (tested in tests/unit), which measures the
+    # machine, not the search. Such a run is said and run once more in a fresh store.
+    for attempt in (1, 2):
+        results = folder / f"c{attempt}.sqlite"
+        _cli("run", str(folder / "cap.toml"), "--results", str(results), "--no-report")
+        store = Store(results, read_only=True)
+        (found,) = read_capacities(store, store.study()["id"])
+        if not (found.result.invalid or "").startswith("load generator was the bottleneck"):
+            break
+        print(f"attempt {attempt}: engine-limited ({found.result.invalid}); running again")
     shown = _cli("show", str(results)).stdout
-    store = Store(results, read_only=True)
     return store, store.study()["id"], shown
 
 
