@@ -114,6 +114,7 @@ def record_of(
                 t.cpu_us,
                 t.rss_mib,
                 t.broke,
+                t.limited,
             )
             for t in tuning.trials
         ),

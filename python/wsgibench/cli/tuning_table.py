@@ -25,13 +25,25 @@ def print_tuning(console: Console, record: TuneRecord, path: Path | None = None)
     for t in record.trials:
         if t.broke:
             console.print(f"  {t.setting} (round {t.round}): {t.broke}", highlight=False)
+        elif t.limited:
+            console.print(
+                f"  {t.setting} (round {t.round}): at least {t.capacity or 0:,.0f} req/s, "
+                f"the search stopped above it: {t.limited}",
+                highlight=False,
+            )
     if record.winner is None:
-        console.print("no setting met the budget at the lowest rate tried", highlight=False)
+        why = (
+            "every setting broke or could not run"
+            if record.trials and all(t.broke for t in record.trials)
+            else "no setting met the budget at the lowest rate tried"
+        )
+        console.print(why, highlight=False)
         return
     best = next(t for t in record.ranked() if t.setting == record.winner)
     where = f"; every trial stored in {path}" if path else ""
+    bound = "at least " if best.limited else ""
     console.print(
-        f"best: {record.winner}, {best.capacity or 0:,.0f} req/s within the budget "
+        f"best: {record.winner}, {bound}{best.capacity or 0:,.0f} req/s within the budget "
         f"(stopped: {record.stopped}{where})",
         highlight=False,
     )
@@ -43,9 +55,9 @@ def _row(i: int, t: TrialRecord) -> list[str]:
         str(i),
         t.setting,
         str(t.round),
-        f"{t.capacity:,.0f}" if t.capacity else "-",
+        t.shown_capacity,
         f"{t.capacity or 0:,.0f}–{f'{t.above:,.0f}' if t.above else '?'}",
         f"{t.cpu_us:,.0f}" if t.cpu_us else "-",
         f"{t.rss_mib:,.0f}" if t.rss_mib else "-",
-        t.broke or "",
+        t.note,
     ]

@@ -121,9 +121,9 @@ def _tuning(data: ReportData) -> str:
         return ""
     rows = "".join(
         f"<tr><td>{i}</td><td>{_e(t.setting)}</td><td>{t.round}</td>"
-        f"<td class=num>{f'{t.capacity:,.0f}' if t.capacity else '-'}</td>"
+        f"<td class=num>{_e(t.shown_capacity)}</td>"
         f"<td class=num>{f'{t.above:,.0f}' if t.above else '?'}</td>"
-        f"<td class=num>{f'{t.cpu_us:,.0f}' if t.cpu_us else '-'}</td><td>{_e(t.broke or '')}</td></tr>"
+        f"<td class=num>{f'{t.cpu_us:,.0f}' if t.cpu_us else '-'}</td><td>{_e(t.note)}</td></tr>"
         for i, t in enumerate(record.ranked(), 1)
     )
     best = (

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from wsgibench.results.verdict import CellStatus
@@ -59,6 +59,9 @@ class Step:
     reason: str
     errors: bool = False  # any error in any repeat: where errors start
     cell_id: int | None = None  # the stored cell that proves it
+    # Invalid because the harness (the engine, the machine, a load host) limited it, not because
+    # the server could not run: the capacity found below it is a lower bound.
+    harness: bool = False
 
 
 # A step keeps up when its valid replies are at least this share of the requests offered: a
@@ -105,7 +108,8 @@ def step_of(
     if status == CellStatus.DISQUALIFIED and not repeats:
         return judge_step(rate, repeats, budget, invalid=f"did not start or serve: {reason}")
     if status == CellStatus.INVALID:
-        return judge_step(rate, repeats, budget, invalid=reason or "invalid")
+        step = judge_step(rate, repeats, budget, invalid=reason or "invalid")
+        return replace(step, harness=True)
     if status in (CellStatus.UNAVAILABLE, CellStatus.FAILED):
         return judge_step(rate, repeats, budget, invalid=f"{status}: {reason}")
     if status == CellStatus.DISQUALIFIED:
@@ -148,6 +152,20 @@ class CapacityResult:
     @property
     def interval(self) -> tuple[float, float | None]:
         return (self.capacity or 0.0, self.above)
+
+    @property
+    def lower_bound(self) -> bool:
+        """The search stopped where the harness, not the server, was the limit: the server takes
+        at least the capacity found, maybe more."""
+        return any(s.status == StepStatus.INVALID and s.harness for s in self.steps)
+
+    @property
+    def could_not_run(self) -> str | None:
+        """Why the server could not run a step (did not start, unavailable, failed), if so."""
+        return next(
+            (s.reason for s in self.steps if s.status == StepStatus.INVALID and not s.harness),
+            None,
+        )
 
 
 @dataclass

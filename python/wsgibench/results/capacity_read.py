@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from wsgibench.results.capacity import COST_NOTE, Budget, CapacityResult, capacity_of, step_of
@@ -79,7 +79,7 @@ def _server(
         reps = store.stored_repeats(cell.id)
         calls = int(raw.get("calls", 1))
         step = step_of(cell.level, cell.status, cell.reason, reps, budget, calls)
-        steps.append(step.__class__(step.rate, step.status, step.reason, step.errors, cell.id))
+        steps.append(replace(step, cell_id=cell.id))
     result = capacity_of(steps, float(raw.get("resolution", 0.05)))
     costs = []
     if result.capacity:

@@ -22,6 +22,18 @@ class TrialRecord:
     cpu_us: float | None
     rss_mib: float | None
     broke: str | None = None
+    limited: str | None = None  # the harness cut the search short: the capacity a lower bound
+
+    @property
+    def note(self) -> str:
+        """What the ranking says beside the trial: it broke, or its capacity is a lower bound."""
+        return self.broke or (f"a lower bound: {self.limited}" if self.limited else "")
+
+    @property
+    def shown_capacity(self) -> str:
+        if not self.capacity:
+            return "-"
+        return f"{'≥ ' if self.limited else ''}{self.capacity:,.0f}"
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from wsgibench.results.capacity import (
     COST_NOTE,
@@ -65,7 +65,7 @@ def search_server(
         measured = run(CellPlan(position, server, load, rate), note)
         position += 1
         step = step_of(rate, measured.status, measured.reason, measured.repeats, budget, calls)
-        search.record(Step(step.rate, step.status, step.reason, step.errors, measured.cell_id))
+        search.record(replace(step, cell_id=measured.cell_id))
     result = search.result()
     if result.capacity is not None and result.invalid is None:
         for rate in cost_rates(result.capacity, [s.rate for s in search.steps]):

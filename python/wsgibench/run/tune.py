@@ -42,6 +42,9 @@ class Trial:
     cpu_us: float | None  # server CPU per request at capacity
     rss_mib: float | None
     broke: str | None = None  # why the setting broke the memory limit, or could not run
+    # Why the search stopped on the harness's limit (the engine was the bottleneck): the capacity
+    # is then a lower bound, and the setting is still in the running.
+    limited: str | None = None
 
     def rank_key(self) -> tuple[float, float, float]:
         """Capacity first; ties by CPU per request, then memory."""
@@ -56,6 +59,8 @@ class Tuning:
 
     @property
     def winner(self) -> Trial | None:
+        """The best of the last round that met the budget somewhere and did not break: a search
+        the harness cut short counts with its lower bound, which the others did not reach."""
         usable = [t for t in self.ranking if t.capacity and not t.broke]
         return usable[0] if usable else None
 
@@ -154,7 +159,8 @@ def _trial(setting: Setting, round_: int, found: ServerCapacity | None) -> Trial
         (found.requests(r.capacity), found.requests(r.above)),
         full.cpu_us_per_request if full else None,
         full.rss_mib if full else None,
-        broke or (r.invalid and f"invalid: {r.invalid}") or None,
+        broke or (r.could_not_run and f"could not run: {r.could_not_run}") or None,
+        r.invalid if r.lower_bound and not broke else None,
     )
 
 
