@@ -153,5 +153,5 @@ def test_the_db_app_in_asgi_on_async_drivers(tmp_path: Path):
         (rep,) = store.repeats(cell.id)
         plan = json.loads(rep["engine_json"])["plan"]
         assert plan["requests"][0]["expect"]["body_float"] == {"min": 30, "max": 70}
-        assert rep["ok"] == 300 and rep["errors"] == 0, (cell.load, rep)
+        assert rep["ok"] == 300 and rep["errors"] == 0, (cell.load, dict(rep))
         assert cell.isolation["database"]["kind"] == cell.load
