@@ -192,15 +192,16 @@ class Search:
         lo, hi = bounds(self.steps)
         if hi is None:
             assert lo is not None
-            nxt = lo * 2
-            return _rounded(nxt) if nxt <= self.max_rate else None
+            if lo >= self.max_rate:
+                return None
+            return min(_rounded(lo * 2), self.max_rate)  # the ceiling itself is tried
         if lo is None:
-            nxt = hi / 2
-            return _rounded(nxt) if nxt >= self.min_rate else None
+            if hi <= self.min_rate:
+                return None
+            return max(_rounded(hi / 2), self.min_rate)
         if (hi - lo) / lo <= self.resolution:
             return None
-        mid = _rounded((lo + hi) / 2)
-        return mid if lo < mid < hi else None
+        return _between(lo, hi)
 
     def _stop(self) -> bool:
         return len(self.steps) >= self.max_steps or any(
@@ -248,9 +249,19 @@ def capacity_of(steps: Sequence[Step], resolution: float, max_steps: int = 16) -
     )
 
 
-def _rounded(rate: float) -> float:
+def _rounded(rate: float, digits: int = 3) -> float:
     """Rates as a person would write them: three significant digits."""
-    return float(f"{rate:.3g}")
+    return float(f"{rate:.{digits}g}")
+
+
+def _between(lo: float, hi: float) -> float | None:
+    """The middle of the interval, with as few digits as keep it strictly inside (three, more
+    when a fine resolution needs them)."""
+    for digits in range(3, 16):
+        mid = _rounded((lo + hi) / 2, digits)
+        if lo < mid < hi:
+            return mid
+    return None
 
 
 # The note that marks a cell run for CPU cost, not as a step of the search; and a step's note.

@@ -83,10 +83,26 @@ def test_a_server_that_misses_at_the_start_is_searched_downwards():
     assert result.capacity is not None and result.capacity < 90 <= (result.above or 0)
 
 
-def test_the_ceiling_of_the_search_is_said():
+def test_the_ceiling_of_the_search_is_tried_and_said():
     result = run(Search(start=100, max_rate=1000), knee_server(1e9))
-    assert result.capacity == 800.0 and result.above is None
+    assert [s.rate for s in result.steps] == [100, 200, 400, 800, 1000]
+    assert result.capacity == 1000.0 and result.above is None
     assert result.stopped.startswith("the search's ceiling")
+
+
+def test_the_floor_of_the_search_is_tried():
+    result = run(Search(start=100, min_rate=30), knee_server(10.0))
+    assert [s.rate for s in result.steps] == [100, 50, 30]
+    assert result.capacity is None and result.stopped == "missed at the lowest rate tried"
+
+
+@pytest.mark.parametrize("knee", [1234.5, 99_999.0])
+def test_a_fine_resolution_is_reached_past_three_digits(knee: float):
+    result = run(Search(start=100, resolution=0.001, max_steps=40), knee_server(knee))
+    assert result.capacity is not None and result.above is not None
+    assert result.capacity < knee <= result.above
+    assert (result.above - result.capacity) / result.capacity <= 0.001, result
+    assert result.stopped == "within 0%" or result.stopped.startswith("within")
 
 
 def test_judging_a_step():
