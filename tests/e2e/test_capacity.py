@@ -15,9 +15,16 @@ import subprocess
 
 import pytest
 
+from wsgibench.errors import LoadHostLost
 from wsgibench.results.capacity import COST_NOTE, COST_SHARES, STEP_NOTE, StepStatus
 from wsgibench.results.capacity_read import ServerCapacity, read_capacities
+from wsgibench.results.engine_plan import EnginePlan
+from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Cell, Store
+from wsgibench.run.cell import HOST_LOST
+from wsgibench.run.engine import EngineProcess
+from wsgibench.run.study import StudyRunner
+from wsgibench.study.model import parse_study
 
 from .helpers import cli, require
 
@@ -149,3 +156,55 @@ def test_capacity_is_no_more_than_the_closed_loop_peak(run):
     found, _ = _found(store, study_id)
     capacity = found.requests(found.result.capacity)
     assert capacity is not None and capacity <= peak * 1.1, (capacity, peak)
+
+
+class _LosingEngine:
+    """The real engine, but the `lose_at`-th plan is lost with a load host, as a Dask worker that
+    died mid-cell is."""
+
+    def __init__(self, lose_at: int):
+        self.lose_at, self.runs = lose_at, 0
+
+    def run(self, plan: EnginePlan) -> EngineResult:
+        self.runs += 1
+        if self.runs == self.lose_at:
+            raise LoadHostLost("load host 10.99.0.2 left the cluster during the cell")
+        return EngineProcess().run(plan)
+
+
+def test_a_step_lost_with_a_load_host_leaves_the_study_incomplete_for_resume(tmp_path):
+    require(SERVER)
+    spec = {
+        "name": "capacity-lost",
+        "servers": [SERVER],
+        "repeats": 1,
+        "load": [
+            {
+                "name": "p99",
+                "model": "capacity",
+                "slo_p99_ms": 50,
+                "arrival": "uniform",
+                "duration_s": 0.5,
+                "warmup_s": 0,
+                "start_rate": 50,
+                "resolution": 0.2,
+            },
+        ],  # fmt: skip
+    }
+    store = Store(tmp_path / "lost.sqlite")
+    StudyRunner(parse_study(spec, "capacity-lost"), store, engine=_LosingEngine(2)).run()
+    row = store.study(None)
+    assert row["status"] == "incomplete"
+    lost = [c for c in store.cells(row["id"]) if HOST_LOST in c.notes]
+    assert [(c.level, c.status) for c in lost] == [(100, "invalid")], lost
+    (found,) = read_capacities(store, row["id"])
+    assert found.result.capacity == 50 and found.result.lower_bound  # a lower bound, said so
+    # --resume runs the lost step again, and the search goes on from it
+    StudyRunner(parse_study(spec, "capacity-lost"), store).run(resume=True)
+    row = store.study(None)
+    assert row["status"] == "finished"
+    cells = store.cells(row["id"])
+    assert not [c for c in cells if HOST_LOST in c.notes]
+    assert 100 in {c.level for c in cells}
+    (found,) = read_capacities(store, row["id"])
+    assert found.result.capacity is not None and found.result.capacity >= 100, found.result

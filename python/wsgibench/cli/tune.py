@@ -218,8 +218,9 @@ def tune_command(
     workers_list: str | None,
     threads_list: str | None,
 ) -> None:
-    """Find the settings (workers, threads; worker class across gunicorn-*) with the highest
-    capacity within a p99 budget, and print the winner's command line."""
+    """Find the settings (workers, threads, Granian's runtime mode; worker class across
+    gunicorn-*) with the highest capacity within a p99 budget, and print the winner's command
+    line."""
     env = dict(pair.partition("=")[::2] for pair in app_env)
     tune_servers(
         list(servers),

@@ -55,9 +55,10 @@ class Placement:
     # The threads were set for this load (a tuning trial): 1 means one thread, not the server's
     # own default pool.
     exact_threads: bool = False
+    runtime_mode: str | None = None  # the load's runtime mode for the server (granian: st, mt)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "server_cpus": self.server_cpus,
             "engine_cpus": self.engine_cpus,
             "policy": self.policy,
@@ -65,6 +66,9 @@ class Placement:
             "workers_rule": self.workers_rule,
             "engine_threads": self.engine_threads,
         }
+        if self.runtime_mode:
+            out["runtime_mode"] = self.runtime_mode
+        return out
 
 
 def place(
@@ -104,6 +108,7 @@ def place(
         threads,
         own.get("threads", study.threads),
         exact_threads=load.threads is not None,
+        runtime_mode=load.runtime_mode if load.runtime_mode in recipe.runtime_modes else None,
     )
 
 
@@ -145,6 +150,7 @@ def serve_options(
         workers=placement.workers,
         threads=placement.server_threads,
         exact_threads=placement.exact_threads,
+        runtime_mode=placement.runtime_mode,
         app=app,
         app_path=app_path,
         cpus=placement.server_cpus,

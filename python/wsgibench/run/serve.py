@@ -25,6 +25,7 @@ class ServeOptions:
     workers: int = 1
     threads: int = 1
     exact_threads: bool = False  # 1 means one thread, not the server's default pool
+    runtime_mode: str | None = None  # one of the recipe's runtime_modes (None: its default)
     backlog: int = 2048
     # The study's app; each server gets it in its own interface.
     app: AppSpec = field(default_factory=lambda: APPS["pong"])
@@ -127,6 +128,7 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
         workers=options.workers,
         threads=options.threads,
         exact_threads=options.exact_threads,
+        runtime_mode=options.runtime_mode,
         backlog=options.backlog,
         app=app.module_for(recipe.interface, recipe.native_api) or app.name,
         callable=app.callable_for(recipe.interface),

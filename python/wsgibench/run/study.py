@@ -114,7 +114,7 @@ class StudyRunner:
         if done and on_kept:
             on_kept(set(done))
         out_of = _left_the_sweep(done.values())
-        status, lost = "interrupted", 0
+        status, lost = "interrupted", [0]
         cells = plan_cells(self.study)
         position = len(cells)  # a capacity load's steps come after every planned cell
         try:
@@ -122,7 +122,7 @@ class StudyRunner:
                 if self.databases.load not in (None, load.name):
                     self.databases.stop()  # after the load's last cell (a load's cells are contiguous)
                 if load.capacity is not None:
-                    run = self._capacity_cell(study_id, done, on_cell_done)
+                    run = self._capacity_cell(study_id, done, on_cell_done, lost)
                     for server in servers_in_order(load, self.study):
                         _, position = search_server(load, server, self.study, run, position)
                     continue
@@ -132,20 +132,25 @@ class StudyRunner:
                     started = time.time()
                     outcome = self._outcome(cell, out_of)
                     save_cell(self.store, study_id, cell, outcome, started)
-                    lost += HOST_LOST in outcome.notes
+                    lost[0] += HOST_LOST in outcome.notes
                     if on_cell_done:
                         on_cell_done(cell, outcome)
-            # cells lost with a load host are left for --resume
-            status = "incomplete" if lost else "finished"
+            # cells (capacity steps too) lost with a load host are left for --resume
+            status = "incomplete" if lost[0] else "finished"
         finally:
             self.databases.stop()
             self.store.finish_study(study_id, status)
         return study_id
 
     def _capacity_cell(
-        self, study_id: int, done: dict[tuple[str, str, float], Cell], on_cell_done: CellDone | None
+        self,
+        study_id: int,
+        done: dict[tuple[str, str, float], Cell],
+        on_cell_done: CellDone | None,
+        lost: list[int],
     ) -> RunCell:
-        """Run one step of a capacity search (or read it back when a resumed run stored it)."""
+        """Run one step of a capacity search (or read it back when a resumed run stored it); a
+        step lost with a load host counts in `lost` (the study is then incomplete)."""
 
         def run(cell: CellPlan, note_of: NoteOf) -> Measured:
             stored = done.get(cell.key)
@@ -156,6 +161,7 @@ class StudyRunner:
             outcome = run_cell(cell, self._cell_context())
             outcome.notes.extend(note_of(outcome.status, outcome.reason, outcome.repeats))
             cell_id = save_cell(self.store, study_id, cell, outcome, started)
+            lost[0] += HOST_LOST in outcome.notes
             if on_cell_done:
                 on_cell_done(cell, outcome)
             return Measured(outcome.status, outcome.reason, outcome.repeats, cell_id)

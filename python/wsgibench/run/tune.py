@@ -1,7 +1,8 @@
-"""Tuning a server's own settings: workers, threads and, across a family of entries (gunicorn-*),
-the worker class. Every setting is a trial, a capacity search within the latency budget stored like
-any study's cells; successive halving spends the time on the promising ones (all of them coarsely
-first, the better half again finer, ...), and the winner is printed as the command line to deploy."""
+"""Tuning a server's own settings: workers, threads, the runtime mode where the server has one
+(Granian's st and mt) and, across a family of entries (gunicorn-*), the worker class. Every
+setting is a trial, a capacity search within the latency budget stored like any study's cells;
+successive halving spends the time on the promising ones (all of them coarsely first, the better
+half again finer, ...), and the winner is printed as the command line to deploy."""
 
 from __future__ import annotations
 
@@ -27,10 +28,13 @@ class Setting:
     server: str
     workers: int
     threads: int
+    mode: str | None = None  # the server's runtime mode (None: it has none)
 
     @property
     def label(self) -> str:
-        return f"{self.server} w{self.workers} t{self.threads}"
+        return f"{self.server} w{self.workers} t{self.threads}" + (
+            f" {self.mode}" if self.mode else ""
+        )
 
 
 @dataclass(frozen=True)
@@ -73,14 +77,17 @@ def settings_for(
     threads: list[int] | None = None,
 ) -> list[Setting]:
     """Workers 1, N and 2N+1 for N server CPUs where the server forks them; threads 1..32 where it
-    sizes a pool (a family of entries: each entry its own worker class); or the counts given."""
+    sizes a pool; each runtime mode where it has them (a family of entries: each entry its own
+    worker class); or the counts given."""
     out = []
     for name in servers:
         recipe = get(name)
         own_workers = workers or sorted({1, cpus, 2 * cpus + 1})
         own_threads = threads or [t for t in THREADS if t <= max_threads]
+        modes: tuple[str | None, ...] = recipe.runtime_modes or (None,)
         out += [
-            Setting(name, w, t)
+            Setting(name, w, t, m)
+            for m in modes
             for w in (own_workers if recipe.multi_worker else [1])
             for t in (own_threads if recipe.takes_threads else [1])
         ]
@@ -104,6 +111,7 @@ def trial_loads(
             "servers": [s.server],
             "workers": s.workers,
             "threads": s.threads,
+            **({"runtime_mode": s.mode} if s.mode else {}),
         }
         for s in settings
     ]
@@ -165,15 +173,16 @@ def _trial(setting: Setting, round_: int, found: ServerCapacity | None) -> Trial
 
 
 def threads_trend(trials: list[Trial]) -> list[str]:
-    """What more threads did, per server and workers, in the first round (where every setting
-    ran): better up to a count, or no better."""
+    """What more threads did, per server, workers and runtime mode, in the first round (where
+    every setting ran): better up to a count, or no better."""
     lines = []
     first = [t for t in trials if t.round == 0]
-    for key in sorted({(t.setting.server, t.setting.workers) for t in first}):
-        row = sorted(
-            (t for t in first if (t.setting.server, t.setting.workers) == key),
-            key=lambda t: t.setting.threads,
-        )
+
+    def group(t: Trial) -> tuple[str, int, str]:
+        return (t.setting.server, t.setting.workers, t.setting.mode or "")
+
+    for key in sorted({group(t) for t in first}):
+        row = sorted((t for t in first if group(t) == key), key=lambda t: t.setting.threads)
         if len(row) < 2:
             continue
         caps = [t.capacity or 0.0 for t in row]
@@ -185,7 +194,8 @@ def threads_trend(trials: list[Trial]) -> list[str]:
             verdict = f"more threads were better up to {row[best].setting.threads}"
             if any(t.broke for t in row[best + 1 :]):
                 verdict += " (more broke the memory limit or could not run)"
-        lines.append(f"{key[0]} w{key[1]}: {verdict} (req/s within the budget: {said})")
+        mode = f" {key[2]}" if key[2] else ""
+        lines.append(f"{key[0]} w{key[1]}{mode}: {verdict} (req/s within the budget: {said})")
     return lines
 
 
@@ -201,6 +211,7 @@ def command_line(setting: Setting, app: AppSpec, host: str = "0.0.0.0", port: in
         workers=setting.workers,
         threads=setting.threads,
         exact_threads=True,
+        runtime_mode=setting.mode,
         backlog=2048,
         app=app.module_for(recipe.interface, recipe.native_api) or app.name,
         callable=app.callable_for(recipe.interface),

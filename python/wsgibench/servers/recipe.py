@@ -88,6 +88,8 @@ class LaunchContext:
     # Folders after app_dir on the server's path: the app's own dependencies (machine/appdeps).
     app_path: tuple[Path, ...] = ()
     chdir: Path | None = None  # the working directory the app runs in (None: app_dir)
+    # The server's runtime mode, one of its recipe's `runtime_modes` (None: the server's default).
+    runtime_mode: str | None = None
 
     @property
     def app_ref(self) -> str:
@@ -156,6 +158,9 @@ class ServerRecipe:
     multi_worker: bool = True  # whether `workers > 1` is meaningful
     # Whether it runs the study's `threads` per worker (a thread pool it sizes): tune searches them.
     takes_threads: bool = False
+    # The runtime modes it can be started in (Granian: a single- or multi-threaded Rust runtime
+    # per worker), a load's `runtime_mode`: tune searches them.
+    runtime_modes: tuple[str, ...] = ()
     # workers = "auto": the server's documented convention for N server CPUs ("N" or "2N+1")
     workers_rule: str = "N"
     # The machine's ceiling (nginx alone) always gets one worker per server CPU.

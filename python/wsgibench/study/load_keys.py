@@ -221,6 +221,13 @@ LOAD_KEYS: tuple[Key, ...] = (
         "threads",
     ),
     Key(
+        "runtime_mode",
+        Text(what="a runtime mode the load's servers have"),
+        "the server's",
+        'The server\'s runtime mode for this load (Granian: "st" or "mt"; tune searches them).',
+        example='runtime_mode = "st"',
+    ),
+    Key(
         "app",
         Text(what="a built-in app's name"),
         "the study's",

@@ -18,6 +18,7 @@ from wsgibench.results.engine_plan import (
     Target,
 )
 from wsgibench.results.plan_expect import Expect
+from wsgibench.servers import get
 from wsgibench.study.kinds import read_table
 from wsgibench.study.load_keys import BODY_FLOAT_KEYS, EXPECT_KEYS, LOAD_KEYS, REQUEST_KEYS
 
@@ -87,6 +88,7 @@ class Load:
     # The server's workers and threads for this load (tuning: one load per setting).
     workers: int | None = None
     threads: int | None = None
+    runtime_mode: str | None = None  # one of its servers' runtime_modes (granian: st, mt)
 
     @property
     def level_field(self) -> str:
@@ -168,7 +170,16 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
             for k, v in values.items()
             if k
             not in common
-            | {"database", "cpus", "app", "servers", "workers", "threads", *_CAPACITY_KEYS}
+            | {
+                "database",
+                "cpus",
+                "app",
+                "servers",
+                "workers",
+                "threads",
+                "runtime_mode",
+                *_CAPACITY_KEYS,
+            }
         },
         http=http,
         keep_alive=values.get("keep_alive", http == "1.1"),
@@ -180,7 +191,22 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
         servers=tuple(values.get("servers", ())),
         workers=values.get("workers"),
         threads=values.get("threads"),
+        runtime_mode=values.get("runtime_mode"),
     )
+
+
+def check_runtime_mode(load: Load, servers: list[str], where: str) -> None:
+    """A load's runtime_mode must be one that each server it runs on has."""
+    if load.runtime_mode is None:
+        return
+    for name in (s for s in servers if not load.servers or s in load.servers):
+        modes = get(name).runtime_modes
+        if load.runtime_mode not in modes:
+            has = f"has {', '.join(repr(m) for m in modes)}" if modes else "has no runtime modes"
+            raise UsageError(
+                f"{where}: [[load]] {load.name!r}: runtime_mode {load.runtime_mode!r}: "
+                f"server {name} {has}"
+            )
 
 
 def parse_request(

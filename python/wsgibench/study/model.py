@@ -19,7 +19,7 @@ from wsgibench.study.apps import APPS, AppSpec, get_app
 from wsgibench.study.keys import STUDY_KEYS, TUNE_KEYS
 from wsgibench.study.kinds import nearest, read_table
 from wsgibench.study.load_keys import LOAD_KEYS, SERVER_SETTING_KEYS
-from wsgibench.study.loads import Load, RequestKind, parse_load, parse_request
+from wsgibench.study.loads import Load, RequestKind, check_runtime_mode, parse_load, parse_request
 from wsgibench.study.split import LoadHostsSpec, parse_hosts
 from wsgibench.study.userapps import is_user_spec, probe_of, user_app
 
@@ -343,6 +343,7 @@ def _loads(
                 f"{where}: [[load]] {load.name!r} names none of the study's servers "
                 f"({', '.join(load.servers)})"
             )
+        check_runtime_mode(load, servers, where)
         served = APPS[load.app] if load.app else app
         if served.database is None and load.database:
             raise UsageError(

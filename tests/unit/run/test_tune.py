@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from wsgibench.errors import UsageError
 from wsgibench.results.capacity import Budget, CapacityResult, Step, StepStatus
 from wsgibench.results.capacity_read import CostPoint, ServerCapacity
-from wsgibench.run.tune import Setting, command_line, settings_for, tune
+from wsgibench.run.tune import Setting, command_line, settings_for, trial_loads, tune
 from wsgibench.study.apps import APPS
+from wsgibench.study.model import Study, parse_study
 
 
 def _fake_round(capacity_of, oom: set[str] = frozenset(), limited=frozenset()):  # type: ignore[assignment]
@@ -135,3 +139,35 @@ def test_a_setting_that_could_not_start_is_broken_not_a_lower_bound():
     eight = next(t for t in out.trials if t.setting.threads == 8)
     assert eight.limited is None and (eight.broke or "").startswith("could not run: did not start")
     assert out.winner is not None and out.winner.setting.threads == 1
+
+
+def test_granians_runtime_modes_are_an_axis_and_in_its_command_line():
+    settings = settings_for(["granian"], cpus=1, max_threads=2)
+    assert {s.label for s in settings} == {
+        f"granian w{w} t{t} {m}" for w in (1, 3) for t in (1, 2) for m in ("st", "mt")
+    }
+    (load,) = trial_loads([Setting("granian", 1, 2, "st")], 0, {"slo_p99_ms": 10}, 100.0)
+    assert load["runtime_mode"] == "st" and load["name"] == "r1 granian w1 t2 st"
+    line = command_line(Setting("granian", 2, 4, "mt"), APPS["pong"])
+    assert "--runtime-mode mt" in line and "--blocking-threads 4" in line and "--workers 2" in line
+    # a server without modes gets none, and no flag
+    assert {s.mode for s in settings_for(["gunicorn-gthread"], cpus=1, max_threads=1)} == {None}
+    assert "--runtime-mode" not in command_line(Setting("gunicorn-gthread", 1, 1), APPS["pong"])
+
+
+def test_a_runtime_mode_a_server_lacks_is_refused_in_one_line():
+    def study(mode: str, servers: list[str]) -> Study:
+        load = {
+            "name": "c",
+            "model": "closed",
+            "levels": [1],
+            "duration_s": 1,
+            "runtime_mode": mode,
+        }
+        return parse_study({"servers": servers, "load": [load]}, "modes")
+
+    assert study("st", ["granian"]).loads[0].runtime_mode == "st"
+    with pytest.raises(UsageError, match="runtime_mode 'st': server gunicorn-gthread has no "):
+        study("st", ["granian", "gunicorn-gthread"])
+    with pytest.raises(UsageError, match="runtime_mode 'fast': server granian has 'st', 'mt'"):
+        study("fast", ["granian"])

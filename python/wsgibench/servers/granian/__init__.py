@@ -11,6 +11,8 @@ from wsgibench.servers.recipe import (
 )
 
 ENV = PythonEnv("granian", ("granian==2.8.7",))
+# --runtime-mode: one Rust runtime thread per worker (st), or a multi-threaded runtime (mt).
+MODES = ("st", "mt")
 
 
 def _launch(ctx: LaunchContext, interface: str = "wsgi") -> list[Command]:
@@ -36,6 +38,8 @@ def _launch(ctx: LaunchContext, interface: str = "wsgi") -> list[Command]:
         argv += ["--loop", "asyncio"]
     if ctx.threads_set:
         argv += ["--blocking-threads", str(ctx.threads)]
+    if ctx.runtime_mode:
+        argv += ["--runtime-mode", ctx.runtime_mode]
     return [Command([*argv, ctx.app_ref])]
 
 
@@ -53,6 +57,7 @@ RECIPES = [
         takes_threads=True,
         project="Granian",
         flavour=Flavour.NATIVE,
+        runtime_modes=MODES,
         env=ENV,
         version_of="granian",
         launch=_launch,
@@ -63,6 +68,7 @@ RECIPES = [
         name="granian-asgi",
         project="Granian",
         flavour=Flavour.NATIVE,
+        runtime_modes=MODES,
         interface=Interface.ASGI,
         env=ENV,
         version_of="granian",
@@ -80,6 +86,7 @@ RECIPES = [
         name="granian-rsgi",
         project="Granian",
         flavour=Flavour.NATIVE,
+        runtime_modes=MODES,
         interface=Interface.NATIVE,
         native_api="RSGI",
         env=ENV,
