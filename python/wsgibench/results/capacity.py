@@ -6,6 +6,7 @@ either side, and the rate where errors start. Pure: the runner measures, this de
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -108,6 +109,11 @@ def step_of(
     if status == CellStatus.DISQUALIFIED and not repeats:
         return judge_step(rate, repeats, budget, invalid=f"did not start or serve: {reason}")
     if status == CellStatus.INVALID:
+        beyond = missed_beyond_lag(reason, repeats, budget)
+        if beyond:
+            return Step(
+                rate, StepStatus.MISSED, beyond, any((r.error_rate or 0) > 0 for r in repeats)
+            )
         step = judge_step(rate, repeats, budget, invalid=reason or "invalid")
         return replace(step, harness=True)
     if status in (CellStatus.UNAVAILABLE, CellStatus.FAILED):
@@ -115,6 +121,34 @@ def step_of(
     if status == CellStatus.DISQUALIFIED:
         return judge_step(rate, repeats, budget, gave_up=f"disqualified: {reason}")
     return judge_step(rate, repeats, budget, offered_rps=rate * calls)
+
+
+# What the runner says of a repeat the engine limited (run/judge.py), and the one reason that can
+# be bounded: the engine sent late by at most its worst schedule lag.
+BOTTLENECK = "load generator was the bottleneck: "
+_LAG_ONLY = re.compile(r"schedule lag p99 \d+ us > \d+ us")
+
+
+def missed_beyond_lag(reason: str | None, repeats: Sequence[RepeatFigures], budget: Budget) -> str:
+    """A step the engine's schedule lag alone made invalid is still the server's miss when a
+    repeat's corrected p99 is over the budget by more than twice the engine's worst lag (late
+    to send, and as late again to read): with no lag at all it would have missed. Any other
+    engine limit (its CPU, starvation, ports) leaves the step invalid. Empty: not so."""
+    if not reason or not reason.startswith(BOTTLENECK):
+        return ""
+    if not all(_LAG_ONLY.fullmatch(part) for part in reason[len(BOTTLENECK) :].split(", ")):
+        return ""
+    for i, r in enumerate(repeats, 1):
+        engine = getattr(r, "engine", None)  # a stored or measured repeat has its engine result
+        if engine is None or r.latency_p99_us is None:
+            continue
+        lag_ms, p99_ms = engine.lag_max_us / 1000, r.latency_p99_us / 1000
+        if p99_ms - 2 * lag_ms > budget.p99_ms:
+            return (
+                f"repeat {i}: p99 {p99_ms:.3g} ms > {budget.p99_ms:g} ms by more than twice the "
+                f"engine's worst schedule lag ({lag_ms:.3g} ms): the server's miss"
+            )
+    return ""
 
 
 def _behind(r: RepeatFigures, offered_rps: float | None) -> str:

@@ -78,6 +78,7 @@ def result(
     plan: dict[str, Any] | None = None,
     kinds: list[dict[str, Any]] | None = None,
     totals: dict[str, Any] | None = None,
+    lag_max_us: int = 0,
 ) -> EngineResult:
     """An engine result document as the engine prints it, parsed like a real one. `kinds` (from
     `recorded`) replaces the single `pong` kind; totals then add up the kinds."""
@@ -119,7 +120,7 @@ def result(
         "kinds": kinds or [kind],
         "timeline": [],
         "cost": {"user_s": 0.1, "sys_s": 0.1, "cpu_fraction": 0.2, "threads": 1},
-        "schedule": {"lag_p99_us": 0, "lag_max_us": 0},
+        "schedule": {"lag_p99_us": lag_max_us // 2, "lag_max_us": lag_max_us},
         "saturated": saturated,
         "saturation_reasons": list(reasons),
     }

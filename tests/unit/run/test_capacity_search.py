@@ -38,6 +38,9 @@ class KneeEngine:
     knee: float
     saturated_from: float | None = None
     errors_from: float | None = None
+    # from this rate on the engine's schedule lags (worst lag_ms): its only bottleneck reason
+    lagging_from: float | None = None
+    lag_ms: float = 13.0
     plans: list[EnginePlan] = field(default_factory=list)
 
     def run(self, plan: EnginePlan) -> EngineResult:
@@ -47,7 +50,11 @@ class KneeEngine:
         ok = max(1, int(rate * (model.calls or 1) * seconds))
         slow = rate >= self.knee
         saturated = self.saturated_from is not None and rate >= self.saturated_from
+        lagging = self.lagging_from is not None and rate >= self.lagging_from
         errors = {"timeout": ok // 4} if self.errors_from and rate >= self.errors_from else {}
+        lag_us = int(self.lag_ms * 1000)
+        reasons = ("engine CPU 99 %",) if saturated else ()
+        reasons += (f"schedule lag p99 {lag_us // 2} us > 10000 us",) if lagging else ()
         return result(
             ok=ok,
             errors=errors,
@@ -55,9 +62,10 @@ class KneeEngine:
             mean_us=150_000 if slow else 1_200,
             p50_us=150_000 if slow else 1_000,
             p99_us=200_000 if slow else 2_000,
-            saturated=saturated,
-            reasons=("engine CPU 99 %",) if saturated else (),
+            saturated=saturated or lagging,
+            reasons=reasons,
             plan={"model": model.to_dict()},
+            lag_max_us=lag_us if lagging else 0,
         )
 
 
@@ -175,3 +183,31 @@ def test_a_disqualified_step_is_a_miss_with_errors(tmp_path):
     assert (found.capacity, found.above, found.error_onset) == (775, 800, 800)
     assert [s.rate for s in found.steps] == [100, 200, 400, 800, 600, 700, 750, 775]
     assert found.invalid is None and found.stopped == "within 5%"
+
+
+def test_a_miss_far_beyond_the_engines_lag_is_the_servers(tmp_path):
+    # Past the knee the engine lags too (13 ms at worst, a starved VM): those cells are invalid,
+    # but their p99 (200 ms) is over the 10 ms budget by far more than twice the lag, so the miss
+    # is the server's and the search goes on to the knee.
+    found, _, ran = _search(tmp_path, KneeEngine(knee=1234, lagging_from=1234))
+    assert found.invalid is None and found.stopped == "within 5%", found.stopped
+    assert found.capacity is not None and found.above is not None
+    assert found.capacity < 1234 <= found.above
+    lagged = [s for s in found.steps if s.rate >= 1234]
+    assert lagged and all(s.status == StepStatus.MISSED for s in lagged)
+    assert all("the server's miss" in s.reason for s in lagged)
+    cells = {r.cell.level: r.status for r in ran}
+    assert all(cells[s.rate] == CellStatus.INVALID for s in lagged)  # the cell says it lagged
+
+
+def test_a_lagging_step_that_met_or_missed_by_little_stays_invalid(tmp_path):
+    # Below the knee (met, 2 ms) and past it with a lag as large as the miss (100 ms worst lag
+    # against a 200 ms p99 and a 10 ms budget): the engine could explain it; invalid, search over.
+    found, _, _ = _search(tmp_path, KneeEngine(knee=1234, lagging_from=400))
+    assert (found.capacity, found.steps[-1].rate) == (200, 400)
+    assert found.steps[-1].status == StepStatus.INVALID and found.lower_bound
+    found, _, _ = _search(tmp_path, KneeEngine(knee=1234, lagging_from=1600, lag_ms=100))
+    assert found.steps[-1].rate == 1600 and found.steps[-1].status == StepStatus.INVALID
+    # and an engine out of CPU is never bounded this way, however far past the budget
+    found, _, _ = _search(tmp_path, KneeEngine(knee=1234, saturated_from=1600))
+    assert found.steps[-1].status == StepStatus.INVALID and found.capacity == 800
