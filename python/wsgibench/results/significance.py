@@ -119,3 +119,78 @@ def compare_samples(a: list[float], b: list[float], alpha: float = ALPHA) -> Ver
         f"min-max ranges: too few repeats for Mann-Whitney at {alpha:g}",
         disjoint,
     )
+
+
+def t_test_p(a: list[float], b: list[float]) -> float:
+    """Two-sided p of Student's two-sample t-test with pooled variance (each side at least one
+    value, at least three in all): for run-level values, where a run is the unit."""
+    n1, n2 = len(a), len(b)
+    df = n1 + n2 - 2
+    if n1 < 1 or n2 < 1 or df < 1:
+        raise ValueError("a t-test needs a value on each side and three in all")
+    m1, m2 = statistics.fmean(a), statistics.fmean(b)
+    ss = sum((v - m1) ** 2 for v in a) + sum((v - m2) ** 2 for v in b)
+    if ss == 0:
+        return 1.0 if m1 == m2 else 0.0
+    t = abs(m1 - m2) / math.sqrt(ss / df * (1 / n1 + 1 / n2))
+    return _incomplete_beta(df / (df + t * t), df / 2, 0.5)
+
+
+def _incomplete_beta(x: float, a: float, b: float) -> float:
+    """The regularized incomplete beta function I_x(a, b), by its continued fraction (modified
+    Lentz), on the side where it converges fast."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    if x > (a + 1) / (a + b + 2):
+        return 1.0 - _incomplete_beta(1 - x, b, a)
+    front = math.exp(
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    f = d
+    for m in range(1, 300):
+        for numerator in (
+            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
+        ):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            f *= c * d
+        if abs(c * d - 1.0) < 1e-12:
+            break
+    return front * f / a
+
+
+def prediction_p(values: list[float], new: float) -> float:
+    """Two-sided p that one new value comes from the population `values` came from (Student's t
+    with the prediction interval's error, s·sqrt(1 + 1/n)); at least two values."""
+    n = len(values)
+    if n < 2:
+        raise ValueError("a prediction needs at least two values")
+    mean, sd = statistics.fmean(values), statistics.stdev(values)
+    if sd == 0:
+        return 1.0 if new == mean else 0.0
+    t = abs(new - mean) / (sd * math.sqrt(1 + 1 / n))
+    return _incomplete_beta((n - 1) / (n - 1 + t * t), (n - 1) / 2, 0.5)
+
+
+def trend_p(values: list[float]) -> tuple[float, float]:
+    """The least-squares slope of values against their index, and the two-sided p that it is 0
+    (Student's t on n - 2 degrees of freedom); at least three values."""
+    n = len(values)
+    if n < 3:
+        raise ValueError("a trend needs at least three values")
+    mx, my = (n - 1) / 2, statistics.fmean(values)
+    sxx = sum((x - mx) ** 2 for x in range(n))
+    slope = sum((x - mx) * (y - my) for x, y in enumerate(values)) / sxx
+    residual = sum((y - my - slope * (x - mx)) ** 2 for x, y in enumerate(values))
+    if residual == 0:
+        return slope, 1.0 if slope == 0 else 0.0
+    t = abs(slope) / math.sqrt(residual / (n - 2) / sxx)
+    return slope, _incomplete_beta((n - 2) / (n - 2 + t * t), (n - 2) / 2, 0.5)
