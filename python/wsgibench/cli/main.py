@@ -387,12 +387,12 @@ def export(results: Path | None, fmt: str, study_id: int | None, out: Path | Non
         click.echo(text, nl=False)
 
 
+from wsgibench.cli.history import history_command  # noqa: E402
 from wsgibench.cli.report import compare_command, report_command  # noqa: E402
 from wsgibench.cli.tune import tune_command  # noqa: E402
 
-cli.add_command(report_command)
-cli.add_command(compare_command)
-cli.add_command(tune_command)
+for command in (report_command, compare_command, tune_command, history_command):
+    cli.add_command(command)
 
 
 def main() -> None:

@@ -80,8 +80,7 @@ def result(
     totals: dict[str, Any] | None = None,
     lag_max_us: int = 0,
 ) -> EngineResult:
-    """An engine result document as the engine prints it, parsed like a real one. `kinds` (from
-    `recorded`) replaces the single `pong` kind; totals then add up the kinds."""
+    """An engine result as the engine prints it, parsed; `kinds` (`recorded`) add up to totals."""
     errs = {c: 0 for c in ERROR_CLASSES} | (errors or {})
     sent = ok + sum(errs.values())
     kind = {

@@ -1,0 +1,170 @@
+"""`wsgibench history`: many stores (runs over time, or over versions) as one timeline per cell
+key, the change points found in each, and with --fail-on-regression a gate for maintainers' CI
+that exits 1 when the newest run is slower than the stable level before it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from wsgibench.cli.kit import console, friendly
+from wsgibench.errors import UsageError
+from wsgibench.results.changepoint import ALPHA, MIN_STEP, Change, gate
+from wsgibench.results.history import ORDERS, Group, Timeline, read_history
+
+GATE_ALPHA = 0.01
+
+
+def show_history(groups: list[Group], out: Console, threshold: float | None) -> list[str]:
+    """Print each group and its timelines; the regressions the gate found (with a threshold)."""
+    failures: list[str] = []
+    if len(groups) > 1:
+        out.print(
+            f"{len(groups)} groups of runs that cannot be compared (another machine or engine): "
+            "each on its own",
+            highlight=False,
+        )
+    for group in groups:
+        out.print(f"\n[bold]{group.label}[/]: {len(group.runs)} run(s)", highlight=False)
+        for run in group.runs:
+            out.print(
+                f"  {run.when}  {run.study} (id {run.study_id}) in {run.store}", highlight=False
+            )
+        for timeline in sorted(group.timelines, key=lambda t: (t.server, t.load, t.level)):
+            if len(timeline.points) < 2:
+                continue
+            out.print(_table(timeline))
+            for line in findings(timeline):
+                out.print(f"  {line}", highlight=False)
+            if threshold is not None:
+                failures += _gate(timeline, threshold)
+    return failures
+
+
+def findings(timeline: Timeline) -> list[str]:
+    """Each change in words: a regression (req/s down, p99 up), an improvement, or a drift."""
+    lines = []
+    for change in timeline.rps_changes:
+        what = "regression" if change.size < 0 else "improvement"
+        lines.append(f"{what} in req/s, {_where(timeline, change)}: {change.describe(' req/s')}")
+    for change in timeline.p99_changes:
+        what = "regression" if change.size > 0 else "improvement"
+        lines.append(f"{what} in p99, {_where(timeline, change)}: {change.describe(' µs')}")
+    if len(timeline.measured()) < 4:
+        lines.append(f"{len(timeline.measured())} measured run(s): too few to look for a change")
+    elif not lines:
+        lines.append("no change found")
+    return lines
+
+
+def _where(timeline: Timeline, change: Change) -> str:
+    point = timeline.measured()[change.index]
+    version = f", {timeline.server} {point.version}" if point.version else ""
+    return f"from {point.run.when}{version}"
+
+
+def _gate(timeline: Timeline, threshold: float) -> list[str]:
+    series = [list(p.rps) for p in timeline.measured()]
+    if len(series) < 3:
+        return []
+    verdict = gate(series, timeline.rps_changes)
+    if not verdict.regressed(threshold, GATE_ALPHA):
+        return []
+    return [
+        f"{timeline.key}: newest run {verdict.newest:,.0f} req/s is {-verdict.size:.1%} below "
+        f"the stable level {verdict.level:,.0f} of {verdict.baseline_runs} run(s) "
+        f"(p = {verdict.p_value:.2g}, threshold {threshold:.0%})"
+    ]
+
+
+def _table(timeline: Timeline) -> Table:
+    steps = {c.index for c in timeline.rps_changes} | {c.index for c in timeline.p99_changes}
+    table = Table(title=timeline.key, title_justify="left")
+    for head in ("#", "run", "version", "req/s", "spread", "p99 ms", "status", ""):
+        table.add_column(
+            head, justify="right" if head in ("#", "req/s", "spread", "p99 ms") else "left"
+        )
+    measured = timeline.measured()
+    for i, point in enumerate(timeline.points, 1):
+        rps = point.rps_median
+        spread = f"{min(point.rps):,.0f}–{max(point.rps):,.0f}" if point.rps else "-"
+        index = measured.index(point) if point in measured else None
+        table.add_row(
+            str(i),
+            point.run.when,
+            point.version or "-",
+            f"{rps:,.0f}" if rps is not None else "-",
+            spread,
+            f"{point.p99_median_ms:.3g}" if point.p99_median_ms is not None else "-",
+            point.status,
+            "◆ change" if index in steps and index != 0 else "",
+        )
+    return table
+
+
+def _threshold(value: str | None) -> float | None:
+    if value is None:
+        return None
+    text = value.strip().rstrip("%")
+    try:
+        share = float(text) / 100
+    except ValueError:
+        raise UsageError(
+            f"--fail-on-regression takes a percentage such as 5%, not {value!r}"
+        ) from None
+    if not 0 < share < 1:
+        raise UsageError(
+            f"--fail-on-regression takes a percentage between 0 and 100, not {value!r}"
+        )
+    return share
+
+
+@click.command("history")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--study", help="Only the runs of this study.")
+@click.option("--server", help="Only this server's cells.")
+@click.option(
+    "--order",
+    type=click.Choice(ORDERS),
+    default="time",
+    show_default=True,
+    help="Runs in the order they ran, or by the server's version.",
+)
+@click.option(
+    "--min-step",
+    type=click.FloatRange(min=0, max=100),
+    default=MIN_STEP * 100,
+    show_default=True,
+    help="The smallest change of level reported, in percent.",
+)
+@click.option(
+    "--fail-on-regression",
+    "fail_on",
+    metavar="PCT",
+    help="Exit 1 when a cell's newest run is this much below its stable level, significantly.",
+)
+@friendly
+def history_command(
+    paths: tuple[Path, ...],
+    study: str | None,
+    server: str | None,
+    order: str,
+    min_step: float,
+    fail_on: str | None,
+) -> None:
+    """Runs over time or over versions: per cell key a timeline of req/s and p99 across the
+    stores (folders are searched for *.sqlite), each change of level found (binary
+    segmentation, Student's t on the runs' medians, Bonferroni over the splits, at 1 %), and
+    with --fail-on-regression a gate for CI."""
+    threshold = _threshold(fail_on)
+    groups = read_history(paths, study, server, order, ALPHA, min_step / 100)
+    if not groups:
+        raise UsageError("history: no finished run in " + ", ".join(str(p) for p in paths))
+    failures = show_history(groups, console, threshold)
+    for failure in failures:
+        console.print(f"REGRESSION {failure}", highlight=False)
+    if failures:
+        raise SystemExit(1)

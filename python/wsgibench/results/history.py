@@ -1,0 +1,185 @@
+"""Many stores read as a history: every run (a study in a store) grouped by what makes runs
+comparable (the machine and the engine, as `compare` requires; other groups are kept apart and
+named), and per cell key (server, load, level) a timeline of the runs' req/s and p99 repeats,
+ordered by run time or by the server's version, with the change points found in it
+(results/changepoint.py). Capacity loads are left out: their steps sit at rates each search
+chose, so a level is no key across runs."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from wsgibench.errors import UsageError
+from wsgibench.results.capacity_read import capacity_loads
+from wsgibench.results.changepoint import ALPHA, MIN_STEP, Change, changes
+from wsgibench.results.compare import comparable_metadata
+from wsgibench.results.store import Store
+from wsgibench.results.verdict import CellStatus
+
+ORDERS = ("time", "version")
+
+
+@dataclass(frozen=True)
+class Run:
+    store: Path
+    study_id: int
+    study: str
+    started_unix_s: float
+    group: tuple[tuple[str, Any], ...]  # what must match for runs to be compared
+
+    @property
+    def when(self) -> str:
+        return datetime.fromtimestamp(self.started_unix_s, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of one cell key: its repeats' req/s and p99 (µs), when it was measured."""
+
+    run: Run
+    status: str
+    version: str | None
+    rps: tuple[float, ...]
+    p99_us: tuple[float, ...]
+
+    @property
+    def rps_median(self) -> float | None:
+        return statistics.median(self.rps) if self.rps else None
+
+    @property
+    def p99_median_ms(self) -> float | None:
+        return statistics.median(self.p99_us) / 1000 if self.p99_us else None
+
+
+@dataclass
+class Timeline:
+    server: str
+    load: str
+    level: float
+    points: list[Point]
+    rps_changes: list[Change] = field(default_factory=list)
+    p99_changes: list[Change] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.server} {self.load} @{self.level:g}"
+
+    def measured(self) -> list[Point]:
+        """The points a change can be read from: measured, with repeats."""
+        return [p for p in self.points if p.status == CellStatus.MEASURED and p.rps]
+
+
+@dataclass
+class Group:
+    """Runs that can be compared: one machine and one engine."""
+
+    metadata: dict[str, Any]
+    runs: list[Run]
+    timelines: list[Timeline]
+
+    @property
+    def label(self) -> str:
+        m = self.metadata
+        memory = (m.get("memory_bytes") or 0) / 2**30
+        return (
+            f"{m.get('cpu_model')} ×{m.get('cpu_count')}, {memory:.0f} GiB, kernel "
+            f"{m.get('kernel')}, engine {m.get('engine_version')}"
+        )
+
+
+def store_paths(paths: Iterable[Path]) -> list[Path]:
+    """Stores named, and every *.sqlite below a folder named."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(path.rglob("*.sqlite"))
+        elif path.exists():
+            out.append(path)
+        else:
+            raise UsageError(f"history: no store or folder at {path}")
+    if not out:
+        raise UsageError("history: no *.sqlite store in " + ", ".join(str(p) for p in paths))
+    return out
+
+
+def read_history(
+    paths: Iterable[Path],
+    study: str | None = None,
+    server: str | None = None,
+    order: str = "time",
+    alpha: float = ALPHA,
+    min_step: float = MIN_STEP,
+) -> list[Group]:
+    """Every finished (or incomplete) run in the stores, grouped, each cell key's timeline in
+    order with its change points."""
+    if order not in ORDERS:
+        raise UsageError(f"history: --order is one of {', '.join(ORDERS)}, not {order!r}")
+    groups: dict[tuple[tuple[str, Any], ...], Group] = {}
+    for path in store_paths(paths):
+        store = Store(path, create=False, read_only=True)
+        for row in store.studies():
+            if row["status"] not in ("finished", "incomplete"):
+                continue
+            if study is not None and row["name"] != study:
+                continue
+            env = json.loads(row["environment_json"] or "{}")
+            metadata = comparable_metadata(env)
+            key = tuple(sorted(metadata.items()))
+            run = Run(path, int(row["id"]), row["name"], float(row["started_unix_s"]), key)
+            group = groups.setdefault(key, Group(metadata, [], []))
+            group.runs.append(run)
+            _add_points(store, run, json.loads(row["config_json"] or "{}"), server, group)
+    for group in groups.values():
+        group.runs.sort(key=lambda r: r.started_unix_s)
+        for timeline in group.timelines:
+            timeline.points.sort(key=_order_key(order))
+            series = [list(p.rps) for p in timeline.measured()]
+            p99s = [list(p.p99_us) for p in timeline.measured()]
+            if len(series) >= 4:
+                timeline.rps_changes = changes(series, alpha, min_step)
+                timeline.p99_changes = changes(p99s, alpha, min_step)
+    return list(groups.values())
+
+
+def _add_points(
+    store: Store, run: Run, config: dict[str, Any], server: str | None, group: Group
+) -> None:
+    searched = capacity_loads(config)
+    index = {(t.server, t.load, t.level): t for t in group.timelines}
+    for cell in store.cells(run.study_id):
+        if cell.load in searched or (server is not None and cell.server != server):
+            continue
+        repeats = store.stored_repeats(cell.id)
+        point = Point(
+            run,
+            str(cell.status),
+            (cell.server_info or {}).get("version"),
+            tuple(r.rps_ok for r in repeats if r.rps_ok is not None),
+            tuple(r.latency_p99_us for r in repeats if r.latency_p99_us is not None),
+        )
+        key = (cell.server, cell.load, cell.level)
+        if key not in index:
+            index[key] = Timeline(cell.server, cell.load, cell.level, [])
+            group.timelines.append(index[key])
+        index[key].points.append(point)
+
+
+def _order_key(order: str):  # type: ignore[no-untyped-def]
+    def by_time(p: Point) -> tuple[float]:
+        return (p.run.started_unix_s,)
+
+    def by_version(p: Point) -> tuple[int, Version | str, float]:
+        try:
+            return (0, Version(p.version or ""), p.run.started_unix_s)
+        except InvalidVersion:
+            return (1, p.version or "", p.run.started_unix_s)
+
+    return by_version if order == "version" else by_time

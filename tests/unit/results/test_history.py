@@ -1,0 +1,79 @@
+"""History over synthetic stores (8 runs of one study): a 10 % slowdown from one run on is found at
+that run in every cell key's timeline and nowhere else, 8 steady runs give no change, a run from
+another engine is kept apart and named, and `history --fail-on-regression` exits 1 on a slower
+newest run and 0 on a steady one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from wsgibench.cli.history import history_command
+from wsgibench.results.history import read_history
+
+from ..synthetic import ENV, build_store
+
+SPEEDS = {"gunicorn-gthread": 5000.0, "waitress": 3000.0}
+
+
+def _runs(folder: Path, slow_from: int | None, n: int = 8, env: dict | None = None) -> Path:
+    folder.mkdir(exist_ok=True)
+    for i in range(n):
+        slowdown = 1 / 0.9 if slow_from is not None and i >= slow_from else 1.0
+        build_store(
+            folder / f"run-{i:02}.sqlite", SPEEDS, seed=i, slowdown=slowdown, env=env or ENV
+        )
+    return folder
+
+
+def test_a_slowdown_from_one_run_on_is_found_there_and_nowhere_else(tmp_path: Path):
+    (group,) = read_history([_runs(tmp_path / "h", slow_from=4)])
+    assert len(group.runs) == 8 and len(group.timelines) == 4  # 2 servers x 2 levels
+    for timeline in group.timelines:
+        assert len(timeline.points) == 8
+        (change,) = timeline.rps_changes
+        assert change.index == 4 and change.kind == "step", timeline.key
+        assert -0.13 < change.size < -0.07
+        (slower,) = timeline.p99_changes  # the p99 rose at the same run
+        assert slower.index == 4 and slower.size > 0.07
+
+
+def test_steady_runs_give_no_change(tmp_path: Path):
+    (group,) = read_history([_runs(tmp_path / "h", slow_from=None)])
+    assert all(not t.rps_changes and not t.p99_changes for t in group.timelines)
+
+
+def test_a_run_of_another_engine_is_kept_apart(tmp_path: Path):
+    folder = _runs(tmp_path / "h", slow_from=None, n=4)
+    other = {**ENV, "engine": {**ENV["engine"], "engine_version": "0.2.0"}}
+    build_store(folder / "other.sqlite", SPEEDS, env=other)
+    groups = read_history([folder])
+    assert sorted(len(g.runs) for g in groups) == [1, 4]
+    assert {g.metadata["engine_version"] for g in groups} == {"0.1.0", "0.2.0"}
+    said = CliRunner().invoke(history_command, [str(folder)])
+    assert said.exit_code == 0 and "2 groups of runs that cannot be compared" in said.output
+    assert "engine 0.2.0" in said.output and "engine 0.1.0" in said.output
+
+
+def test_the_gate_fails_a_slower_newest_run_only(tmp_path: Path):
+    slower = _runs(tmp_path / "slower", slow_from=7)
+    said = CliRunner().invoke(history_command, [str(slower), "--fail-on-regression", "5%"])
+    assert said.exit_code == 1, said.output
+    assert said.output.count("REGRESSION") == 4 and "below the stable level" in said.output
+    steady = _runs(tmp_path / "steady", slow_from=None)
+    said = CliRunner().invoke(history_command, [str(steady), "--fail-on-regression", "5%"])
+    assert said.exit_code == 0 and "REGRESSION" not in said.output, said.output
+    assert "no change found" in said.output
+    # an old slowdown is a finding, not a failure: the newest run is at its new level
+    old = _runs(tmp_path / "old", slow_from=3)
+    said = CliRunner().invoke(history_command, [str(old), "--fail-on-regression", "5%"])
+    assert said.exit_code == 0 and "regression in req/s" in said.output, said.output
+
+
+def test_bad_input_is_one_line(tmp_path: Path):
+    said = CliRunner().invoke(history_command, [str(tmp_path / "nothing")])
+    assert said.exit_code == 2 and "no store or folder" in said.output
+    folder = _runs(tmp_path / "h", slow_from=None, n=2)
+    said = CliRunner().invoke(history_command, [str(folder), "--fail-on-regression", "lots"])
+    assert said.exit_code == 2 and "a percentage such as 5%" in said.output
