@@ -33,6 +33,8 @@ class PythonEnv:
     # Every package pinned with hashes (machine/locks.py; `wsgibench lock` writes it): when it
     # exists the venv is built from it, exactly.
     lock: Path | None = None
+    # Write the lock first when it is missing (a server at a release of the user's choosing).
+    lock_on_install: bool = False
 
 
 _MARKER = "wsgibench-env.json"
@@ -87,6 +89,29 @@ def installed(spec: PythonEnv) -> InstalledEnv | None:
     return InstalledEnv(path, path / "bin" / "python", packages)
 
 
+def _lock_first(spec: PythonEnv) -> None:
+    path = env_path(spec)  # without its lock yet: where a failure to lock is logged
+    log = path.parent / f"{path.name}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    assert spec.lock is not None
+    spec.lock.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        write_lock(spec)
+    except EnvironmentProblem as exc:
+        log.write_text(f"{exc}\n")
+        raise
+
+
+def failed_build(spec: PythonEnv) -> str | None:
+    """The last lines of the env's last build when it did not finish (None: none failed)."""
+    path = env_path(spec)
+    log = path.parent / f"{path.name}.log"
+    if (path / _MARKER).exists() or not log.exists():
+        return None
+    lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    return " | ".join(lines[-3:])[:600] or None
+
+
 def uv_binary() -> str | None:
     try:
         from uv import find_uv_bin
@@ -120,7 +145,11 @@ def _run(argv: list[str], log: Path, env: dict[str, str] | None = None) -> None:
 
 
 def install(spec: PythonEnv, force: bool = False) -> InstalledEnv:
-    """Create (or reuse) the env; the marker file is written last so a broken build is redone."""
+    """Create (or reuse) the env; the marker file is written last so a broken build is redone. An
+    env to be locked on install gets its lock first (a failure is logged where `failed_build`
+    reads it)."""
+    if spec.lock is not None and spec.lock_on_install and not spec.lock.exists():
+        _lock_first(spec)
     done = installed(spec)
     if done and not force:
         return done

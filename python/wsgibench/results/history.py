@@ -23,6 +23,7 @@ from wsgibench.results.changepoint import ALPHA, MIN_STEP, Change, changes
 from wsgibench.results.compare import comparable_metadata
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus
+from wsgibench.servers.versions import split
 
 ORDERS = ("time", "version")
 
@@ -136,7 +137,8 @@ def read_history(
             run = Run(path, int(row["id"]), row["name"], float(row["started_unix_s"]), key)
             group = groups.setdefault(key, Group(metadata, [], []))
             group.runs.append(run)
-            _add_points(store, run, json.loads(row["config_json"] or "{}"), server, group)
+            config = json.loads(row["config_json"] or "{}")
+            _add_points(store, run, config, server, group, by_version=order == "version")
     for group in groups.values():
         group.runs.sort(key=lambda r: r.started_unix_s)
         for timeline in group.timelines:
@@ -150,24 +152,32 @@ def read_history(
 
 
 def _add_points(
-    store: Store, run: Run, config: dict[str, Any], server: str | None, group: Group
+    store: Store,
+    run: Run,
+    config: dict[str, Any],
+    server: str | None,
+    group: Group,
+    by_version: bool,
 ) -> None:
+    """The run's cells as points of their timelines; by version, a server at a release
+    (`gunicorn-gthread@19.9.0`) is a point of its server's timeline."""
     searched = capacity_loads(config)
     index = {(t.server, t.load, t.level): t for t in group.timelines}
     for cell in store.cells(run.study_id):
-        if cell.load in searched or (server is not None and cell.server != server):
+        name = split(cell.server)[0] if by_version else cell.server
+        if cell.load in searched or server not in (None, name, cell.server):
             continue
         repeats = store.stored_repeats(cell.id)
         point = Point(
             run,
             str(cell.status),
-            (cell.server_info or {}).get("version"),
+            (cell.server_info or {}).get("version") or split(cell.server)[1],
             tuple(r.rps_ok for r in repeats if r.rps_ok is not None),
             tuple(r.latency_p99_us for r in repeats if r.latency_p99_us is not None),
         )
-        key = (cell.server, cell.load, cell.level)
+        key = (name, cell.load, cell.level)
         if key not in index:
-            index[key] = Timeline(cell.server, cell.load, cell.level, [])
+            index[key] = Timeline(name, cell.load, cell.level, [])
             group.timelines.append(index[key])
         index[key].points.append(point)
 

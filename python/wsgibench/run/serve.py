@@ -47,6 +47,9 @@ def availability(recipe: ServerRecipe) -> tuple[bool, str]:
         pkgs = " ".join(recipe.system_packages) or " ".join(missing)
         return False, f"needs {', '.join(missing)}: apt-get install {pkgs}"
     if recipe.env and venvs.installed(recipe.env) is None:
+        failed = venvs.failed_build(recipe.env)
+        if failed:
+            return False, f"did not build here: {failed}"
         return False, f"not installed: wsgibench install {recipe.name}"
     return True, ""
 

@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from wsgibench.errors import UsageError
+from wsgibench.servers import versions
 from wsgibench.servers.recipe import (
     Binary,
     Command,
@@ -74,10 +75,19 @@ def listed(hidden: bool = False) -> dict[str, ServerRecipe]:
 
 
 def get(name: str) -> ServerRecipe:
+    """The recipe of a catalog name, or of `name@version` (the server at that release)."""
     recipes = catalog()
     if name in recipes:
         return recipes[name]
+    base, version = versions.split(name)
+    if version is not None:
+        return _at_version(base, version)
     raise UsageError(f"unknown server {name!r}{_hint(name, list(recipes))}")
+
+
+@cache
+def _at_version(base: str, version: str) -> ServerRecipe:
+    return versions.at_version(get(base), version)
 
 
 def _hint(name: str, names: list[str]) -> str:

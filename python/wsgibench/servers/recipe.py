@@ -161,6 +161,9 @@ class ServerRecipe:
     # The runtime modes it can be started in (Granian: a single- or multi-threaded Rust runtime
     # per worker), a load's `runtime_mode`: tune searches them.
     runtime_modes: tuple[str, ...] = ()
+    # The releases of `version_of` its command line is written for (a PEP 440 specifier such as
+    # ">=20"; empty: any); a server at a release outside them (servers/versions.py) is unavailable.
+    versions: str = ""
     # workers = "auto": the server's documented convention for N server CPUs ("N" or "2N+1")
     workers_rule: str = "N"
     # The machine's ceiling (nginx alone) always gets one worker per server CPU.

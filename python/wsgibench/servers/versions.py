@@ -1,0 +1,75 @@
+"""A server at any release: `gunicorn-gthread@19.9.0` is the gunicorn-gthread recipe with its
+project's distribution pinned at 19.9.0, in a venv of its own from a lock of its own (the one
+committed beside the recipe, `ENV@VERSION.lock`, else one `wsgibench lock` or the first install
+writes under $WSGIBENCH_HOME/locks). A recipe states the releases its command line is written for
+(`versions`, a PEP 440 specifier); one outside them is unavailable, said so, like any entry that
+cannot run here."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from wsgibench.errors import UsageError
+from wsgibench.machine import locks
+from wsgibench.paths import home
+from wsgibench.servers.recipe import ServerRecipe
+
+
+def split(name: str) -> tuple[str, str | None]:
+    """`server@version` -> (server, version); a plain name -> (name, None)."""
+    base, at, version = name.partition("@")
+    if not at:
+        return name, None
+    if not base or not version:
+        raise UsageError(f"{name!r}: a server at a release is written SERVER@VERSION")
+    return base, version
+
+
+def locks_dir() -> Path:
+    return home() / "locks"
+
+
+def at_version(recipe: ServerRecipe, version: str) -> ServerRecipe:
+    """The recipe with its distribution pinned at `version`, its venv and lock its own."""
+    env, dist = recipe.env, recipe.version_of
+    if env is None or not env.requirements or dist is None:
+        raise UsageError(f"{recipe.name}@{version}: {recipe.name} has no release of its own to pin")
+    try:
+        Version(version)
+    except InvalidVersion:
+        raise UsageError(f"{recipe.name}@{version}: {version!r} is not a release number") from None
+    pinned = tuple(
+        f"{dist}=={version}" if locks.normalise(_name(r)) == locks.normalise(dist) else r
+        for r in env.requirements
+    )
+    if pinned == env.requirements:
+        pinned = (*env.requirements, f"{dist}=={version}")
+    committed = (env.lock.parent / f"{env.name}@{version}.lock") if env.lock else None
+    lock = (
+        committed
+        if committed and committed.exists()
+        else locks_dir() / f"{env.name}@{version}.lock"
+    )
+    versioned_env = replace(
+        env, name=f"{env.name}@{version}", requirements=pinned, lock=lock, lock_on_install=True
+    )
+    out = replace(recipe, name=f"{recipe.name}@{version}", env=versioned_env)
+    if recipe.versions and Version(version) not in SpecifierSet(recipe.versions):
+        why = (
+            f"{recipe.name}'s command line is written for {dist} {recipe.versions}; "
+            f"{version} is outside it"
+        )
+        out = replace(out, unavailable=why)
+    return out
+
+
+def _name(requirement: str) -> str:
+    """The distribution a requirement names (`gunicorn==23.0.0` -> gunicorn)."""
+    for i, c in enumerate(requirement):
+        if c in "<>=!~[; @":
+            return requirement[:i]
+    return requirement
