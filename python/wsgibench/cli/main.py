@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.table import Table
@@ -87,30 +87,6 @@ def check(name: str, keep: bool) -> None:
     from wsgibench.cli.install import check_server
 
     check_server(name, keep=keep, console=console)
-
-
-@cli.command()
-@click.option("--fix", is_flag=True, help="Apply the sysctls that can be applied (root only).")
-@friendly
-def doctor(fix: bool) -> None:
-    """Check the system settings that distort results, with recommended values and consequences."""
-    from wsgibench.machine.doctor import apply_fixes, findings, is_root
-
-    found = findings()
-    table = Table(title="wsgibench doctor")
-    for col in ("check", "value", "recommended", "", "consequence when not"):
-        table.add_column(col, overflow="fold")
-    for f in found:
-        table.add_row(
-            f.name, f.value, f.recommended, "[green]ok[/]" if f.ok else "[red]!![/]", f.consequence
-        )
-    console.print(table)
-    if fix:
-        if not is_root():
-            err.print("error: --fix needs root")
-            sys.exit(2)
-        for line in apply_fixes(found) or ["nothing to change"]:
-            console.print(f"changed {line}" if "->" in line else line)
 
 
 def _results_option(fn: Callable[P, R]) -> Callable[P, R]:
@@ -219,6 +195,11 @@ def apps() -> None:
 @click.option(
     "--full", is_flag=True, help="A seed study at its seed's full size (its [full] table)."
 )
+@click.option(
+    "--versions",
+    type=click.Choice(["seed"]),
+    help="seed: each server also at the release its seed ran, where the study names one.",
+)
 @click.option("--server-cpus", help="The server's CPUs, e.g. 0-3 (default: the study's layout).")
 @click.option("--engine-cpus", help="The engine's CPUs, e.g. 4-7 (one engine thread per CPU).")
 @click.option(
@@ -239,14 +220,14 @@ def apps() -> None:
 )
 @click.option(
     "--app",
-    "app_spec",
+    "app",
     metavar="SPEC",
     help="Your own app instead of the study's: module:callable or path/to/file.py:callable "
     "(relative to the working directory).",
 )
 @click.option(
     "--path",
-    "request_path",
+    "path",
     metavar="PATH",
     help="The one request to send (e.g. /api/items), replacing the study's request mix.",
 )
@@ -259,47 +240,18 @@ def apps() -> None:
 def run(
     study: str,
     results: Path | None,
-    servers: str | None,
-    ceiling: bool,
-    repeats: int | None,
-    duration: float | None,
-    levels: str | None,
-    app_env: tuple[str, ...],
     install: bool,
     resume: bool,
     force: bool,
     report: bool,
-    full: bool,
-    server_cpus: str | None,
-    engine_cpus: str | None,
-    cluster: str | None,
-    load_hosts: int | None,
-    server_host: str | None,
-    app_spec: str | None,
-    request_path: str | None,
-    expect_status: int | None,
+    **changed: Any,
 ) -> None:
     """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
     from wsgibench.cli.run import run_study
     from wsgibench.study.overrides import Overrides, load_with
 
-    changes = Overrides(
-        servers=servers,
-        ceiling=ceiling,
-        repeats=repeats,
-        duration=duration,
-        levels=levels,
-        app_env=app_env,
-        server_cpus=server_cpus,
-        engine_cpus=engine_cpus,
-        full=full,
-        cluster=cluster,
-        load_hosts=load_hosts,
-        server_host=server_host,
-        app=app_spec,
-        path=request_path,
-        expect_status=expect_status,
-    )
+    # Every other option is a change to the study, named as Overrides names it.
+    changes = Overrides(**changed)
     tuned = load_with(study, changes)[0]
     if tuned.tune is not None:  # `tune = { ... }`: the study is a tuning
         from wsgibench.cli.tune import tune_study
@@ -387,11 +339,12 @@ def export(results: Path | None, fmt: str, study_id: int | None, out: Path | Non
         click.echo(text, nl=False)
 
 
+from wsgibench.cli.doctor import doctor_command  # noqa: E402
 from wsgibench.cli.history import history_command  # noqa: E402
 from wsgibench.cli.report import compare_command, report_command  # noqa: E402
 from wsgibench.cli.tune import tune_command  # noqa: E402
 
-for command in (report_command, compare_command, tune_command, history_command):
+for command in (doctor_command, report_command, compare_command, tune_command, history_command):
     cli.add_command(command)
 
 

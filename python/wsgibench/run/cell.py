@@ -81,7 +81,10 @@ def place(
     if load.cpus is not None:
         layout = scaled_layout(topo, load.cpus)
     cpus = len(layout.server_cpus)
-    own = study.server_settings.get(recipe.name, {})
+    # A server at a release (name@version) has the settings the study gives its server.
+    own = study.server_settings.get(recipe.name) or study.server_settings.get(
+        recipe.name.partition("@")[0], {}
+    )
     if load.workers is not None or load.threads is not None:  # a tuning trial's setting
         own = {**own, **{k: v for k in ("workers", "threads") if (v := getattr(load, k))}}
     if load.workers is not None:

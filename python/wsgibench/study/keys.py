@@ -198,6 +198,13 @@ STUDY_KEYS: tuple[Key, ...] = (
         example='server_settings = { "uwsgi-http" = { workers = 2 } }',
     ),
     Key(
+        "seed_versions",
+        TableOf(Text(what="a release"), names="servers"),
+        "none",
+        "The release of each server the seed ran (`run --versions seed` runs each beside today's).",
+        example='seed_versions = { "gunicorn-sync" = "19.9.0" }',
+    ),
+    Key(
         "server_cpu_count",
         _POSITIVE_INT,
         "the machine's layout",

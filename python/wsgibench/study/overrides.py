@@ -37,6 +37,7 @@ class Overrides:
     server_cpus: str | None = None
     engine_cpus: str | None = None
     full: bool = False
+    versions: str | None = None  # "seed": each server also at its seed's release (seed_versions)
     cluster: str | None = None
     load_hosts: int | None = None
     server_host: str | None = None
@@ -51,6 +52,7 @@ class Overrides:
             out = apply_full(out, where)
             said.append("--full")
         out, said = self._servers(out, said)
+        out, said = self._versions(out, said, where)
         if self.repeats is not None:
             _option("--repeats", self.repeats, _REPEATS)
             out["repeats"] = self.repeats
@@ -101,6 +103,26 @@ class Overrides:
         if isinstance(settings, dict):  # the seed's settings of the servers that stay
             out["server_settings"] = {k: v for k, v in settings.items() if k in out["servers"]}
         said.append(f"--servers {self.servers}" + (" (the nginx ceiling kept)" if kept else ""))
+        return out, said
+
+    def _versions(
+        self, out: dict[str, Any], said: list[str], where: str
+    ) -> tuple[dict[str, Any], list[str]]:
+        """--versions seed: beside each server the study's seed_versions name, that server at
+        the seed's release (`uwsgi-http11@2.0.17.1`), which shares its seed settings."""
+        if self.versions is None:
+            return out, said
+        seed = out.get("seed_versions") or {}
+        if not isinstance(seed, dict) or not seed:
+            raise UsageError(f"--versions seed: {where} names no seed_versions")
+        servers: list[str] = []
+        for name in out.get("servers", []):
+            servers += [name, f"{name}@{seed[name]}"] if name in seed else [name]
+        added = [s for s in servers if "@" in s]
+        if not added:
+            raise UsageError("--versions seed: none of the servers run has a seed version")
+        out["servers"] = servers
+        said.append(f"--versions seed ({', '.join(added)})")
         return out, said
 
     def _loads(self, out: dict[str, Any], said: list[str]) -> tuple[dict[str, Any], list[str]]:

@@ -11,8 +11,11 @@ import pytest
 
 from wsgibench.errors import UsageError
 from wsgibench.machine import venvs
+from wsgibench.machine.topology import build, layout
+from wsgibench.run.cell import place
 from wsgibench.servers import get, resolve
 from wsgibench.servers.versions import at_version, split
+from wsgibench.study.overrides import Overrides, load_with
 
 
 def test_a_name_splits_at_its_release():
@@ -68,3 +71,39 @@ def test_a_release_outside_the_recipes_range_is_unavailable_with_the_reason():
 def test_bad_releases_are_refused_in_one_line(name: str, said: str):
     with pytest.raises(UsageError, match=said):
         get(name)
+
+
+SEEDED = """
+name = "seeded"
+servers = ["nginx-baseline", "gunicorn-sync", "bjoern"]
+seed_versions = { "gunicorn-sync" = "19.9.0" }
+server_settings = { "gunicorn-sync" = { workers = 3 } }
+
+[[load]]
+name = "c"
+model = "closed"
+levels = [4]
+duration_s = 1
+"""
+
+
+def test_versions_seed_runs_each_server_beside_its_seeds_release(tmp_path: Path):
+    study_file = tmp_path / "seeded.toml"
+    study_file.write_text(SEEDED)
+    study, said = load_with(str(study_file), Overrides(versions="seed"))
+    assert list(study.servers) == [
+        "nginx-baseline",
+        "gunicorn-sync",
+        "gunicorn-sync@19.9.0",
+        "bjoern",
+    ]
+    assert said == ["--versions seed (gunicorn-sync@19.9.0)"]
+    # the release has its server's seed settings
+    topo = build([0, 1], [(0,), (1,)], [(0, 1)])
+    recipe = get("gunicorn-sync@19.9.0")
+    assert place(study.loads[0], study, recipe, layout(topo), topo).workers == 3
+    # a study without seed versions says so
+    plain = tmp_path / "plain.toml"
+    plain.write_text(SEEDED.replace('seed_versions = { "gunicorn-sync" = "19.9.0" }\n', ""))
+    with pytest.raises(UsageError, match="names no seed_versions"):
+        load_with(str(plain), Overrides(versions="seed"))
