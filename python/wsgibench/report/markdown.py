@@ -85,6 +85,9 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart
             f"- {sentence(v)} The seed: {v.claim.quoted}; {v.theirs}. Here: {v.ours}."
             for v in section.verdicts
         ] + [""]
+        if section.releases:
+            lines += ["The seed's releases beside today's:", ""]
+            lines += [f"- {line}" for line in section.releases] + [""]
         if section.deviations:
             lines += ["What this study does differently from the seed:", ""]
             lines += [f"- {d}" for d in section.deviations] + [""]

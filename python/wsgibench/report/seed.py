@@ -5,7 +5,7 @@ docs/seed-verdicts.md, the counts of each, and what the study does differently f
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from wsgibench.baseline import BASELINE
@@ -34,6 +34,8 @@ class SeedSection:
     seed: SeedClaims
     verdicts: list[Verdict]
     deviations: list[str]
+    # `run --versions seed`: per load and server, the seed's release beside today's
+    releases: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         return {
@@ -150,7 +152,44 @@ def against_seed(data: ReportData) -> SeedSection | None:
         return None
     view = run_view(data)
     verdicts = [judge(claim, seed, view) for claim in seed.claims]
-    return SeedSection(seed, verdicts, list(data.meta.config.get("deviations") or []))
+    deviations = list(data.meta.config.get("deviations") or [])
+    return SeedSection(seed, verdicts, deviations, release_lines(data))
+
+
+def release_lines(data: ReportData) -> list[str]:
+    """Where a server ran at its seed's release beside today's (`name@version` beside `name`):
+    per load, each one's best req/s over the levels both measured, and how much of a change
+    between the seed and today the release alone accounts for on this machine."""
+    lines = []
+    for load in data.loads:
+        by_server = {c.cell.server: c for c in load.cells}
+        for name in sorted(by_server):
+            base, _, release = name.partition("@")
+            if not release:
+                continue
+            best = {}
+            for server in (name, base):
+                rates = {
+                    c.cell.level: r
+                    for c in load.cells
+                    if c.cell.server == server and (r := c.median("rps_ok")) is not None
+                }
+                best[server] = rates
+            shared = set(best[name]) & set(best[base])
+            if not shared:
+                lines.append(f"{load.name}: {name} and {base} share no measured level")
+                continue
+            old = max(best[name][lv] for lv in shared)
+            new = max(best[base][lv] for lv in shared)
+            today = by_server.get(base)
+            version = (today.cell.server_info or {}).get("version") if today else None
+            lines.append(
+                f"{load.name}: {base} at the seed's release {release}: {old:,.0f} req/s at best, "
+                f"at today's {version or '?'}: {new:,.0f} ({new / old - 1:+.0%}): the release "
+                "alone accounts for a change of that size here; the rest of a gap to the seed's "
+                "figures is the machine, the method or the settings"
+            )
+    return lines
 
 
 def sentence(v: Verdict) -> str:

@@ -129,3 +129,15 @@ def test_markdown_counts_the_verdicts_and_lists_deviations(tmp_path: Path):
     assert "held," in text and "not comparable" in text
     assert "- Python 3, not 2.7" in text
     assert "“Requests per second: 1.00 [#/sec] (mean)” (line 45)" in text
+
+
+def test_a_seed_release_beside_todays_is_said_with_its_share(tmp_path: Path):
+    speeds = {"gunicorn-sync@19.9.0": 4000.0, "gunicorn-sync": 5000.0, "bjoern": 9000.0}
+    path = build_store(tmp_path / "s.sqlite", speeds, name="seed003", jitter=0)
+    section = _section(path)
+    assert section is not None
+    (line,) = section.releases
+    assert line.startswith("closed: gunicorn-sync at the seed's release 19.9.0: ")
+    assert "(+25%)" in line  # today's 5,000 against the release's 4,000, at the best level
+    said = render(load_report_data(Store(path)), [], [], "c")
+    assert "The seed's releases beside today's:" in said
