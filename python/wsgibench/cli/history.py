@@ -141,6 +141,12 @@ def _threshold(value: str | None) -> float | None:
     help="The smallest change of level reported, in percent.",
 )
 @click.option(
+    "--html",
+    "html_path",
+    type=click.Path(path_type=Path),
+    help="Also write the timelines as an HTML page: one chart per server.",
+)
+@click.option(
     "--fail-on-regression",
     "fail_on",
     metavar="PCT",
@@ -153,6 +159,7 @@ def history_command(
     server: str | None,
     order: str,
     min_step: float,
+    html_path: Path | None,
     fail_on: str | None,
 ) -> None:
     """Runs over time or over versions: per cell key a timeline of req/s and p99 across the
@@ -164,6 +171,11 @@ def history_command(
     if not groups:
         raise UsageError("history: no finished run in " + ", ".join(str(p) for p in paths))
     failures = show_history(groups, console, threshold)
+    if html_path is not None:
+        from wsgibench.report.history import write_history_html
+
+        written = write_history_html(groups, order == "version", html_path)
+        console.print(f"timelines: {written}", highlight=False)
     for failure in failures:
         console.print(f"REGRESSION {failure}", highlight=False)
     if failures:

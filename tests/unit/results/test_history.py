@@ -5,11 +5,14 @@ newest run and 0 on a steady one."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from wsgibench.cli.history import history_command
+from wsgibench.report import vega
+from wsgibench.report.history import history_html
 from wsgibench.results.history import read_history
 
 from ..synthetic import ENV, build_store
@@ -77,3 +80,22 @@ def test_bad_input_is_one_line(tmp_path: Path):
     folder = _runs(tmp_path / "h", slow_from=None, n=2)
     said = CliRunner().invoke(history_command, [str(folder), "--fail-on-regression", "lots"])
     assert said.exit_code == 2 and "a percentage such as 5%" in said.output
+
+
+def test_the_html_page_has_one_chart_per_server_with_the_ceiling_dashed(tmp_path: Path):
+    folder = tmp_path / "h"
+    folder.mkdir()
+    speeds = {"nginx-baseline": 20000.0, **SPEEDS}
+    for i in range(4):
+        build_store(folder / f"run-{i}.sqlite", speeds, seed=i, slowdown=1 / 0.9 if i >= 2 else 1)
+    (group,) = read_history([folder])
+    page = history_html([group], by_version=False)
+    specs = json.loads(page.split('id="specs">')[1].split("</script>")[0])
+    assert len(specs) == 2  # gunicorn-gthread and waitress; the ceiling is no chart of its own
+    for spec in specs.values():
+        layers = spec["layer"]
+        dashed = [layer for layer in layers if layer.get("mark", {}).get("strokeDash")]
+        assert len(dashed) == 1 and len(dashed[0]["data"]["values"]) == 2 * 4  # 2 levels x 4 runs
+        assert "<svg" in vega.svg(spec)  # a valid spec, rendered without a browser
+    said = CliRunner().invoke(history_command, [str(folder), "--html", str(tmp_path / "t.html")])
+    assert said.exit_code == 0 and (tmp_path / "t.html").read_text().count("class=chart id=") == 2
