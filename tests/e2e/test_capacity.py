@@ -119,7 +119,14 @@ def test_every_step_is_a_stored_cell_with_its_verdict(run):
     assert [c.level for c in steps] == [s.rate for s in found.result.steps]
     assert found.result.proof in {c.id for c in steps}
     for cell, step in zip(steps, found.result.steps, strict=True):
-        assert cell.status == "measured", (cell.level, cell.reason)
+        # measured; or invalid where the engine lagged (a starved VM), yet the server missed by
+        # more than twice that lag (results/capacity.py: missed_beyond_lag)
+        lagged = step.status == StepStatus.MISSED and "the server's miss" in step.reason
+        assert cell.status == "measured" or (cell.status == "invalid" and lagged), (
+            cell.level,
+            cell.reason,
+            step,
+        )
         (note,) = [n for n in cell.notes if n.startswith(STEP_NOTE)]
         assert note.startswith(f"{STEP_NOTE} (p99 ≤ 50 ms, errors ≤ 5.0%): {step.status}, ")
         worst = max(r.latency_p99_us or 0 for r in store.stored_repeats(cell.id)) / 1000

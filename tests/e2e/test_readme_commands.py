@@ -243,6 +243,13 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]]] = {
         )
     ],  # fmt: skip
     "wsgibench tune SERVER... --app APP --p99-ms 200": [(["tune", "--help"], OK)],
+    "wsgibench history DIR_OR_STORES... [--study NAME] [--server S] [--order time|version]": [
+        (["history", "{g}", "{s}", "--order", "version"], OK)
+    ],
+    "wsgibench history results/nightly/ --server gunicorn-gthread --fail-on-regression 5%": [
+        (["history", "{g}", "--server", "bjoern", "--fail-on-regression", "5%"], OK)
+    ],
+    "wsgibench lock gunicorn-gthread@19.9.0": [(["lock", "gunicorn-gthread@19.9.0"], OK)],
     # Prose that names a command rather than a line to copy: its help must work.
     "wsgibench run": [(["run", "--help"], OK)],
     "wsgibench lock": [(["lock", "--help"], OK)],
