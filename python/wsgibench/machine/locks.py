@@ -77,7 +77,18 @@ def compile_lock(
                 f"{(proc.stderr.strip().splitlines() or ['?'])[-1]}"
             )
         parts.append(proc.stdout)
-    what = " + ".join(
+    out.write_text(HEADER.format(what=_what(requirements, no_deps)) + "".join(parts))
+
+
+def _what(requirements: tuple[str, ...], no_deps: tuple[str, ...]) -> str:
+    return " + ".join(
         filter(None, [" ".join(requirements), " ".join(f"{r} (no deps)" for r in no_deps)])
     )
-    out.write_text(HEADER.format(what=what) + "".join(parts))
+
+
+def locks_these(lock: Path, requirements: tuple[str, ...], no_deps: tuple[str, ...]) -> bool:
+    """The lock exists and was written for exactly these requirements (its first line says)."""
+    if not lock.exists():
+        return False
+    with lock.open() as f:
+        return f.readline() == HEADER.format(what=_what(requirements, no_deps))

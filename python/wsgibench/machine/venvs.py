@@ -35,6 +35,9 @@ class PythonEnv:
     lock: Path | None = None
     # Write the lock first when it is missing (a server at a release of the user's choosing).
     lock_on_install: bool = False
+    # What older releases need beside them, by release range: ((">=1,<20", "setuptools<81"),)
+    # (servers/versions.py adds it to a server at a release in the range).
+    release_needs: tuple[tuple[str, str], ...] = ()
 
 
 _MARKER = "wsgibench-env.json"
@@ -148,8 +151,9 @@ def install(spec: PythonEnv, force: bool = False) -> InstalledEnv:
     """Create (or reuse) the env; the marker file is written last so a broken build is redone. An
     env to be locked on install gets its lock first (a failure is logged where `failed_build`
     reads it)."""
-    if spec.lock is not None and spec.lock_on_install and not spec.lock.exists():
-        _lock_first(spec)
+    if spec.lock_on_install and spec.lock is not None:
+        if not locks.locks_these(spec.lock, spec.requirements, spec.no_deps):
+            _lock_first(spec)  # missing, or written for other requirements
     done = installed(spec)
     if done and not force:
         return done

@@ -22,6 +22,7 @@ from wsgibench.results.seed_verdicts import (
     RunView,
     Verdict,
 )
+from wsgibench.results.significance import compare_samples
 from wsgibench.results.verdict import CellStatus
 
 UNITS = {"connections": "connections", "rate": "/s", "users_per_s": "users/s", "concurrency": ""}
@@ -158,36 +159,33 @@ def against_seed(data: ReportData) -> SeedSection | None:
 
 def release_lines(data: ReportData) -> list[str]:
     """Where a server ran at its seed's release beside today's (`name@version` beside `name`):
-    per load, each one's best req/s over the levels both measured, and how much of a change
-    between the seed and today the release alone accounts for on this machine."""
+    per load, at the level where today's release did best, each one's req/s and whether the
+    difference is beyond the noise of the repeats (compare's test); only then does the release
+    account for a change between the seed and today."""
     lines = []
     for load in data.loads:
-        by_server = {c.cell.server: c for c in load.cells}
-        for name in sorted(by_server):
+        cells = {(c.cell.server, c.cell.level): c for c in load.cells}
+        for name in sorted({server for server, _ in cells}):
             base, _, release = name.partition("@")
-            if not release:
+            shared = [lv for (s, lv) in cells if s == name and (base, lv) in cells]
+            rated = [lv for lv in shared if cells[(base, lv)].median("rps_ok") is not None]
+            rated = [lv for lv in rated if cells[(name, lv)].median("rps_ok") is not None]
+            if not release or not rated:
                 continue
-            best = {}
-            for server in (name, base):
-                rates = {
-                    c.cell.level: r
-                    for c in load.cells
-                    if c.cell.server == server and (r := c.median("rps_ok")) is not None
-                }
-                best[server] = rates
-            shared = set(best[name]) & set(best[base])
-            if not shared:
-                lines.append(f"{load.name}: {name} and {base} share no measured level")
-                continue
-            old = max(best[name][lv] for lv in shared)
-            new = max(best[base][lv] for lv in shared)
-            today = by_server.get(base)
-            version = (today.cell.server_info or {}).get("version") if today else None
+            level = max(rated, key=lambda lv: cells[(base, lv)].median("rps_ok") or 0.0)
+            old, new = cells[(name, level)], cells[(base, level)]
+            verdict = compare_samples(old.values("rps_ok"), new.values("rps_ok"))
+            change = verdict.change_pct
+            why = (
+                f"beyond the noise ({verdict.method}): the release alone accounts for {change} here"
+                if verdict.significant
+                else f"within the noise ({verdict.method}): no effect of the release shown"
+            )
+            version = (new.cell.server_info or {}).get("version") or "?"
             lines.append(
-                f"{load.name}: {base} at the seed's release {release}: {old:,.0f} req/s at best, "
-                f"at today's {version or '?'}: {new:,.0f} ({new / old - 1:+.0%}): the release "
-                "alone accounts for a change of that size here; the rest of a gap to the seed's "
-                "figures is the machine, the method or the settings"
+                f"{load.name} at {level:g}: {base} {release} (the seed's) "
+                f"{verdict.median_a:,.0f} req/s, {version} (today's) {verdict.median_b:,.0f} "
+                f"({change}), {why}"
             )
     return lines
 

@@ -132,6 +132,7 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
         threads=options.threads,
         exact_threads=options.exact_threads,
         runtime_mode=options.runtime_mode,
+        release=recipe.name.partition("@")[2] or None,
         backlog=options.backlog,
         app=app.module_for(recipe.interface, recipe.native_api) or app.name,
         callable=app.callable_for(recipe.interface),

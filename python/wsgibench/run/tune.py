@@ -212,6 +212,7 @@ def command_line(setting: Setting, app: AppSpec, host: str = "0.0.0.0", port: in
         threads=setting.threads,
         exact_threads=True,
         runtime_mode=setting.mode,
+        release=setting.server.partition("@")[2] or None,
         backlog=2048,
         app=app.module_for(recipe.interface, recipe.native_api) or app.name,
         callable=app.callable_for(recipe.interface),

@@ -90,6 +90,9 @@ class LaunchContext:
     chdir: Path | None = None  # the working directory the app runs in (None: app_dir)
     # The server's runtime mode, one of its recipe's `runtime_modes` (None: the server's default).
     runtime_mode: str | None = None
+    # The release a server at a release (`name@version`, servers/versions.py) runs, for recipes
+    # whose command line changed between releases; None: the catalog's own.
+    release: str | None = None
 
     @property
     def app_ref(self) -> str:

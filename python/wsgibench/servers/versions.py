@@ -42,12 +42,12 @@ def at_version(recipe: ServerRecipe, version: str) -> ServerRecipe:
         Version(version)
     except InvalidVersion:
         raise UsageError(f"{recipe.name}@{version}: {version!r} is not a release number") from None
-    pinned = tuple(
-        f"{dist}=={version}" if locks.normalise(_name(r)) == locks.normalise(dist) else r
-        for r in env.requirements
-    )
-    if pinned == env.requirements:
+    pinned, no_deps = _pinned(env.requirements, dist, version), _pinned(env.no_deps, dist, version)
+    if pinned == env.requirements and no_deps == env.no_deps:  # not named: added
         pinned = (*env.requirements, f"{dist}=={version}")
+    pinned += tuple(
+        need for span, need in env.release_needs if Version(version) in SpecifierSet(span)
+    )
     committed = (env.lock.parent / f"{env.name}@{version}.lock") if env.lock else None
     lock = (
         committed
@@ -55,7 +55,12 @@ def at_version(recipe: ServerRecipe, version: str) -> ServerRecipe:
         else locks_dir() / f"{env.name}@{version}.lock"
     )
     versioned_env = replace(
-        env, name=f"{env.name}@{version}", requirements=pinned, lock=lock, lock_on_install=True
+        env,
+        name=f"{env.name}@{version}",
+        requirements=pinned,
+        no_deps=no_deps,
+        lock=lock,
+        lock_on_install=True,
     )
     out = replace(recipe, name=f"{recipe.name}@{version}", env=versioned_env)
     if recipe.versions and Version(version) not in SpecifierSet(recipe.versions):
@@ -65,6 +70,14 @@ def at_version(recipe: ServerRecipe, version: str) -> ServerRecipe:
         )
         out = replace(out, unavailable=why)
     return out
+
+
+def _pinned(requirements: tuple[str, ...], dist: str, version: str) -> tuple[str, ...]:
+    """The requirements with the one naming `dist` pinned at `version`."""
+    return tuple(
+        f"{dist}=={version}" if locks.normalise(_name(r)) == locks.normalise(dist) else r
+        for r in requirements
+    )
 
 
 def _name(requirement: str) -> str:

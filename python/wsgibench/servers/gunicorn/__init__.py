@@ -4,6 +4,8 @@ and uvicorn's worker class."""
 
 from collections.abc import Callable
 
+from packaging.version import Version
+
 from wsgibench.servers.nginx.config import NGINX, nginx_proxy
 from wsgibench.servers.recipe import (
     Command,
@@ -15,7 +17,8 @@ from wsgibench.servers.recipe import (
 )
 
 VERSION = "27.0.1"
-ENV = PythonEnv("gunicorn", (f"gunicorn=={VERSION}",))
+# Before release 20 gunicorn imported pkg_resources, which setuptools 81 removed.
+ENV = PythonEnv("gunicorn", (f"gunicorn=={VERSION}",), release_needs=(("<20", "setuptools<81"),))
 GEVENT_ENV = PythonEnv("gunicorn-gevent", (f"gunicorn=={VERSION}", "gevent==26.9.0"))
 # gunicorn 26 dropped the eventlet worker.
 EVENTLET_ENV = PythonEnv("gunicorn-eventlet", ("gunicorn==25.0.3", "eventlet==0.41.3"))
@@ -28,9 +31,7 @@ UVICORN_ENV = PythonEnv(
 
 def _argv(ctx: LaunchContext, worker_class: str, port: int, workers: int, *extra: str) -> list[str]:
     return [
-        str(ctx.python),
-        "-m",
-        "gunicorn",
+        *_gunicorn(ctx),
         "--bind",
         f"{ctx.host}:{port}",
         "--workers",
@@ -48,6 +49,13 @@ def _argv(ctx: LaunchContext, worker_class: str, port: int, workers: int, *extra
         *extra,
         ctx.app_ref,
     ]
+
+
+def _gunicorn(ctx: LaunchContext) -> list[str]:
+    """`python -m gunicorn`; before release 20 gunicorn had no __main__, only its script."""
+    if ctx.release and Version(ctx.release) < Version("20"):
+        return [ctx.env_bin("gunicorn")]
+    return [str(ctx.python), "-m", "gunicorn"]
 
 
 def _simple(worker_class: str, *extra: str) -> Callable[[LaunchContext], list[Command]]:
