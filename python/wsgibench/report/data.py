@@ -114,7 +114,8 @@ class CellData:
     @property
     def label(self) -> str:
         v = self.summary.version
-        return f"{self.cell.server} {v}" if v else self.cell.server
+        named = "@" in self.cell.server  # a server at a release names its version already
+        return f"{self.cell.server} {v}" if v and not named else self.cell.server
 
     @property
     def remarks(self) -> list[str]:
