@@ -18,6 +18,9 @@ ENV = PythonEnv("tornado", ("tornado==6.6.1",))
 NATIVE = here(__file__, "launch_native.py")
 
 
+# The launchers run tornado's HTTPServer on asyncio (asyncio.run), which tornado does from 5.0 on.
+SINCE = ">=5"
+
 RECIPES = [
     ServerRecipe(
         name="tornado-wsgi",
@@ -25,6 +28,7 @@ RECIPES = [
         flavour=Flavour.CALLBACK,
         env=ENV,
         version_of="tornado",
+        versions=SINCE,
         launch=launch_script(here(__file__)),
         handles=(
             "tornado.access logger disabled (WSGIContainer logs each request)",
@@ -38,6 +42,7 @@ RECIPES = [
         flavour=Flavour.CALLBACK,
         env=ENV,
         version_of="tornado",
+        versions=SINCE,
         interface=Interface.NATIVE,
         native_api="tornado handlers",
         launch=launch_script(NATIVE, "--mode", "sync"),
@@ -50,6 +55,7 @@ RECIPES = [
         flavour=Flavour.CALLBACK,
         env=ENV,
         version_of="tornado",
+        versions=SINCE,
         interface=Interface.NATIVE,
         native_api="tornado handlers",
         launch=launch_script(NATIVE, "--mode", "async"),
