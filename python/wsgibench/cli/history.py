@@ -83,7 +83,7 @@ def _gate(timeline: Timeline, threshold: float) -> list[str]:
 def _table(timeline: Timeline) -> Table:
     steps = {c.index for c in timeline.rps_changes} | {c.index for c in timeline.p99_changes}
     table = Table(title=timeline.key, title_justify="left")
-    for head in ("#", "run", "version", "req/s", "spread", "p99 ms", "status", ""):
+    for head in ("#", "run", "version", "req/s", "spread", "p99 ms", "p99 spread", "status", ""):
         table.add_column(
             head, justify="right" if head in ("#", "req/s", "spread", "p99 ms") else "left"
         )
@@ -99,10 +99,15 @@ def _table(timeline: Timeline) -> Table:
             f"{rps:,.0f}" if rps is not None else "-",
             spread,
             f"{point.p99_median_ms:.3g}" if point.p99_median_ms is not None else "-",
+            _p99_spread(point.p99_us),
             point.status,
             "◆ change" if index in steps and index != 0 else "",
         )
     return table
+
+
+def _p99_spread(p99_us: tuple[float, ...]) -> str:
+    return f"{min(p99_us) / 1000:.3g}–{max(p99_us) / 1000:.3g}" if p99_us else "-"
 
 
 def _threshold(value: str | None) -> float | None:

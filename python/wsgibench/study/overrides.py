@@ -114,7 +114,10 @@ class Overrides:
             return out, said
         seed = out.get("seed_versions") or {}
         if not isinstance(seed, dict) or not seed:
-            raise UsageError(f"--versions seed: {where} names no seed_versions")
+            raise UsageError(
+                f"--versions seed: {where} names no seed_versions (a seed study without them has "
+                "no seed release that builds and runs here; its deviations say why)"
+            )
         servers: list[str] = []
         for name in out.get("servers", []):
             servers += [name, f"{name}@{seed[name]}"] if name in seed else [name]
