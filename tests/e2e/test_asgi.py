@@ -137,7 +137,9 @@ def test_the_db_app_in_asgi_on_async_drivers(tmp_path: Path):
     pool is opened at lifespan startup: without it no request could be answered."""
     require("uvicorn")
     kinds = ["mariadb", "postgresql", "sqlite"]
-    load = {"model": "count", "requests": 300, "levels": [20], "warmup_s": 0, "timeout_s": 30}
+    # A warm-up first (its replies are not counted): two CI runs lost one of the 300 replies of the
+    # first repeat on PostgreSQL, never reproduced here; the message below says how, if again.
+    load = {"model": "count", "requests": 300, "levels": [20], "warmup_s": 0.5, "timeout_s": 30}
     spec = {
         "name": "asgi-db",
         "servers": ["uvicorn"],
@@ -153,5 +155,8 @@ def test_the_db_app_in_asgi_on_async_drivers(tmp_path: Path):
         (rep,) = store.repeats(cell.id)
         plan = json.loads(rep["engine_json"])["plan"]
         assert plan["requests"][0]["expect"]["body_float"] == {"min": 30, "max": 70}
-        assert rep["ok"] == 300 and rep["errors"] == 0, (cell.load, dict(rep))
+        totals = json.loads(rep["engine_json"])["totals"]
+        said = {k: totals.get(k) for k in ("requests_sent", "responses", "ok", "errors")}
+        said |= {"bad_status_codes": totals.get("bad_status_codes"), "ok_column": rep["ok"]}
+        assert rep["ok"] == 300 and rep["errors"] == 0, (cell.load, said)
         assert cell.isolation["database"]["kind"] == cell.load
