@@ -167,9 +167,14 @@ def release_lines(data: ReportData) -> list[str]:
         cells = {(c.cell.server, c.cell.level): c for c in load.cells}
         for name in sorted({server for server, _ in cells}):
             base, _, release = name.partition("@")
-            shared = [lv for (s, lv) in cells if s == name and (base, lv) in cells]
-            rated = [lv for lv in shared if cells[(base, lv)].median("rps_ok") is not None]
-            rated = [lv for lv in rated if cells[(name, lv)].median("rps_ok") is not None]
+            rated = [
+                lv
+                for (s, lv) in cells
+                if s == name
+                and (base, lv) in cells
+                and None
+                not in (cells[(name, lv)].median("rps_ok"), cells[(base, lv)].median("rps_ok"))
+            ]
             if not release or not rated:
                 continue
             level = max(rated, key=lambda lv: cells[(base, lv)].median("rps_ok") or 0.0)

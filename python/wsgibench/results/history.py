@@ -139,6 +139,7 @@ def read_history(
             group.runs.append(run)
             config = json.loads(row["config_json"] or "{}")
             _add_points(store, run, config, server, group, by_version=order == "version")
+        store.close()
     for group in groups.values():
         group.runs.sort(key=lambda r: r.started_unix_s)
         for timeline in group.timelines:

@@ -29,7 +29,7 @@ from wsgibench.run.judge import judge_repeat
 from wsgibench.run.outcome import CellOutcome, ServerHandle
 from wsgibench.run.records import dropped, interference_record, repeat_record, window_record
 from wsgibench.run.serve import ServeOptions, server_info, server_python, start
-from wsgibench.servers import Flavour, ServerRecipe, get
+from wsgibench.servers import Flavour, ServerRecipe, get, versions
 from wsgibench.study.apps import AppSpec
 from wsgibench.study.loads import Load
 from wsgibench.study.model import Study
@@ -83,7 +83,7 @@ def place(
     cpus = len(layout.server_cpus)
     # A server at a release (name@version) has the settings the study gives its server.
     own = study.server_settings.get(recipe.name) or study.server_settings.get(
-        recipe.name.partition("@")[0], {}
+        versions.split(recipe.name)[0], {}
     )
     if load.workers is not None or load.threads is not None:  # a tuning trial's setting
         own = {**own, **{k: v for k in ("workers", "threads") if (v := getattr(load, k))}}

@@ -14,7 +14,7 @@ from wsgibench.errors import EnvironmentProblem, StartupError
 from wsgibench.machine import locks, venvs
 from wsgibench.machine.process import Command, Readiness, RunningServer, free_port, launch
 from wsgibench.run import checks
-from wsgibench.servers import LaunchContext, ServerRecipe
+from wsgibench.servers import LaunchContext, ServerRecipe, versions
 from wsgibench.study.apps import APPS, AppSpec
 
 PORT_ATTEMPTS = 3
@@ -132,7 +132,7 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
         threads=options.threads,
         exact_threads=options.exact_threads,
         runtime_mode=options.runtime_mode,
-        release=recipe.name.partition("@")[2] or None,
+        release=versions.split(recipe.name)[1],
         backlog=options.backlog,
         app=app.module_for(recipe.interface, recipe.native_api) or app.name,
         callable=app.callable_for(recipe.interface),

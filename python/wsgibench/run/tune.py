@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from wsgibench.results.capacity_read import ServerCapacity
-from wsgibench.servers import LaunchContext, ServerRecipe, get
+from wsgibench.servers import LaunchContext, ServerRecipe, get, versions
 from wsgibench.study.apps import AppSpec
 
 # Each round: the search's resolution, repeats per step and seconds per repeat.
@@ -212,7 +212,7 @@ def command_line(setting: Setting, app: AppSpec, host: str = "0.0.0.0", port: in
         threads=setting.threads,
         exact_threads=True,
         runtime_mode=setting.mode,
-        release=setting.server.partition("@")[2] or None,
+        release=versions.split(setting.server)[1],
         backlog=2048,
         app=app.module_for(recipe.interface, recipe.native_api) or app.name,
         callable=app.callable_for(recipe.interface),

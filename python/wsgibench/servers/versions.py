@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
@@ -75,14 +76,6 @@ def at_version(recipe: ServerRecipe, version: str) -> ServerRecipe:
 def _pinned(requirements: tuple[str, ...], dist: str, version: str) -> tuple[str, ...]:
     """The requirements with the one naming `dist` pinned at `version`."""
     return tuple(
-        f"{dist}=={version}" if locks.normalise(_name(r)) == locks.normalise(dist) else r
+        f"{dist}=={version}" if locks.normalise(Requirement(r).name) == locks.normalise(dist) else r
         for r in requirements
     )
-
-
-def _name(requirement: str) -> str:
-    """The distribution a requirement names (`gunicorn==23.0.0` -> gunicorn)."""
-    for i, c in enumerate(requirement):
-        if c in "<>=!~[; @":
-            return requirement[:i]
-    return requirement
