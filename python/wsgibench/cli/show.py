@@ -18,7 +18,7 @@ from wsgibench.baseline import BASELINE
 from wsgibench.cli.tuning_table import print_tuning
 from wsgibench.errors import UsageError
 from wsgibench.report.capacity import row as capacity_row
-from wsgibench.report.format import caps_short, cv, kinds, mib, ms, pct, whole
+from wsgibench.report.format import caps_short, cores, cv, kinds, mib, ms, pct, whole
 from wsgibench.results.capacity_read import ServerCapacity, capacity_loads, read_capacities
 from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.seed_errors import median_rate, seeds_text
@@ -66,7 +66,18 @@ STATUS_TAGS = {
 # --wide: beside our error rate, the errors the seeds' tools would have counted on the same
 # requests (results/seed_errors.py), column -> tool.
 TOOL_COLUMNS = {"wrk err": "wrk", "httperf err": "httperf"}
-RIGHT = ("req/s", "cv", "p50 ms", "p99 ms", "errors", *TOOL_COLUMNS, "cpu %", "MiB")
+RIGHT = (
+    "req/s",
+    "cores",
+    "req/CPU-s",
+    "cv",
+    "p50 ms",
+    "p99 ms",
+    "errors",
+    *TOOL_COLUMNS,
+    "cpu %",
+    "MiB",
+)
 
 
 @dataclass
@@ -144,6 +155,13 @@ def row(
         "iface": s.interface_short,
         "version": s.version or "-",
         "req/s": whole(s.value("rps_ok", "trimmed_mean" if trim else "median")),
+        # --wide: the server's cores used (its threads' CPU seconds per second) and valid replies
+        # per CPU-second of them, beside req/s
+        **(
+            {"cores": cores(s.value("cores_used")), "req/CPU-s": whole(s.value("per_cpu_s"))}
+            if wide
+            else {}
+        ),
         "cv": cv(s.stats["rps_ok"]),
         "p50 ms": ms(s.value("latency_p50_us"), ".2f"),
         "p99 ms": ms(s.value("latency_p99_us"), ".2f"),

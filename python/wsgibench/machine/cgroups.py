@@ -1,5 +1,6 @@
 """cgroups for server processes: the memory limit (v2, else the v1 memory controller) and the kill
-group that no process of a server escapes; sweeping groups a killed run left."""
+group that no process of a server escapes; sweeping groups a killed run left (the CPU quota is in
+machine/cpuquota.py)."""
 
 from __future__ import annotations
 
@@ -12,24 +13,25 @@ from pathlib import Path
 
 _V2_ROOTS = (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified"))
 _V1_MEMORY = Path("/sys/fs/cgroup/memory")
+V1_CPU = Path("/sys/fs/cgroup/cpu")
 
 
-def _controllers(group: Path) -> set[str]:
+def controllers(group: Path) -> set[str]:
     try:
         return set((group / "cgroup.controllers").read_text().split())
     except OSError:
         return set()
 
 
-def _enable_memory(parent: Path) -> None:
-    """Let the children of a v2 group use the memory controller: enable it from the hierarchy's
-    root down to that group (each level must enable it for the next)."""
-    mount = _mount_root(parent)
+def enable(parent: Path, controller: str = "memory") -> None:
+    """Let the children of a v2 group use a controller: enable it from the hierarchy's root down
+    to that group (each level must enable it for the next)."""
+    mount = mount_root(parent)
     parts = parent.relative_to(mount).parts
     for depth in range(len(parts) + 1):
         control = mount.joinpath(*parts[:depth]) / "cgroup.subtree_control"
-        if "memory" not in control.read_text().split():
-            control.write_text("+memory")
+        if controller not in control.read_text().split():
+            control.write_text(f"+{controller}")
 
 
 @dataclass
@@ -51,8 +53,8 @@ class MemoryCgroup:
         if not limit_bytes:
             return cls(None, "no limit requested", None)
         try:
-            if kill.path is not None and "memory" in _controllers(_mount_root(kill.path)):
-                _enable_memory(kill.path.parent)
+            if kill.path is not None and "memory" in controllers(mount_root(kill.path)):
+                enable(kill.path.parent)
                 return cls._on_v2(kill.path, limit_bytes)
             if (_V1_MEMORY / "cgroup.procs").exists():
                 path = _V1_MEMORY / f"wsgibench-{os.getpid()}-{uuid.uuid4().hex[:8]}"
@@ -85,11 +87,11 @@ class MemoryCgroup:
             limit = int((self.path / setting).read_text().split()[0])
         except (OSError, ValueError, IndexError):
             return f"not applied: cannot read {self.path / setting} back"
-        want = "/" + self.path.relative_to(_mount_root(self.path)).as_posix()
+        want = "/" + self.path.relative_to(mount_root(self.path)).as_posix()
         outside = [
             f"{pid} in {where}"
             for pid in pids
-            if (where := _group_of(pid, self.version)) not in (None, want)
+            if (where := group_of(pid, self.version)) not in (None, want)
         ]
         if outside:
             return f"not applied: process {outside[0]}, not {want} ({setting}={limit})"
@@ -125,16 +127,17 @@ class MemoryCgroup:
                 pass
 
 
-def _mount_root(path: Path) -> Path:
+def mount_root(path: Path) -> Path:
     """The mount point of the cgroup hierarchy that holds `path` (the deepest that contains it)."""
-    for root in (_V1_MEMORY, Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")):
+    for root in (_V1_MEMORY, V1_CPU, Path("/sys/fs/cgroup/unified"), Path("/sys/fs/cgroup")):
         if path == root or root in path.parents:
             return root
     return path
 
 
-def _group_of(pid: int, version: int | None) -> str | None:
-    """The cgroup of a process in the memory hierarchy of that version (None once it exited)."""
+def group_of(pid: int, version: int | None, controller: str = "memory") -> str | None:
+    """The cgroup of a process in the hierarchy of that version that has the controller (v1), or
+    the unified one (v2); None once it exited."""
     try:
         lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
     except OSError:
@@ -142,7 +145,7 @@ def _group_of(pid: int, version: int | None) -> str | None:
     for line in lines:
         _, controllers, path = line.split(":", 2)
         if (version == 2 and controllers == "") or (
-            version == 1 and "memory" in controllers.split(",")
+            version == 1 and controller in controllers.split(",")
         ):
             return path
     return None
@@ -220,13 +223,14 @@ def sweep_orphans() -> list[int]:
         killed += stale.pids()
         stale.kill()
         stale.remove()
-    return killed + _sweep_v1_memory()
+    return killed + _sweep_v1(_V1_MEMORY) + _sweep_v1(V1_CPU)
 
 
-def _sweep_v1_memory() -> list[int]:
-    """The v1 memory groups of dead wsgibench runs (hybrid hosts): kill what is in them, remove them."""
+def _sweep_v1(hierarchy: Path) -> list[int]:
+    """The v1 groups (memory, cpu) of dead wsgibench runs (hybrid hosts): kill what is in them,
+    remove them."""
     killed: list[int] = []
-    for group in _V1_MEMORY.glob("wsgibench-*"):
+    for group in hierarchy.glob("wsgibench-*"):
         if _alive(int(group.name.split("-")[1])):
             continue
         try:

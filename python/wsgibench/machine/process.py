@@ -16,6 +16,7 @@ import psutil
 
 from wsgibench.errors import StartupError
 from wsgibench.machine.cgroups import KillGroup, MemoryCgroup
+from wsgibench.machine.cpuquota import CpuQuota
 
 STOP_GRACE_S = 5.0
 
@@ -76,6 +77,8 @@ class RunningServer:
     group: KillGroup = field(default_factory=lambda: KillGroup(None))
     memory: str = ""  # the memory limit as verified once the server answered (see MemoryCgroup)
     started: list[Started] = field(default_factory=list)
+    quota: CpuQuota = field(default_factory=lambda: CpuQuota(None, "no quota requested", None))
+    cpu_quota: str = ""  # the CPU quota as verified once the server answered (see CpuQuota)
 
     @property
     def main_pid(self) -> int:
@@ -137,6 +140,7 @@ class RunningServer:
         psutil.wait_procs(survivors, timeout=2)
         self.group.remove()
         self.cgroup.remove()
+        self.quota.remove()
         return forced
 
 
@@ -185,13 +189,16 @@ def raise_nofile(target: int = 1_048_576) -> None:
             continue
 
 
-def _preexec(cpus: list[int] | None, cgroup: MemoryCgroup, group: KillGroup) -> Callable[[], None]:
+def _preexec(
+    cpus: list[int] | None, cgroup: MemoryCgroup, group: KillGroup, quota: CpuQuota
+) -> Callable[[], None]:
     def run() -> None:
         raise_nofile()
         _die_with_parent()
         if cpus:
             os.sched_setaffinity(0, cpus)
         cgroup.join_self()
+        quota.join_self()
         group.join_self()
 
     return run
@@ -235,12 +242,15 @@ def launch(
     memory_limit_bytes: int | None,
     ready: Readiness,
     env: dict[str, str] | None = None,
+    cpu_quota: float | None = None,
 ) -> RunningServer:
-    """Start the commands in order, each in the server's kill group and memory limit, and return
-    once `ready` says the server answers; `memory` then says what limit its processes are under."""
+    """Start the commands in order, each in the server's kill group, memory limit and CPU quota,
+    and return once `ready` says the server answers; `memory` and `cpu_quota` then say what limits
+    its processes are under."""
     group = KillGroup.create()
     cgroup = MemoryCgroup.create(memory_limit_bytes, group)
     server = RunningServer(host, port, workdir, cgroup, group)
+    server.quota = CpuQuota.create(cpu_quota, group)
     base = {**os.environ, **(env or {})}
     try:
         for i, cmd in enumerate(commands):
@@ -256,7 +266,7 @@ def launch(
                     cwd=cmd.cwd or workdir,
                     env=cmd.environ(base),
                     start_new_session=True,
-                    preexec_fn=_preexec(cpus, cgroup, server.group),
+                    preexec_fn=_preexec(cpus, cgroup, server.group, server.quota),
                 )
             server.started.append(Started(cmd, proc, log))
             if i < len(commands) - 1 and cmd.listens_on:
@@ -268,7 +278,9 @@ def launch(
                     f"{cmd.role} on port {listens_on}",
                 )
         _wait(server, ready.probe, ready.timeout_s, ready.what)
-        server.memory = cgroup.verify([p.pid for p in server.processes()])
+        pids = [p.pid for p in server.processes()]
+        server.memory = cgroup.verify(pids)
+        server.cpu_quota = server.quota.verify(pids)
         return server
     except BaseException:
         server.stop(grace_s=1.0)

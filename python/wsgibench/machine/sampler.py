@@ -1,4 +1,5 @@
-"""Samples CPU and RSS of a server's whole process tree at 10 Hz, and its open connections at 1 Hz."""
+"""Samples CPU and RSS of a server's whole process tree at 10 Hz, its open connections and each of
+its threads' CPU at 1 Hz."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 import psutil
 
 from wsgibench.machine import sockdiag
+from wsgibench.machine.threads import ThreadAccount
 
 INTERVAL_S = 0.1
 CONNS_EVERY = 10  # read /proc/net/tcp once a second: it is large under many connections
@@ -67,11 +69,14 @@ class Sampler:
     _cpu_prev: dict[int, float] = field(default_factory=dict)
     _t_prev: float | None = None
     _t0: float = 0.0
+    # each thread's CPU, read at start, once a second and at the end (machine/threads.py)
+    threads: ThreadAccount = field(default_factory=ThreadAccount)
 
     def start(self) -> None:
         self._t0 = time.monotonic()
         self._refresh()
         self.sample_once()  # the value at start, before load
+        self._observe_threads()
         self._thread = threading.Thread(target=self._loop, name="wsgibench-sampler", daemon=True)
         self._thread.start()
 
@@ -81,7 +86,11 @@ class Sampler:
             self._thread.join(timeout=5)
         self._refresh()
         self.sample_once()  # the value at the end
+        self._observe_threads()
         return self.samples
+
+    def _observe_threads(self) -> None:
+        self.threads.observe(sorted(self._procs), time.monotonic())
 
     def _loop(self) -> None:
         begin = time.thread_time()
@@ -91,6 +100,8 @@ class Sampler:
             if tick % REFRESH_EVERY == 0:
                 self._refresh()
             self.sample_once(with_conns=tick % CONNS_EVERY == 0)
+            if tick % REFRESH_EVERY == 0:
+                self._observe_threads()
         self.own_cpu_s = time.thread_time() - begin
 
     def _refresh(self) -> None:

@@ -138,12 +138,18 @@ class CellData:
         return statistics.median(vals) if vals else None
 
     def efficiency(self) -> list[float]:
-        """Valid replies per CPU-second of the server process tree, one value per repeat."""
-        return [
-            r.rps_ok / (r.cpu_mean_pct / 100)
-            for r in self.repeats
-            if r.rps_ok is not None and r.cpu_mean_pct
-        ]
+        """Valid replies per CPU-second of the server process tree (its threads' CPU), one value
+        per repeat."""
+        return [v for r in self.repeats if (v := r.per_cpu_s) is not None]
+
+    def cores(self) -> list[float]:
+        """Cores the server used (CPU seconds per second), one value per repeat."""
+        return [v for r in self.repeats if (v := r.cores_used) is not None]
+
+    def threads_peak(self) -> int | None:
+        """The most threads alive at once in the server's processes, over the repeats."""
+        found = [int(t["threads_peak"]) for r in self.repeats if (t := r.threads)]
+        return max(found) if found else None
 
     def error_classes(self) -> tuple[dict[str, int], int]:
         """Errors per class summed over the repeats, and the replies + errors they are a share of."""

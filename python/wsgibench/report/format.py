@@ -51,6 +51,11 @@ def cv(summary: Summary | None) -> str:
     return f"{summary.cv * 100:.1f}%" + (" !" if summary.noisy else "")
 
 
+def cores(value: float | None) -> str:
+    """Cores used (CPU seconds per second), two decimals: 1.25 is a quarter core beyond one."""
+    return "-" if value is None else f"{value:.2f}"
+
+
 def mib(value_bytes: float | None) -> str:
     return "-" if value_bytes is None else f"{value_bytes / 2**20:.1f}"
 

@@ -97,9 +97,11 @@ TOOL_METRICS = tuple(
     )
     for key, tool in TOOL_KEYS.items()
 )
+# Shown beside the requests per CPU-second, never ranked: the cores the server used for them.
+CORES = Metric("cores", "cores used at reference load (CPU-s per s)", False, fmt.cores)
 # The table's columns: the ranked metrics, with the tools' counts right after our error rate.
 _AFTER_ERRORS = [m.key for m in METRICS].index("errors") + 1
-COLUMNS = (*METRICS[:_AFTER_ERRORS], *TOOL_METRICS, *METRICS[_AFTER_ERRORS:])
+COLUMNS = (*METRICS[:_AFTER_ERRORS], *TOOL_METRICS, *METRICS[_AFTER_ERRORS:], CORES)
 
 
 @dataclass
@@ -217,6 +219,7 @@ def server_row(server: str, cells: list[CellData], ref: float | None) -> ServerR
     for key, tool in TOOL_KEYS.items():
         row.entries[key] = _entry(at_ref, tool_rates(at_ref, tool) if at_ref else [], "errors")
     row.entries["efficiency"] = _entry(at_ref, at_ref.efficiency() if at_ref else [], "efficiency")
+    row.entries["cores"] = _entry(at_ref, at_ref.cores() if at_ref else [], "cores")
     with_rss = [c for c in cells if c.values("rss_peak_bytes")]
     fattest = max(with_rss, key=lambda c: max(c.values("rss_peak_bytes")), default=None)
     row.entries["memory"] = _entry(

@@ -67,9 +67,12 @@ class Counters:
     interference: Interference
     expected_requests: int | None  # seed 000's check: the requests the plan called for, if known
     nothing_dropped: bool  # ... every one sent and validly answered
+    # the server's threads: count, names, CPU per group, cores used (machine/threads.ThreadUse)
+    threads: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            **({"threads": self.threads} if self.threads is not None else {}),
             "netstat": self.netstat,
             "log_bytes": self.log_bytes,
             "kinds": self.kinds,
@@ -166,7 +169,37 @@ class StoredRepeat(Repeat):
             processes_peak=row["processes_peak"],
         )
 
+    @property
+    def threads(self) -> dict[str, Any] | None:
+        """The server's threads as counted over the repeat (None: a store from before)."""
+        found = self.more.get("threads")
+        return found if isinstance(found, dict) else None
+
+    @property
+    def cores_used(self) -> float | None:
+        return cores_used(self.more, self.cpu_mean_pct)
+
+    @property
+    def per_cpu_s(self) -> float | None:
+        return per_cpu_s(self.rps_ok, self.cores_used)
+
     def column(self, name: str) -> float | None:
         """A column of the repeats table by its name (the metric a report asks for), as stored."""
         value: float | None = getattr(self, name)
         return value
+
+
+def cores_used(extra: Mapping[str, Any], cpu_mean_pct: float | None) -> float | None:
+    """CPU seconds the server's processes used per second of a repeat: its threads' sum (the
+    stored `threads`), else the sampler's mean CPU share (a store from before)."""
+    threads = extra.get("threads")
+    counted = threads.get("cores_used") if isinstance(threads, dict) else None
+    if isinstance(counted, (int, float)):
+        return float(counted)
+    return cpu_mean_pct / 100 if cpu_mean_pct is not None else None
+
+
+def per_cpu_s(rps_ok: float | None, cores: float | None) -> float | None:
+    """Valid replies per CPU-second of the server: the figure that compares servers by the CPU
+    they used, not by their worker count (None below 1 % of a core: nothing to divide by)."""
+    return rps_ok / cores if rps_ok is not None and cores and cores >= 0.01 else None

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wsgibench.errors import UsageError
+from wsgibench.results.repeat import cores_used, per_cpu_s
 from wsgibench.results.stats import Summary, summarise
 from wsgibench.results.store import Cell, Store
 
@@ -80,6 +81,7 @@ def summarise_study(store: Store, study_id: int, trim: int = 0) -> list[CellSumm
     for cell in store.cells(study_id):
         reps = store.repeats(cell.id)
         stats = {m: summarise([r[m] for r in reps if r[m] is not None], trim) for m in METRICS}
+        stats.update(_cpu_figures(reps, trim))
         info = cell.server_info or {}
         out.append(
             CellSummary(
@@ -94,6 +96,18 @@ def summarise_study(store: Store, study_id: int, trim: int = 0) -> list[CellSumm
             )
         )
     return out
+
+
+def _cpu_figures(reps: list[Any], trim: int) -> dict[str, Summary | None]:
+    """Cores used and valid replies per server CPU-second, per repeat, summarised like METRICS."""
+    cores, per_cpu = [], []
+    for r in reps:
+        used = cores_used(json.loads(r["extra_json"] or "{}"), r["cpu_mean_pct"])
+        if used is not None:
+            cores.append(used)
+        if (value := per_cpu_s(r["rps_ok"], used)) is not None:
+            per_cpu.append(value)
+    return {"cores_used": summarise(cores, trim), "per_cpu_s": summarise(per_cpu, trim)}
 
 
 def _interface_of(server: str) -> str:

@@ -15,8 +15,9 @@ from wsgibench.errors import EngineError, LoadHostLost, StartupError
 from wsgibench.machine import cpustat, netstat
 from wsgibench.machine.process import STOP_GRACE_S, RunningServer
 from wsgibench.machine.sampler import Sampler
-from wsgibench.machine.topology import Layout, Topology, scaled_layout
+from wsgibench.machine.topology import Layout, Topology
 from wsgibench.results import diagnose, latency
+from wsgibench.results.diagnose import Diagnosis
 from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.repeat import Counters, Repeat
 from wsgibench.results.store import Store
@@ -27,9 +28,10 @@ from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.engine import Engine
 from wsgibench.run.judge import judge_repeat
 from wsgibench.run.outcome import CellOutcome, ServerHandle
+from wsgibench.run.placement import Placement, place
 from wsgibench.run.records import dropped, interference_record, repeat_record, window_record
 from wsgibench.run.serve import ServeOptions, server_info, server_python, start
-from wsgibench.servers import Flavour, ServerRecipe, get, versions
+from wsgibench.servers import Flavour, ServerRecipe, get
 from wsgibench.study.apps import AppSpec
 from wsgibench.study.loads import Load
 from wsgibench.study.model import Study
@@ -37,82 +39,6 @@ from wsgibench.study.plan import CellPlan
 
 # The note on a cell that a lost load host made invalid: `--resume` runs such a cell again.
 HOST_LOST = "load host lost: the other hosts were stopped, nothing was re-run"
-
-
-@dataclass(frozen=True)
-class Placement:
-    """Where one cell's server and engine run: their CPUs by which rule, the server's workers and
-    how they were chosen, the engine's threads, and a note when the engine shares the CPUs."""
-
-    server_cpus: list[int]
-    engine_cpus: list[int]
-    workers: int
-    shared: str | None = None
-    policy: str = "given"
-    workers_rule: str = "the study's workers"
-    engine_threads: int = 1
-    server_threads: int = 1  # threads per worker, for the servers that take them
-    # The threads were set for this load (a tuning trial): 1 means one thread, not the server's
-    # own default pool.
-    exact_threads: bool = False
-    runtime_mode: str | None = None  # the load's runtime mode for the server (granian: st, mt)
-
-    def as_dict(self) -> dict[str, Any]:
-        out = {
-            "server_cpus": self.server_cpus,
-            "engine_cpus": self.engine_cpus,
-            "policy": self.policy,
-            "workers": self.workers,
-            "workers_rule": self.workers_rule,
-            "engine_threads": self.engine_threads,
-        }
-        if self.runtime_mode:
-            out["runtime_mode"] = self.runtime_mode
-        return out
-
-
-def place(
-    load: Load, study: Study, recipe: ServerRecipe, layout: Layout, topo: Topology
-) -> Placement:
-    """The study's layout; for a scaling load (load.cpus = N) the server on N CPUs and the engine
-    on the cores left (sharing them when none are, said in `shared`). Workers: the study's count
-    (N for a scaling load), or with workers = "auto" the server's own convention for its CPUs;
-    the nginx ceiling always gets one per server CPU. One engine thread per engine CPU."""
-    if load.cpus is not None:
-        layout = scaled_layout(topo, load.cpus)
-    cpus = len(layout.server_cpus)
-    # A server at a release (name@version) has the settings the study gives its server.
-    own = study.server_settings.get(recipe.name) or study.server_settings.get(
-        versions.split(recipe.name)[0], {}
-    )
-    if load.workers is not None or load.threads is not None:  # a tuning trial's setting
-        own = {**own, **{k: v for k in ("workers", "threads") if (v := getattr(load, k))}}
-    if load.workers is not None:
-        workers, rule = load.workers, f"{load.workers}, the load's setting"
-    elif "workers" in own:
-        workers, rule = own["workers"], f"{own['workers']}, as the study's seed ran it"
-    elif study.workers == "auto" or recipe.workers_follow_cpus:
-        workers, rule = recipe.auto_workers(cpus)
-    elif load.cpus is not None:
-        workers, rule = load.cpus, f"one worker per server CPU ({load.cpus}), scaling"
-    else:
-        workers, rule = study.workers, "the study's workers"
-    shared = None
-    if layout.note and set(layout.server_cpus) & set(layout.engine_cpus):
-        shared = f"{layout.note}: req/s understates the server"
-    threads = study.engine_threads or len(layout.engine_cpus)
-    return Placement(
-        layout.server_cpus,
-        layout.engine_cpus,
-        workers,
-        shared,
-        layout.policy,
-        rule,
-        threads,
-        own.get("threads", study.threads),
-        exact_threads=load.threads is not None,
-        runtime_mode=load.runtime_mode if load.runtime_mode in recipe.runtime_modes else None,
-    )
 
 
 @dataclass
@@ -158,6 +84,7 @@ def serve_options(
         app_path=app_path,
         cpus=placement.server_cpus,
         memory_limit_bytes=mb * 2**20 if mb else None,
+        cpu_quota=placement.cpu_quota,
         backlog=study.backlog,
         access_log=study.access_log,
         env=tuple(sorted({**app.env, **study.app_env, **switches, **env}.items())),
@@ -189,20 +116,14 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         server, workdir = start(recipe, options)
     except StartupError as exc:
         return CellOutcome(CellStatus.DISQUALIFIED, str(exc))
+    if placement.cpu_quota is not None and not server.quota.holds(server.cpu_quota):
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+        return CellOutcome(CellStatus.UNAVAILABLE, f"CPU quota: {server.cpu_quota}")
     ctx.on_server(server)
-    isolation: dict[str, Any] = {
-        "server_cpus": placement.server_cpus,
-        "engine_cpus": placement.engine_cpus,
-        "memory": server.memory,
-        "workers": placement.workers,
-        "layout": placement.as_dict(),
-    }
+    isolation, fallback = _isolation(placement, server, recipe)
     if db is not None:
         isolation["database"] = db.info()
-    # ASGI: the loop and parser the server really runs, and a fallback from what it asked for
-    isolation["runtime"], fallback = checks.asgi_runtime(recipe, server.host, server.port)
-    if placement.shared:
-        isolation["placement"] = placement.shared
     try:
         outcome = check_and_measure(cell, server, ctx, placement)
     except LoadHostLost as exc:  # invalid, said so; `--resume` runs the cell again
@@ -214,14 +135,15 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         # The memory group's own high-water mark (shared pages once), beside the sampler's summed
         # RSS: the whole cell, warm-up included.
         isolation["memory_peak_bytes"] = server.cgroup.peak_bytes()
+        if placement.cpu_quota is not None:  # the whole cell, warm-up included
+            isolation["cpu_throttling"] = server.quota.throttling()
         forced = server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
     outcome.isolation = isolation
     outcome.app = app_info(app, recipe, deps)
     if forced:
         outcome.notes.append(f"ignored SIGTERM: killed after {STOP_GRACE_S:g} s")
-    if placement.shared:
-        outcome.notes.append(placement.shared)
+    outcome.notes += [n for n in (placement.shared, placement.mode_note) if n]
     if db is not None:  # show and reports print notes; the details are in isolation.database
         outcome.notes.append(f"database: {db.version()}")
     if recipe.flavour == Flavour.REFERENCE:  # `show` has no flavour column
@@ -229,6 +151,26 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     if fallback:
         outcome.diagnoses.append(fallback.as_dict())
     return outcome
+
+
+def _isolation(
+    placement: Placement, server: RunningServer, recipe: ServerRecipe
+) -> tuple[dict[str, Any], Diagnosis | None]:
+    """What the cell records of where and under which limits its server ran, verified; and the
+    ASGI loop and parser the server really runs, with a fallback from what it asked for."""
+    isolation: dict[str, Any] = {
+        "server_cpus": placement.server_cpus,
+        "engine_cpus": placement.engine_cpus,
+        "memory": server.memory,
+        "workers": placement.workers,
+        "layout": placement.as_dict(),
+    }
+    isolation["runtime"], fallback = checks.asgi_runtime(recipe, server.host, server.port)
+    if placement.shared:
+        isolation["placement"] = placement.shared
+    if placement.cpu_quota is not None:
+        isolation["cpu_quota"] = server.cpu_quota
+    return isolation, fallback
 
 
 # -- 2. check ----------------------------------------------------------------------------------------
@@ -282,7 +224,7 @@ def measure(
         outcome.apply(rep, verdict)
         if verdict.ends_cell:
             break
-    share = 100.0 * len(placement.server_cpus)
+    share = 100.0 * (placement.cpu_quota or len(placement.server_cpus))
     facts = [
         diagnose.facts_from(r, v, load.model, cell.level, load.wants_keep_alive, share)
         for r, v in judged
@@ -344,6 +286,7 @@ def measure_repeat(
         ),
         expected_requests=expected,
         nothing_dropped=nothing_dropped,
+        threads=use.as_dict() if (use := sampler.threads.summary()) else None,
     )
     return repeat_record(idx, result, sampler, counters)
 

@@ -33,6 +33,7 @@ class ServeOptions:
     app_path: tuple[Path, ...] = ()
     cpus: list[int] | None = None
     memory_limit_bytes: int | None = None
+    cpu_quota: float | None = None  # cores, through the server's cgroup (placement = "quota")
     host: str = "127.0.0.1"
     env: tuple[tuple[str, str], ...] = ()  # WSGIBENCH_* settings for the app
     access_log: bool = False
@@ -159,6 +160,7 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
         options.memory_limit_bytes,
         ready,
         dict(options.env),
+        options.cpu_quota,
     )
 
 

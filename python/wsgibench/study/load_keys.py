@@ -21,6 +21,9 @@ MODEL_NAMES = ("closed", "rate", "conn_rate", "sessions", "count", "capacity")
 SWEPT = ("closed", "rate", "conn_rate", "sessions", "count")
 DATABASES = ("sqlite", "postgresql", "mariadb")
 ARRIVALS = ("uniform", "poisson")
+# Where the server runs (run/placement.py): its own CPUs, every CPU the engine leaves, or those
+# under a cgroup CPU quota.
+PLACEMENTS = ("pinned", "shared", "quota")
 _POSITIVE_INT = Int(low=1)
 
 LEVEL_UNITS = {
@@ -226,6 +229,23 @@ LOAD_KEYS: tuple[Key, ...] = (
         "the server's",
         'The server\'s runtime mode for this load (Granian: "st" or "mt"; tune searches them).',
         example='runtime_mode = "st"',
+    ),
+    Key(
+        "placement",
+        Text(PLACEMENTS),
+        '"pinned"',
+        'Where the server runs: "pinned" to its own CPUs (the layout\'s), "shared" on every CPU '
+        'the engine does not use, or "quota": shared under a cgroup CPU quota of cpu_quota cores '
+        "(verified, like the memory limit).",
+        example='placement = "shared"',
+    ),
+    Key(
+        "cpu_quota",
+        Number(low=0.01),
+        "the pinned CPUs' count",
+        'placement = "quota": the cores the server may use (cpu.max on cgroup v2, '
+        "cpu.cfs_quota_us on v1).",
+        "cores",
     ),
     Key(
         "app",

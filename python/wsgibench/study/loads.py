@@ -67,6 +67,21 @@ _CAPACITY_KEYS = (
 )
 
 
+# Load keys for the harness, not the engine's load model.
+_NOT_ENGINE_KEYS = {
+    "database",
+    "cpus",
+    "app",
+    "servers",
+    "workers",
+    "threads",
+    "runtime_mode",
+    "placement",
+    "cpu_quota",
+    *_CAPACITY_KEYS,
+}
+
+
 @dataclass(frozen=True)
 class Load:
     """One load model swept over levels (connections, rate, users/s or concurrency)."""
@@ -89,6 +104,8 @@ class Load:
     workers: int | None = None
     threads: int | None = None
     runtime_mode: str | None = None  # one of its servers' runtime_modes (granian: st, mt)
+    placement: str = "pinned"  # pinned, shared or quota (run/placement.py)
+    cpu_quota: float | None = None  # placement quota: the cores allowed (None: the pinned count)
 
     @property
     def level_field(self) -> str:
@@ -165,22 +182,7 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
         model=model,
         levels=tuple(values.get("levels", ())),
         capacity=capacity,
-        params={
-            k: v
-            for k, v in values.items()
-            if k
-            not in common
-            | {
-                "database",
-                "cpus",
-                "app",
-                "servers",
-                "workers",
-                "threads",
-                "runtime_mode",
-                *_CAPACITY_KEYS,
-            }
-        },
+        params={k: v for k, v in values.items() if k not in common | _NOT_ENGINE_KEYS},
         http=http,
         keep_alive=values.get("keep_alive", http == "1.1"),
         timeout_s=values.get("timeout_s", 5.0),
@@ -192,7 +194,16 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
         workers=values.get("workers"),
         threads=values.get("threads"),
         runtime_mode=values.get("runtime_mode"),
+        placement=_placement(values, where),
+        cpu_quota=values.get("cpu_quota"),
     )
+
+
+def _placement(values: dict[str, Any], where: str) -> str:
+    placement: str = values.get("placement", "pinned")
+    if "cpu_quota" in values and placement != "quota":
+        raise UsageError(f'{where}: cpu_quota is for placement = "quota", not {placement!r}')
+    return placement
 
 
 def check_runtime_mode(load: Load, servers: list[str], where: str) -> None:

@@ -60,3 +60,45 @@ def test_two_cpus_keep_todays_layout():
     placed = place(study.loads[0], study, get("gunicorn-sync"), layout(two), two)
     assert (placed.server_cpus, placed.engine_cpus, placed.engine_threads) == ([0], [1], 1)
     assert placed.policy == "first-cpu" and placed.shared is None
+
+
+def _placed(placement: dict, **study):
+    s = parse_study(
+        {"servers": ["granian-asgi"], "load": [{**LOAD, **placement}], "workers": 1, **study}, "p"
+    )
+    from wsgibench.machine.topology import scaled_layout
+
+    lay = scaled_layout(SIXTEEN, 1) if study.get("server_cpu_count") else layout(SIXTEEN)
+    return place(s.loads[0], s, get("granian-asgi"), lay, SIXTEEN)
+
+
+def test_shared_and_quota_placements_leave_the_engine_its_half_and_the_workers_as_pinned():
+    pinned = _placed({}, server_cpu_count=1)
+    assert (pinned.server_cpus, pinned.mode, pinned.cpu_quota) == ([0], "pinned", None)
+    assert len(pinned.engine_cpus) == 15
+    shared = _placed({"placement": "shared"}, server_cpu_count=1)
+    assert shared.server_cpus == list(range(8)) and shared.engine_cpus == list(range(8, 16))
+    assert shared.workers == pinned.workers == 1 and shared.engine_threads == 8
+    assert shared.mode_note and "may run on CPU(s) [0, 1, 2" in shared.mode_note
+    assert shared.as_dict()["placement"] == "shared"
+    quota = _placed({"placement": "quota"}, server_cpu_count=1)
+    assert quota.cpu_quota == 1.0 and quota.server_cpus == shared.server_cpus
+    half = _placed({"placement": "quota", "cpu_quota": 0.5})
+    assert half.cpu_quota == 0.5 and half.as_dict()["cpu_quota"] == 0.5
+
+
+def test_shared_on_a_machine_whose_layout_leaves_nothing_over_says_it_is_pinned_there():
+    two = build([0, 1], [(0,), (1,)], [(0, 1)])
+    s = parse_study({"servers": ["granian"], "load": [{**LOAD, "placement": "shared"}]}, "p")
+    placed = place(s.loads[0], s, get("granian"), layout(two), two)
+    assert placed.server_cpus == [0] and placed.engine_cpus == [1]
+    assert placed.mode_note and "the same 1 CPU(s) as pinned on this machine" in placed.mode_note
+
+
+def test_cpu_quota_without_the_quota_placement_is_refused():
+    import pytest
+
+    from wsgibench.errors import UsageError
+
+    with pytest.raises(UsageError, match="cpu_quota is for placement"):
+        parse_study({"servers": ["granian"], "load": [{**LOAD, "cpu_quota": 1.0}]}, "p")

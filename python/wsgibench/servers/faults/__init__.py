@@ -100,6 +100,13 @@ FAULTS: dict[str, tuple[str, tuple[str, ...], str]] = {
         "measured, no errors: 200 requests/s at most; a capacity load finds 200 requests/s "
         "(within its resolution) when the budget is several service times",
     ),
+    "busy-threads": (
+        "a good server beside 4 threads named busy that hash forever (hashlib releases the "
+        "GIL): its threading shape is known, it uses min(4, CPUs allowed) cores",
+        ("--busy", "4"),
+        "measured; cores used ≈ the CPUs it may use (up to 4), ≤ 1.0 pinned to one CPU or "
+        "under a 1-core quota; its threads counted in the group 'runtime busy'",
+    ),
 }
 
 # Kinds run by another kind of the script with arguments of their own.

@@ -37,6 +37,7 @@ KINDS = (
     "sigterm",
     "counted",
     "fixed-service",
+    "busy-threads",
 )
 
 
@@ -176,6 +177,25 @@ def serve_connection(conn: socket.socket, st: State) -> None:
                 pass
 
 
+def busy_threads(count: int) -> None:
+    """Start `count` threads that hash 256 KiB blocks forever, named "busy" (prctl PR_SET_NAME).
+    hashlib releases the GIL on blocks this size, so they use up to `count` cores between them:
+    a server whose threading shape is known (cores used = min(count, CPUs allowed))."""
+    import ctypes
+    import hashlib
+
+    libc = ctypes.CDLL(None)
+    block = b"x" * 262_144
+
+    def spin() -> None:
+        libc.prctl(15, b"busy", 0, 0, 0)  # PR_SET_NAME: this thread's comm
+        while True:
+            hashlib.sha256(block).digest()
+
+    for _ in range(count):
+        threading.Thread(target=spin, daemon=True).start()
+
+
 class FixedService:
     """fixed-service: one thread serves the requests one at a time, in the order they arrive, each
     taking `service` seconds, so the server's capacity is 1 / service.
@@ -300,6 +320,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--leak-cap-mb", type=int, default=2048, help="leak: stop leaking here")
     p.add_argument("--seed", type=int, default=4)
     p.add_argument("--service-ms", type=float, default=5.0, help="fixed-service: ms per request")
+    p.add_argument("--busy", type=int, default=4, help="busy-threads: threads that hash forever")
     a = p.parse_args(argv)
     if a.kind == "refuse":
         print(
@@ -338,6 +359,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"fault {a.kind} listening on {a.host}:{a.port} (pid {os.getpid()})", flush=True)
     if a.kind == "fixed-service":
         FixedService(s, a.service_ms / 1000).run()
+    if a.kind == "busy-threads":
+        busy_threads(a.busy)
     while True:
         conn, _ = s.accept()
         threading.Thread(target=serve_connection, args=(conn, st), daemon=True).start()

@@ -1,0 +1,115 @@
+"""A cgroup CPU quota for a server's processes (cpu.max on v2, cpu.cfs_quota_us on v1): set before
+they start, read back and checked for each of them once the server answers, throttling counted."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wsgibench.machine.cgroups import V1_CPU, KillGroup, controllers, enable, group_of, mount_root
+
+PERIOD_US = 100_000  # the kernel's default period: the quota is cores × this per period
+
+
+@dataclass
+class CpuQuota:
+    """The CPU quota of one server start. On cgroup v2 with the cpu controller it is set on the
+    server's kill group (joining it is joining the quota); otherwise on a group of the v1 cpu
+    controller that each process joins before exec. `applied` says how it was set, or why not."""
+
+    path: Path | None
+    applied: str
+    cores: float | None
+    version: int | None = None
+    shared: bool = False  # the kill group's own directory: joined and removed with it
+
+    @classmethod
+    def create(cls, cores: float | None, kill: KillGroup) -> CpuQuota:
+        if not cores:
+            return cls(None, "no quota requested", None)
+        quota = max(1000, round(cores * PERIOD_US))
+        try:
+            if kill.path is not None and "cpu" in controllers(mount_root(kill.path)):
+                enable(kill.path.parent, "cpu")
+                (kill.path / "cpu.max").write_text(f"{quota} {PERIOD_US}")
+                return cls(kill.path, f"cgroup v2 cpu.max={quota} {PERIOD_US}", cores, 2, True)
+            if (V1_CPU / "cpu.cfs_quota_us").exists():
+                path = V1_CPU / f"wsgibench-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+                path.mkdir()
+                (path / "cpu.cfs_period_us").write_text(str(PERIOD_US))
+                (path / "cpu.cfs_quota_us").write_text(str(quota))
+                return cls(path, f"cgroup v1 cpu.cfs_quota_us={quota}", cores, 1)
+        except OSError as exc:
+            return cls(None, f"not applied: {exc.strerror or exc}", None)
+        return cls(None, "not applied: no writable cpu cgroup", None)
+
+    def join_self(self) -> None:
+        """Called in the child between fork and exec (a shared group is joined as the kill group)."""
+        if self.path is not None and not self.shared:
+            (self.path / "cgroup.procs").write_text("0")
+
+    def read_back(self) -> float | None:
+        """The quota in cores as the group holds it now (None: unlimited or unreadable)."""
+        if self.path is None:
+            return None
+        try:
+            if self.version == 2:
+                quota, period = (self.path / "cpu.max").read_text().split()[:2]
+                return None if quota == "max" else int(quota) / int(period)
+            quota_us = int((self.path / "cpu.cfs_quota_us").read_text())
+            period_us = int((self.path / "cpu.cfs_period_us").read_text())
+        except (OSError, ValueError):
+            return None
+        return None if quota_us < 0 else quota_us / period_us
+
+    def verify(self, pids: list[int]) -> str:
+        """What the store records: the quota read back from the group and whether every given
+        process is in it (/proc/PID/cgroup), or why the quota does not hold."""
+        if self.path is None:
+            return self.applied
+        cores = self.read_back()
+        if cores is None:
+            return f"not applied: no quota read back from {self.path}"
+        want = "/" + self.path.relative_to(mount_root(self.path)).as_posix()
+        outside = [
+            f"{pid} in {where}"
+            for pid in pids
+            if (where := group_of(pid, self.version, "cpu")) not in (None, want)
+        ]
+        if outside:
+            return f"not applied: process {outside[0]}, not {want} (quota {cores:g} cores)"
+        return f"cgroup v{self.version} quota {cores:g} cores, verified for {len(pids)} process(es)"
+
+    def holds(self, verified: str) -> bool:
+        return self.path is not None and not verified.startswith("not applied")
+
+    def throttling(self) -> dict[str, Any] | None:
+        """The group's cpu.stat so far: periods, periods throttled, seconds throttled."""
+        if self.path is None:
+            return None
+        try:
+            stat = dict(
+                line.split()[:2] for line in (self.path / "cpu.stat").read_text().splitlines()
+            )
+        except (OSError, ValueError):
+            return None
+        waited = (
+            int(stat.get("throttled_usec", 0)) / 1e6
+            if self.version == 2
+            else int(stat.get("throttled_time", 0)) / 1e9
+        )
+        return {
+            "periods": int(stat.get("nr_periods", 0)),
+            "throttled_periods": int(stat.get("nr_throttled", 0)),
+            "throttled_s": round(waited, 4),
+        }
+
+    def remove(self) -> None:
+        if self.path is not None and not self.shared:
+            try:
+                self.path.rmdir()
+            except OSError:
+                pass
