@@ -172,18 +172,14 @@ def build_store(
     jitter: float = 0.01,
     random_jitter: bool = True,
     command_line: list[str] | None = None,
+    cpu: dict[str, float] | None = None,
 ) -> Path:
-    """A finished study: each server's rps is speed * level-factor, with ~1 % jitter between repeats
-    (random, or with random_jitter=False exactly -jitter, 0, +jitter, ... in turn)."""
+    """A finished study: speed * level-factor req/s, ~1 % jitter (random, else -, 0, + in turn),
+    CPU % from `cpu` (default 95)."""
     speeds = speeds or {"nginx-baseline": 20000.0, "gunicorn-gthread": 5000.0, "waitress": 3000.0}
     rng = random.Random(seed)
     store = Store(path)
-    load = {
-        "name": "closed" if model == "closed" else model,
-        "model": model,
-        "levels": list(levels),
-        "duration_s": 1.0,
-    }
+    load = {"name": model, "model": model, "levels": list(levels), "duration_s": 1.0}
     if model == "sessions":
         load.update(requests=5, think_s=0.1)
     config = {"name": name, "repeats": repeats, "load": [load], "servers": list(speeds)}
@@ -206,7 +202,7 @@ def build_store(
                             rps,
                             p50=p50,
                             p99=p50 * 3,
-                            cpu=95.0 + rng.uniform(-1, 1),
+                            cpu=(cpu or {}).get(server, 95.0) + rng.uniform(-1, 1),
                             rss=(30 + level) * 2**20,
                             model=model,
                             level=level,

@@ -162,8 +162,8 @@ class ThreadAccount:
             ended = (last - self._proc_first[pid]) - live.get(pid, 0.0)
             if ended > 0.005:  # beyond the clock ticks' rounding
                 where = "main process" if pid == self.first_pid else "workers"
-                key = f"{where}: threads that ended"
-                out[key] = out.get(key, 0.0) + ended
+                name = f"{where}: threads that ended"
+                out[name] = out.get(name, 0.0) + ended
         return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
     def summary(self) -> ThreadUse | None:

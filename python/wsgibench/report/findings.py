@@ -7,8 +7,8 @@ number means."""
 from __future__ import annotations
 
 from wsgibench.baseline import BASELINE
+from wsgibench.report import cpu_use, frameworks
 from wsgibench.report import format as fmt
-from wsgibench.report import frameworks
 from wsgibench.report.capacity import interval, micros, stopped
 from wsgibench.report.data import CellData, LoadData, ReportData
 from wsgibench.results.capacity_compare import overlaps
@@ -86,11 +86,22 @@ def findings(data: ReportData) -> list[str]:
         if load.config.get("app"):  # a framework's load: its own finding below says more
             continue
         lines += [text for level in load.levels if (text := leader(load, level))]
+        lines += _cpu_lines(load)
+    lines += cpu_use.placements(data)
     lines += [section.finding for section in frameworks.sections(data)]
     for load in data.loads:
         lines += _disqualified(load)
     lines += _meanings(data)
     return lines
+
+
+def _cpu_lines(load: LoadData) -> list[str]:
+    """Where the ranking per CPU-second differs from the one by req/s, or the leader used more
+    cores than its workers suggest (report/cpu_use.py); the top level's ranking either way."""
+    lines = [text for level in load.levels if (text := cpu_use.more_cores(load, level))]
+    top = max(load.levels, default=None)
+    ranking = cpu_use.fair_ranking(load, top) if top is not None else None
+    return lines + ([ranking] if ranking else [])
 
 
 def _capacity(c: ServerCapacity) -> str:

@@ -205,6 +205,15 @@ STUDY_KEYS: tuple[Key, ...] = (
         example='seed_versions = { "gunicorn-sync" = "19.9.0" }',
     ),
     Key(
+        "parity",
+        TableOf(Text(what="why it differs"), names="settings"),
+        "none",
+        "The settings (servers/parity.py: loop, parser, concurrency, keep_alive, backlog, "
+        "access_log) in which the study's servers differ on purpose, each with why; any other "
+        "difference fails the parity check.",
+        example='parity = { loop = "each server on the loop it runs in production" }',
+    ),
+    Key(
         "server_cpu_count",
         _POSITIVE_INT,
         "the machine's layout",
