@@ -59,6 +59,7 @@ EXPECTED = {
     "sigterm": ("measured", None, {}, 14),
     "counted": ("measured", None, {}, 12),
     "fixed-service": ("measured", None, {}, 12),
+    "busy-threads": ("measured", None, {}, 12),  # its cores: tests/e2e/test_placement.py
 }
 
 
