@@ -87,12 +87,7 @@ class MemoryCgroup:
             limit = int((self.path / setting).read_text().split()[0])
         except (OSError, ValueError, IndexError):
             return f"not applied: cannot read {self.path / setting} back"
-        want = "/" + self.path.relative_to(mount_root(self.path)).as_posix()
-        outside = [
-            f"{pid} in {where}"
-            for pid in pids
-            if (where := group_of(pid, self.version)) not in (None, want)
-        ]
+        want, outside = outside_of(self.path, self.version, pids)
         if outside:
             return f"not applied: process {outside[0]}, not {want} ({setting}={limit})"
         return f"cgroup v{self.version} {setting}={limit}, verified for {len(pids)} process(es)"
@@ -149,6 +144,20 @@ def group_of(pid: int, version: int | None, controller: str = "memory") -> str |
         ):
             return path
     return None
+
+
+def outside_of(
+    group: Path, version: int | None, pids: list[int], controller: str = "memory"
+) -> tuple[str, list[str]]:
+    """The group as /proc/PID/cgroup names it, and each given process that is in another group
+    of that hierarchy ("PID in GROUP"; a process that exited is in none)."""
+    want = "/" + group.relative_to(mount_root(group)).as_posix()
+    outside = [
+        f"{pid} in {where}"
+        for pid in pids
+        if (where := group_of(pid, version, controller)) not in (None, want)
+    ]
+    return want, outside
 
 
 def _v2_root() -> Path | None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wsgibench.machine.cgroups import V1_CPU, KillGroup, controllers, enable, group_of, mount_root
+from wsgibench.machine.cgroups import V1_CPU, KillGroup, controllers, enable, mount_root, outside_of
 
 PERIOD_US = 100_000  # the kernel's default period: the quota is cores × this per period
 
@@ -73,12 +73,7 @@ class CpuQuota:
         cores = self.read_back()
         if cores is None:
             return f"not applied: no quota read back from {self.path}"
-        want = "/" + self.path.relative_to(mount_root(self.path)).as_posix()
-        outside = [
-            f"{pid} in {where}"
-            for pid in pids
-            if (where := group_of(pid, self.version, "cpu")) not in (None, want)
-        ]
+        want, outside = outside_of(self.path, self.version, pids, "cpu")
         if outside:
             return f"not applied: process {outside[0]}, not {want} (quota {cores:g} cores)"
         return f"cgroup v{self.version} quota {cores:g} cores, verified for {len(pids)} process(es)"
