@@ -105,20 +105,18 @@ def _placement_of(config: dict[str, Any]) -> str:
 
 def placements(data: ReportData) -> list[str]:
     """Per server and level, its req/s and cores under each placement the study ran it in."""
-    found: dict[tuple[str, str, float], dict[str, CellData]] = {}
-    fields: dict[str, str] = {}
+    found: dict[tuple[str, str, str, float], dict[str, CellData]] = {}
     for load in data.loads:
         if load.is_capacity:
             continue
         for c in load.cells:
-            if c.cell.status != CellStatus.MEASURED or not c.values("rps_ok"):
-                continue
-            key = (c.cell.server, _shape(load.config), c.cell.level)
-            found.setdefault(key, {})[_placement_of(load.config)] = c
-            fields[key[1]] = load.level_field
-    lines = []
-    for (server, shape, level), by_placement in found.items():
-        if len(by_placement) > 1:
-            said = "; ".join(f"{where} {_figures(c)}" for where, c in by_placement.items())
-            lines.append(f"{server} at {fields[shape]} {level:g} by placement: {said}.")
-    return lines
+            if c.cell.status == CellStatus.MEASURED and c.values("rps_ok"):
+                key = (c.cell.server, _shape(load.config), load.level_field, c.cell.level)
+                found.setdefault(key, {})[_placement_of(load.config)] = c
+    return [
+        f"{server} at {field} {level:g} by placement: "
+        + "; ".join(f"{where} {_figures(c)}" for where, c in by_placement.items())
+        + "."
+        for (server, _, field, level), by_placement in found.items()
+        if len(by_placement) > 1
+    ]

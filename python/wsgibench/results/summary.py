@@ -80,8 +80,9 @@ def summarise_study(store: Store, study_id: int, trim: int = 0) -> list[CellSumm
     out = []
     for cell in store.cells(study_id):
         reps = store.repeats(cell.id)
+        extras = [json.loads(r["extra_json"] or "{}") for r in reps]  # read once for both below
         stats = {m: summarise([r[m] for r in reps if r[m] is not None], trim) for m in METRICS}
-        stats.update(_cpu_figures(reps, trim))
+        stats.update(_cpu_figures(reps, extras, trim))
         info = cell.server_info or {}
         out.append(
             CellSummary(
@@ -91,18 +92,20 @@ def summarise_study(store: Store, study_id: int, trim: int = 0) -> list[CellSumm
                 any(r["saturated"] for r in reps),
                 info.get("flavour", ""),
                 info.get("version"),
-                _kinds(reps),
+                _kinds(extras),
                 info.get("interface") or _interface_of(cell.server),
             )
         )
     return out
 
 
-def _cpu_figures(reps: list[Any], trim: int) -> dict[str, Summary | None]:
+def _cpu_figures(
+    reps: list[Any], extras: list[dict[str, Any]], trim: int
+) -> dict[str, Summary | None]:
     """Cores used and valid replies per server CPU-second, per repeat, summarised like METRICS."""
     cores, per_cpu = [], []
-    for r in reps:
-        used = cores_used(json.loads(r["extra_json"] or "{}"), r["cpu_mean_pct"])
+    for r, extra in zip(reps, extras, strict=True):
+        used = cores_used(extra, r["cpu_mean_pct"])
         if used is not None:
             cores.append(used)
         if (value := per_cpu_s(r["rps_ok"], used)) is not None:
@@ -120,11 +123,11 @@ def _interface_of(server: str) -> str:
         return ""
 
 
-def _kinds(reps: list[Any]) -> dict[str, tuple[float | None, float | None]]:
+def _kinds(extras: list[dict[str, Any]]) -> dict[str, tuple[float | None, float | None]]:
     """Each kind's median over the repeats of its p50 and p99 (from the repeats' extra record)."""
     per: dict[str, tuple[list[float], list[float]]] = {}
-    for rep in reps:
-        for name, k in (json.loads(rep["extra_json"] or "{}").get("kinds") or {}).items():
+    for extra in extras:
+        for name, k in (extra.get("kinds") or {}).items():
             p50s, p99s = per.setdefault(name, ([], []))
             if k.get("p50_us") is not None:
                 p50s.append(k["p50_us"])
