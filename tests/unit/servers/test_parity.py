@@ -1,35 +1,42 @@
-"""The recipe parity check: two servers of a study may differ in a setting (loop, parser, threads,
-keep-alive, backlog, access log) only where the study's `parity` table says so. On synthetic
-audits first, then on every built-in study whose servers are all audited; the studies not yet
-audited are named, so the list cannot shrink unseen."""
+"""The recipe parity check: two servers of a study may differ in a setting (loop, parser,
+concurrency, keep-alive, backlog, access log) only where the study's `parity` table says so. On
+synthetic audits first, then on every built-in study; every listed server that can run has an
+audit."""
 
 from __future__ import annotations
 
 import pytest
 
-from wsgibench.servers import get
-from wsgibench.servers.parity import AUDITS, SETTINGS, Audit, undeclared
+from wsgibench.servers import get, listed
+from wsgibench.servers.parity import AUDITS, SETTINGS, Audit
 from wsgibench.study.model import builtin_names, load_study, read_raw, study_path
-
-# Built-in studies whose compared servers are all audited: the check holds for each.
-AUDITED_STUDIES = {"asgi", "wsgi-vs-asgi", "wsgi-vs-asgi-sleep"}
+from wsgibench.study.parity import compared, undeclared
 
 
 def test_an_undeclared_difference_fails_and_a_declared_one_does_not(monkeypatch):
     a = Audit("uvloop", "httptools", "tasks", "docs")
-    b = Audit("asyncio", "httptools", "tasks", "docs", access_log="on")
+    b = Audit("asyncio", "httptools", "tasks", "docs", logs_when_asked=True)
     monkeypatch.setitem(AUDITS, "uvicorn", a)
     monkeypatch.setitem(AUDITS, "hypercorn", b)
-    found = undeclared(["nginx-baseline", "uvicorn", "hypercorn"], {})
-    assert len(found) == 2, found
-    assert any(f.startswith("loop differs (uvicorn: uvloop, hypercorn: asyncio)") for f in found)
-    assert any(f.startswith("access_log differs") for f in found)
-    assert undeclared(["uvicorn", "hypercorn"], {"loop": "why", "access_log": "why"}) == []
+    servers = ["nginx-baseline", "uvicorn", "hypercorn"]
+    (found,) = undeclared(servers, {})
+    assert found.startswith("loop differs (uvicorn: uvloop, hypercorn: asyncio)"), found
+    # a study that asks for an access log gets one from hypercorn here, none from uvicorn
+    found = undeclared(servers, {}, access_log=True)
+    assert any(f.startswith("access_log differs (uvicorn: off, hypercorn: on)") for f in found)
+    assert undeclared(servers, {"loop": "why", "access_log": "why"}, access_log=True) == []
     assert "not a setting" in undeclared(["uvicorn"], {"loops": "typo"})[0]
 
 
+def test_the_real_recipes_differ_in_the_access_log_when_a_study_asks_for_it():
+    (found,) = undeclared(["gunicorn-gthread", "gunicorn-sync", "bjoern"], {
+        "loop": "", "parser": "", "concurrency": "", "keep_alive": ""}, access_log=True)  # fmt: skip
+    assert found.startswith("access_log differs (gunicorn-gthread: on, gunicorn-sync: on, bjoern")
+
+
 def test_a_server_without_an_audit_is_named():
-    assert undeclared(["uvicorn", "waitress"], {}) == ["waitress: not audited (servers/parity.py)"]
+    found = undeclared(["uvicorn", "fault-crash"], {})
+    assert found == ["fault-crash: not audited (servers/parity.py)"]
 
 
 def test_every_audit_names_a_real_recipe_and_every_setting():
@@ -38,17 +45,23 @@ def test_every_audit_names_a_real_recipe_and_every_setting():
         assert all(audit.value(s) for s in SETTINGS) and audit.production
 
 
-@pytest.mark.parametrize("name", sorted(AUDITED_STUDIES))
+@pytest.mark.parametrize("name", builtin_names())
 def test_built_in_studies_differ_only_where_they_declare(name: str):
     study = load_study(name)
     declared = read_raw(study_path(name)).get("parity", {})
-    assert undeclared(list(study.servers), declared) == []
+    assert undeclared(list(study.servers), declared, study.access_log) == []
 
 
-def test_the_audited_studies_are_those_whose_servers_all_have_an_audit():
-    complete = set()
-    for name in builtin_names():
-        found = undeclared(list(load_study(name).servers), {k: "" for k in SETTINGS})
-        if not found:
-            complete.add(name)
-    assert complete == AUDITED_STUDIES
+def test_every_listed_server_that_can_run_is_audited():
+    missing = [name for name in compared(list(listed())) if name not in AUDITS]
+    assert missing == []
+    assert "php-fpm-nginx" not in compared(list(listed()))  # a reference, compared to none
+
+
+def test_the_doc_is_what_the_audit_writes():
+    from pathlib import Path
+
+    from wsgibench.servers.parity import audit_markdown
+
+    doc = Path(__file__).resolve().parents[3] / "docs" / "parity.md"
+    assert doc.read_text() == audit_markdown(), "regenerate docs/parity.md from audit_markdown()"
