@@ -97,10 +97,10 @@ impl TimerFd {
         })
     }
 
-    /// Fire at `deadline_ns` (0 disarms).
-    pub fn arm(&mut self, deadline_ns: u64) {
+    /// Fire at `deadline_ns` (0 disarms); true when that took a system call.
+    pub fn arm(&mut self, deadline_ns: u64) -> bool {
         if deadline_ns == self.armed_ns {
-            return;
+            return false;
         }
         self.armed_ns = deadline_ns;
         let spec = libc::itimerspec {
@@ -122,6 +122,7 @@ impl TimerFd {
                 std::ptr::null_mut(),
             )
         };
+        true
     }
 
     /// Consume the expiry so that the edge-triggered registration fires again.

@@ -43,12 +43,14 @@ impl SourceSpread {
     }
 }
 
+/// A socket connecting to `target`; `calls` counts the system calls it took.
 pub fn start_connect(
     target: SocketAddr,
     spread: &mut SourceSpread,
     linger_zero: bool,
+    calls: &mut u64,
 ) -> ConnectStart {
-    match try_connect(target, spread, linger_zero) {
+    match try_connect(target, spread, linger_zero, calls) {
         Ok(s) => ConnectStart::Pending(s),
         Err(e) => ConnectStart::Failed(e),
     }
@@ -58,17 +60,41 @@ fn try_connect(
     target: SocketAddr,
     spread: &mut SourceSpread,
     linger_zero: bool,
+    calls: &mut u64,
 ) -> io::Result<mio::net::TcpStream> {
-    let sock = Socket::new(
-        Domain::for_address(target),
-        Type::STREAM.nonblocking().cloexec(),
-        Some(Protocol::TCP),
-    )?;
+    let sock = new_socket(target, spread, linger_zero, true, calls)?;
+    match sock.connect(&target.into()) {
+        Ok(()) => {}
+        Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}
+        Err(e) => return Err(e),
+    }
+    Ok(mio::net::TcpStream::from_std(sock.into()))
+}
+
+/// A TCP socket for `target` with the engine's options, bound to the next spread source
+/// address if spreading; not connected. The io_uring backend takes it blocking (`nonblocking`
+/// false): the ring waits for readiness itself. `calls` counts the system calls it took.
+pub fn new_socket(
+    target: SocketAddr,
+    spread: &mut SourceSpread,
+    linger_zero: bool,
+    nonblocking: bool,
+    calls: &mut u64,
+) -> io::Result<Socket> {
+    let ty = if nonblocking {
+        Type::STREAM.nonblocking().cloexec()
+    } else {
+        Type::STREAM.cloexec()
+    };
+    *calls += 2;
+    let sock = Socket::new(Domain::for_address(target), ty, Some(Protocol::TCP))?;
     sock.set_nodelay(true)?;
     if linger_zero {
+        *calls += 1;
         sock.set_linger(Some(std::time::Duration::ZERO))?;
     }
     if let Some(src) = spread.next_addr() {
+        *calls += 2;
         // Defer the port choice to connect(), so the full 4-tuple decides uniqueness.
         let one: libc::c_int = 1;
         // SAFETY: setsockopt with a valid int option on an owned socket.
@@ -83,12 +109,7 @@ fn try_connect(
         };
         sock.bind(&src.into())?;
     }
-    match sock.connect(&target.into()) {
-        Ok(()) => {}
-        Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}
-        Err(e) => return Err(e),
-    }
-    Ok(mio::net::TcpStream::from_std(sock.into()))
+    Ok(sock)
 }
 
 /// Map a connect failure to the protocol's class names.

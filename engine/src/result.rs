@@ -155,6 +155,14 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
     let window_s = crate::models::window_s(plan)
         .unwrap_or(st.window.last_completion_ns as f64 / NS_PER_S as f64);
     let reasons = saturation::reasons(plan, out, cpu_fraction, lag_p99, window_s);
+    let cpu_s = out.user_s + out.sys_s;
+    let per_request = |n: u64| {
+        if k.responses > 0 {
+            n as f64 / k.responses as f64
+        } else {
+            0.0
+        }
+    };
     json!({
         "format_version": FORMAT_VERSION,
         "engine": {"name": ENGINE_NAME, "version": ENGINE_VERSION, "protocol_version": PROTOCOL_VERSION},
@@ -186,6 +194,9 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
             "user_s": out.user_s, "sys_s": out.sys_s, "cpu_fraction": cpu_fraction, "threads": plan.threads,
             "max_rss_kib": out.max_rss_kib, "nofile_limit": out.nofile_limit,
             "pinned_cpus": plan.cpus, "pin_error": out.pin_error,
+            "io_backend": out.io_backend, "io_note": out.io_note,
+            "syscalls": st.syscalls, "syscalls_per_response": per_request(st.syscalls),
+            "responses_per_cpu_s": if cpu_s > 0.0 { k.responses as f64 / cpu_s } else { 0.0 },
         },
         "schedule": {"lag_p99_us": lag_p99, "lag_max_us": lag_max},
         "saturated": !reasons.is_empty(),

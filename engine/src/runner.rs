@@ -1,16 +1,12 @@
 //! Runs a plan: one event loop per thread (pinned when asked), merges their stats, measures CPU cost.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use mio::unix::SourceFd;
-use mio::{Events, Interest};
-
-use crate::clock::{now_ns, secs_to_ns, Timeline, TimerFd, NS_PER_S};
+use crate::clock::{now_ns, secs_to_ns, Timeline, NS_PER_S};
 use crate::http::build_request;
 use crate::models::{self, Model};
 use crate::plan::Plan;
-use crate::reactor::{Config, KindConfig, Reactor, TIMER_TOKEN};
+use crate::reactor::{Config, KindConfig, Reactor};
 use crate::stats::ThreadStats;
 use crate::sys;
 
@@ -24,6 +20,9 @@ pub struct RunOutcome {
     pub nofile_limit: u64,
     pub max_rss_kib: u64,
     pub pin_error: Option<String>,
+    /// The I/O backend the threads ran on, and why `auto` did not pick io_uring if it did not.
+    pub io_backend: &'static str,
+    pub io_note: Option<String>,
 }
 
 pub fn config_of(plan: &Plan) -> Config {
@@ -62,9 +61,6 @@ pub fn config_of(plan: &Plan) -> Config {
     }
 }
 
-/// How many socket events are handled between two looks at the clock and the schedule.
-const EVENTS_PER_SCHEDULE_CHECK: usize = 32;
-
 pub fn run(plan: &Plan) -> std::io::Result<RunOutcome> {
     run_after(plan, || Ok(()))
 }
@@ -85,7 +81,7 @@ pub fn run_after(
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
     let start_ns = now_ns();
-    let results: Vec<std::io::Result<ThreadStats>> = std::thread::scope(|scope| {
+    let results: Vec<std::io::Result<Finished>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..plan.threads)
             .map(|t| {
                 let cfg = Arc::clone(&cfg);
@@ -111,8 +107,12 @@ pub fn run_after(
     let elapsed_s = (now_ns() - start_ns) as f64 / NS_PER_S as f64;
     let (u1, s1) = sys::cpu_times_s();
     let mut stats = ThreadStats::new(plan.requests.len());
+    let (mut io_backend, mut io_note) = ("epoll", None);
     for r in results {
-        stats.merge(&r?);
+        let f = r?;
+        stats.merge(&f.stats);
+        io_backend = f.io_backend;
+        io_note = io_note.or(f.io_note);
     }
     Ok(RunOutcome {
         stats,
@@ -123,7 +123,16 @@ pub fn run_after(
         nofile_limit,
         max_rss_kib: sys::max_rss_kib(),
         pin_error,
+        io_backend,
+        io_note,
     })
+}
+
+/// What one thread hands back.
+struct Finished {
+    stats: ThreadStats,
+    io_backend: &'static str,
+    io_note: Option<String>,
 }
 
 fn worker(
@@ -131,25 +140,20 @@ fn worker(
     cfg: Arc<Config>,
     thread: usize,
     start_ns: u64,
-) -> std::io::Result<ThreadStats> {
+) -> std::io::Result<Finished> {
     let window_end_ns = models::window_s(plan).map_or(u64::MAX, |w| start_ns + secs_to_ns(w));
     let timeline = Timeline::new(start_ns, window_end_ns);
     let seed = plan
         .seed
         .wrapping_mul(0x9e37_79b9)
         .wrapping_add(thread as u64);
-    let rt = Reactor::new(cfg, seed, timeline, (thread as u32) * 61)?;
-    let timer = TimerFd::new()?;
-    rt.poll.registry().register(
-        &mut SourceFd(&timer.raw_fd()),
-        TIMER_TOKEN,
-        Interest::READABLE,
-    )?;
+    let rt =
+        Reactor::new(cfg, seed, timeline, (thread as u32) * 61, plan.engine_io).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("engine_io {:?}: {e}", plan.engine_io))
+        })?;
     Worker {
         rt,
         model: models::make(plan, thread, start_ns),
-        timer,
-        events: Events::with_capacity(1024),
         timeline,
         hard_stop: models::hard_stop_ns(plan, start_ns),
     }
@@ -191,18 +195,16 @@ impl CpuSampler {
     }
 }
 
-/// One thread's event loop: the reactor, its model and the timerfd that wakes it on schedule.
+/// One thread's event loop: the reactor and its model.
 struct Worker {
     rt: Reactor,
     model: Box<dyn Model>,
-    timer: TimerFd,
-    events: Events,
     timeline: Timeline,
     hard_stop: u64,
 }
 
 impl Worker {
-    fn run(mut self) -> std::io::Result<ThreadStats> {
+    fn run(mut self) -> std::io::Result<Finished> {
         let mut ended = Vec::new();
         let t0 = now_ns();
         let mut cpu = CpuSampler::new(t0, self.timeline.second_of(t0));
@@ -230,21 +232,30 @@ impl Worker {
                 self.rt.stats.abandoned += self.model.abandon();
                 break;
             }
-            let timeout = self.poll_timeout(now, sec);
-            if let Err(e) = self.rt.poll.poll(&mut self.events, timeout) {
-                if e.kind() != std::io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
-            self.dispatch();
+            let (precise, coarse) = self.wake_at(sec);
+            let now_only = !self.rt.ended.is_empty();
+            self.rt.wait(now, precise, coarse, now_only)?;
+            let model = &mut self.model;
+            self.rt.dispatch(|rt, now| {
+                rt.expire_schedule(now);
+                model.on_timer(now, rt);
+            });
         }
         let now = now_ns();
         cpu.sample(now, self.timeline.second_of(now), &mut self.rt.stats, true);
-        Ok(self.rt.stats)
+        let io_backend = self.rt.io_backend();
+        let io_note = self.rt.io_note.take();
+        self.rt.finish();
+        Ok(Finished {
+            stats: std::mem::replace(&mut self.rt.stats, ThreadStats::new(0)),
+            io_backend,
+            io_note,
+        })
     }
 
-    /// Wake for: schedule (precisely, via timerfd), timeouts, the next timeline second, hard stop.
-    fn poll_timeout(&mut self, now: u64, sec: usize) -> Option<Duration> {
+    /// When to wake: for the schedule (precisely), and for timeouts, the next timeline second
+    /// and the hard stop (coarsely).
+    fn wake_at(&mut self, sec: usize) -> (Option<u64>, u64) {
         let precise = [self.model.next_due_ns(), self.rt.next_precise_ns()]
             .into_iter()
             .flatten()
@@ -259,36 +270,6 @@ impl Worker {
         .flatten()
         .min()
         .unwrap_or(self.hard_stop);
-        if !self.rt.ended.is_empty() {
-            return Some(Duration::ZERO);
-        }
-        match precise {
-            Some(p) if p <= now => Some(Duration::ZERO),
-            Some(p) if p < coarse => {
-                self.timer.arm(p);
-                // The timerfd wakes us precisely; the poll timeout is only a backstop.
-                Some(Duration::from_nanos(coarse.saturating_sub(now)))
-            }
-            _ => Some(Duration::from_nanos(coarse.saturating_sub(now))),
-        }
-    }
-
-    /// Handle the socket events of one poll.
-    fn dispatch(&mut self) {
-        let mut now = now_ns();
-        for (i, ev) in self.events.iter().enumerate() {
-            if i % EVENTS_PER_SCHEDULE_CHECK == EVENTS_PER_SCHEDULE_CHECK - 1 {
-                // A full batch of connects and closes takes milliseconds: keep the schedule
-                // (arrivals, think timers) going in between instead of after the whole batch.
-                now = now_ns();
-                self.rt.expire_schedule(now);
-                self.model.on_timer(now, &mut self.rt);
-            }
-            if ev.token() == TIMER_TOKEN {
-                self.timer.drain();
-            } else {
-                self.rt.handle_event(ev, now);
-            }
-        }
+        (precise, coarse)
     }
 }

@@ -179,6 +179,8 @@ pub struct ThreadStats {
     pub bytes_received: u64,
     /// Connections dropped because bytes arrived with no request outstanding.
     pub unsolicited_bytes: u64,
+    /// System calls the thread made (reads, writes, waits, connects, closes, ring enters).
+    pub syscalls: u64,
     /// Requests a model planned but never attempted because the run hit its hard stop.
     pub abandoned: u64,
     pub timeline: Vec<Second>,
@@ -203,6 +205,7 @@ impl ThreadStats {
             connection_close_replies: 0,
             bytes_received: 0,
             unsolicited_bytes: 0,
+            syscalls: 0,
             abandoned: 0,
             timeline: Vec::new(),
             lag_us: new_hist(),
@@ -283,6 +286,7 @@ impl ThreadStats {
         self.connection_close_replies += o.connection_close_replies;
         self.bytes_received += o.bytes_received;
         self.unsolicited_bytes += o.unsolicited_bytes;
+        self.syscalls += o.syscalls;
         self.abandoned += o.abandoned;
         self.lag_us.add(&o.lag_us).expect("same bounds");
         self.turnaround_ns

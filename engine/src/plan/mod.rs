@@ -33,6 +33,27 @@ impl std::fmt::Display for PlanError {
     }
 }
 
+/// The engine's I/O backend (`engine_io`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineIo {
+    /// io_uring when the kernel offers it, else epoll.
+    Auto,
+    Epoll,
+    IoUring,
+}
+
+fn parse_engine_io(m: &Fields) -> Result<EngineIo, PlanError> {
+    match m.get("engine_io") {
+        None | Some(Value::Null) => Ok(EngineIo::Auto),
+        Some(Value::String(s)) if s == "auto" => Ok(EngineIo::Auto),
+        Some(Value::String(s)) if s == "epoll" => Ok(EngineIo::Epoll),
+        Some(Value::String(s)) if s == "io_uring" => Ok(EngineIo::IoUring),
+        Some(other) => err(format!(
+            "engine_io must be \"auto\", \"epoll\" or \"io_uring\", not {other}"
+        )),
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub host: String,
@@ -55,6 +76,8 @@ pub struct Plan {
     /// Open models: this host's arrivals start this long after the run's start, so that the
     /// uniform schedules of several load hosts interleave instead of arriving together.
     pub phase_ns: u64,
+    /// The I/O backend asked for (engine addition).
+    pub engine_io: EngineIo,
 }
 
 type Fields = Map<String, Value>;
@@ -165,6 +188,7 @@ impl Plan {
             spread_source: boolean(m, "spread_source", "plan")?.unwrap_or(true),
             linger_zero: boolean(m, "linger_zero", "plan")?.unwrap_or(false),
             phase_ns: parse_phase(m)?,
+            engine_io: parse_engine_io(m)?,
         })
     }
 

@@ -6,6 +6,8 @@ use std::io::{self, Write};
 
 use mio::net::TcpStream;
 
+use super::driver::Sock;
+
 use super::{Config, KindConfig, Script};
 use crate::clock::Stamp;
 use crate::http::{Event, Head, ResponseParser};
@@ -32,7 +34,7 @@ pub(super) struct Ticket {
 }
 
 pub(super) struct Conn {
-    pub sock: TcpStream,
+    pub sock: Sock,
     pub connecting: bool,
     pub script: Script,
     /// Requests the connection was opened for (reserved before connecting), sent first.
@@ -72,7 +74,7 @@ impl Conn {
     /// A connection being opened for `script`, its first requests (`tickets`, not empty)
     /// already reserved.
     pub fn new(
-        sock: TcpStream,
+        sock: Sock,
         script: Script,
         tickets: VecDeque<Ticket>,
         intended_ns: Option<u64>,
@@ -101,14 +103,23 @@ impl Conn {
         }
     }
 
+    /// The socket of a connection on the epoll backend.
+    pub fn mio(&mut self) -> &mut TcpStream {
+        match &mut self.sock {
+            Sock::Mio(s) => s,
+            Sock::Ring(_) => unreachable!("an epoll operation on a ring socket"),
+        }
+    }
+
     /// Whether the non-blocking connect is done: Ok(false) while it is still under way.
-    pub fn handshake_done(&self, ev: &mio::event::Event) -> io::Result<bool> {
+    pub fn handshake_done(&mut self, ev: &mio::event::Event) -> io::Result<bool> {
         // Writable without EPOLLERR: the handshake is done (saves getsockopt and getpeername).
         if ev.is_writable() && !ev.is_error() {
             return Ok(true);
         }
-        match self.sock.take_error() {
-            Ok(None) => match self.sock.peer_addr() {
+        let sock = self.mio();
+        match sock.take_error() {
+            Ok(None) => match sock.peer_addr() {
                 Ok(_) => Ok(true),
                 Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(false),
                 Err(e) => Err(e),
@@ -119,8 +130,11 @@ impl Conn {
 
     /// Write the pending bytes; Err when the connection failed.
     pub fn flush(&mut self) -> io::Result<()> {
+        let Sock::Mio(sock) = &mut self.sock else {
+            unreachable!("an epoll flush on a ring socket")
+        };
         while !self.wbuf.is_empty() {
-            match self.sock.write(&self.wbuf) {
+            match sock.write(&self.wbuf) {
                 Ok(n) => {
                     self.wbuf.drain(..n);
                 }
@@ -142,7 +156,7 @@ impl Conn {
         }
         let mut written = 0;
         loop {
-            match self.sock.write(&bytes[written..]) {
+            match self.mio().write(&bytes[written..]) {
                 Ok(n) => {
                     written += n;
                     if written == bytes.len() {

@@ -4,6 +4,7 @@
 use std::io::{self, Read};
 
 use super::conn::{is_reset, InFlight, Ticket};
+use super::driver::Sock;
 use super::{slots, ConnEnd, EndReason, Reactor};
 use crate::clock::now_ns;
 use crate::http::EofOutcome;
@@ -35,6 +36,15 @@ impl Reactor {
     }
 
     fn on_connected(&mut self, idx: usize, ev: &mio::event::Event, now: u64) {
+        self.connected(idx, now);
+        // The reply may already be waiting (events are edge-triggered).
+        if ev.is_readable() && self.slots.get(idx).is_some_and(|c| !c.connecting) {
+            self.on_readable(idx, now, ev.is_read_closed() || ev.is_error());
+        }
+    }
+
+    /// The handshake is done: account it and send.
+    pub(super) fn connected(&mut self, idx: usize, now: u64) {
         let c = self.slots.live_mut(idx);
         c.connecting = false;
         let us = now.saturating_sub(c.connect_start_ns) / 1000;
@@ -42,10 +52,6 @@ impl Reactor {
         record_us(&mut self.stats.kinds[kind].connect_us, us);
         self.stats.connections_opened += 1;
         self.fill(idx, now);
-        // The reply may already be waiting (events are edge-triggered).
-        if ev.is_readable() {
-            self.on_readable(idx, now, ev.is_read_closed() || ev.is_error());
-        }
     }
 
     /// Write the pending bytes; false when the connection failed.
@@ -61,7 +67,7 @@ impl Reactor {
 
     /// A write failed: the connection is broken (a reset, unless the server silently closed a
     /// reused connection, whose requests then go again on a new one).
-    fn write_failed(&mut self, idx: usize, e: &io::Error, now: u64) {
+    pub(super) fn write_failed(&mut self, idx: usize, e: &io::Error, now: u64) {
         if !(is_reset(e) && self.resend_after_unannounced_close(idx, ErrorClass::Reset, now)) {
             self.fail(idx, ErrorClass::Reset, now);
         }
@@ -92,6 +98,10 @@ impl Reactor {
             let gap = now_ns().saturating_sub(c.last_reply_ns.unwrap_or(now));
             self.stats.turnaround(gap, n);
         }
+        if matches!(c.sock, Sock::Ring(_)) {
+            return self.ring_send(idx);
+        }
+        self.stats.syscalls += 1;
         if let Err(e) = c.send(&self.out) {
             self.write_failed(idx, &e, now);
         }
@@ -148,48 +158,69 @@ impl Reactor {
     /// edge-triggered, the next arrival will report again: one read syscall per reply, not two.
     fn on_readable(&mut self, idx: usize, now: u64, hup: bool) {
         let mut completed = 0;
+        let mut scratch = std::mem::take(&mut self.scratch);
         loop {
-            let c = self.slots.live_mut(idx);
-            let n = match c.sock.read(&mut self.scratch) {
-                Ok(0) => return self.on_eof(idx, now),
+            self.stats.syscalls += 1;
+            let n = match self.slots.live_mut(idx).mio().read(&mut scratch) {
+                Ok(0) => {
+                    self.scratch = scratch;
+                    return self.on_eof(idx, now);
+                }
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    // A reset with nothing outstanding is the server dropping an idle connection.
-                    if c.inflight.is_empty() && is_reset(&e) {
-                        return self.server_closed(idx, now);
-                    }
-                    if is_reset(&e)
-                        && self.resend_after_unannounced_close(idx, ErrorClass::Reset, now)
-                    {
-                        return;
-                    }
-                    return self.fail(idx, ErrorClass::Reset, now);
+                    self.scratch = scratch;
+                    return self.read_failed(idx, &e, now);
                 }
             };
-            self.stats.bytes_received += n as u64;
-            let at = self.timeline.stamp(now);
-            match c.consume(&self.scratch[..n], &self.cfg, &mut self.stats, now, at) {
-                Ok(done) => completed += done,
-                Err(None) => {
-                    // Bytes with no request outstanding: not attributable to any request.
-                    self.stats.unsolicited_bytes += 1;
-                    return self.end(idx, EndReason::Error(ErrorClass::ProtocolError), now);
-                }
-                Err(Some(_)) => return self.fail(idx, ErrorClass::ProtocolError, now),
+            if !self.take_bytes(idx, &scratch[..n], now, &mut completed) {
+                self.scratch = scratch;
+                return;
             }
-            if (c.closing && c.inflight.is_empty()) || (n < self.scratch.len() && !hup) {
+            let c = self.slots.live_ref(idx);
+            if (c.closing && c.inflight.is_empty()) || (n < scratch.len() && !hup) {
                 break;
             }
         }
+        self.scratch = scratch;
         if completed > 0 {
             self.after_replies(idx, now);
         }
     }
 
+    /// Parse `data`, just received on connection `idx`, adding the replies it completed to
+    /// `completed`; false when that ended the connection.
+    pub(super) fn take_bytes(
+        &mut self,
+        idx: usize,
+        data: &[u8],
+        now: u64,
+        completed: &mut u32,
+    ) -> bool {
+        self.stats.bytes_received += data.len() as u64;
+        let at = self.timeline.stamp(now);
+        let c = self.slots.live_mut(idx);
+        match c.consume(data, &self.cfg, &mut self.stats, now, at) {
+            Ok(done) => {
+                *completed += done;
+                true
+            }
+            Err(None) => {
+                // Bytes with no request outstanding: not attributable to any request.
+                self.stats.unsolicited_bytes += 1;
+                self.end(idx, EndReason::Error(ErrorClass::ProtocolError), now);
+                false
+            }
+            Err(Some(_)) => {
+                self.fail(idx, ErrorClass::ProtocolError, now);
+                false
+            }
+        }
+    }
+
     /// Decide what a connection does after one or more replies completed.
-    fn after_replies(&mut self, idx: usize, now: u64) {
+    pub(super) fn after_replies(&mut self, idx: usize, now: u64) {
         let gen = self.slots.gen(idx);
         let c = self.slots.live_mut(idx);
         if c.closing {
@@ -207,7 +238,7 @@ impl Reactor {
         self.fill_from(idx, now, true);
     }
 
-    fn on_eof(&mut self, idx: usize, now: u64) {
+    pub(super) fn on_eof(&mut self, idx: usize, now: u64) {
         let c = self.slots.live_mut(idx);
         if c.inflight.is_empty() {
             // Closed while idle: a keep-alive connection the server dropped.
@@ -233,7 +264,7 @@ impl Reactor {
     }
 
     /// The server closed with nothing outstanding.
-    fn server_closed(&mut self, idx: usize, now: u64) {
+    pub(super) fn server_closed(&mut self, idx: usize, now: u64) {
         if !self.slots.live_ref(idx).closing {
             self.stats.idle_close += 1;
         }
@@ -274,6 +305,7 @@ impl Reactor {
 
     /// Close the connection and hand it back to the model.
     fn end(&mut self, idx: usize, reason: EndReason, now: u64) {
+        let gen = self.slots.gen(idx);
         let c = self.slots.remove(idx);
         // When the next request was due: after think time, else as soon as the last reply came.
         let resume_at_ns = if c.thinking {
@@ -286,8 +318,7 @@ impl Reactor {
             reason,
             resume_at_ns,
         });
-        // Dropping the socket closes it, which also removes it from epoll.
-        drop(c);
+        self.release(c.sock, idx, gen);
     }
 
     /// Hard stop: whatever is still outstanding counts as timed out.

@@ -7,12 +7,17 @@
 //! - `slots`: live connections addressed by generation-checked mio tokens;
 //! - `timers`: connect and request timeouts, think timers, deferred opens;
 //! - `conn`: one connection's state: handshake, writes, parsing and accounting replies;
+//! - `driver`: the I/O backend (epoll or io_uring), waiting and dispatching what happened;
 //! - `events`: socket events driving connections, and how a connection ends;
+//! - `ring`, `ring_io`: the io_uring ring and its buffers, and connections driven by it;
 //! - `resend`: unannounced keep-alive closes, and re-sending what they left unanswered.
 
 mod conn;
+mod driver;
 mod events;
 mod resend;
+mod ring;
+mod ring_io;
 mod script;
 mod slots;
 mod timers;
@@ -22,15 +27,17 @@ use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use mio::{Interest, Poll};
+use mio::Interest;
 
 use crate::clock::Timeline;
-use crate::net::{connect_error_class, start_connect, ConnectStart, SourceSpread};
+use crate::net::{connect_error_class, new_socket, start_connect, ConnectStart, SourceSpread};
+use crate::plan::EngineIo;
 use crate::rng::{KindPicker, Rng};
 use crate::stats::{record_us, ErrorClass, ThreadStats};
 use crate::validate::Expect;
 
 use conn::{Conn, Ticket};
+use driver::{Driver, Sock};
 use script::Issuer;
 pub use script::{ConnEnd, EndReason, Script};
 use slots::Slots;
@@ -67,7 +74,11 @@ pub struct Config {
 
 /// One thread's connections and everything they share.
 pub struct Reactor {
-    pub poll: Poll,
+    io: Driver,
+    /// io_uring: the receives that end in the batch being handled.
+    ending: Vec<u64>,
+    /// Why `auto` fell back to epoll, if it did.
+    pub io_note: Option<String>,
     cfg: Arc<Config>,
     issuer: Issuer,
     slots: Slots<Conn>,
@@ -89,12 +100,16 @@ impl Reactor {
         seed: u64,
         timeline: Timeline,
         spread_offset: u32,
+        engine_io: EngineIo,
     ) -> io::Result<Reactor> {
+        let (io, io_note) = Driver::new(engine_io, cfg.addr)?;
         let issuer = Issuer::new(KindPicker::new(&cfg.weights), Rng::new(seed));
         let spread = SourceSpread::new(cfg.addr, cfg.spread_source, spread_offset);
         let kinds = cfg.kinds.len();
         Ok(Reactor {
-            poll: Poll::new()?,
+            io,
+            ending: Vec::new(),
+            io_note,
             cfg,
             issuer,
             slots: Slots::default(),
@@ -106,6 +121,14 @@ impl Reactor {
             scratch: vec![0; SCRATCH_BYTES],
             out: Vec::with_capacity(4096),
         })
+    }
+
+    /// The run is over: submit the closes still queued on the ring.
+    pub fn finish(&mut self) {
+        if let Driver::Ring(r) = &mut self.io {
+            r.flush();
+            self.stats.syscalls += 1;
+        }
     }
 
     /// Connections open now (connecting or connected).
@@ -173,25 +196,79 @@ impl Reactor {
         intended_ns: Option<u64>,
         now: u64,
     ) {
-        let mut sock = match start_connect(self.cfg.addr, &mut self.spread, self.cfg.linger_zero) {
-            ConnectStart::Pending(s) => s,
-            ConnectStart::Failed(e) => return self.connect_failed(&tickets, script, &e, now),
+        let placed = match &self.io {
+            Driver::Epoll(_) => self.connect_epoll(),
+            Driver::Ring(_) => self.connect_ring(),
         };
-        let (idx, gen) = self.slots.reserve();
-        if let Err(e) = self.poll.registry().register(
-            &mut sock,
-            slots::token(idx, gen),
-            Interest::READABLE | Interest::WRITABLE,
-        ) {
-            self.slots.unreserve(idx);
-            return self.connect_failed(&tickets, script, &e, now);
-        }
+        let (idx, sock) = match placed {
+            Ok(p) => p,
+            Err(e) => return self.connect_failed(&tickets, script, &e, now),
+        };
+        let gen = self.slots.gen(idx);
         self.slots
             .put(idx, Conn::new(sock, script, tickets, intended_ns, now));
         self.timers
             .connect
             .push(now + self.cfg.connect_timeout_ns, (idx, gen));
         self.stats.peak_open = self.stats.peak_open.max(self.slots.live());
+    }
+
+    /// A connecting socket registered with epoll, in a reserved slot.
+    fn connect_epoll(&mut self) -> io::Result<(usize, Sock)> {
+        let mut calls = 0;
+        let started = start_connect(
+            self.cfg.addr,
+            &mut self.spread,
+            self.cfg.linger_zero,
+            &mut calls,
+        );
+        // The connect and the registration.
+        self.stats.syscalls += calls + 2;
+        let mut sock = match started {
+            ConnectStart::Pending(s) => s,
+            ConnectStart::Failed(e) => return Err(e),
+        };
+        let (idx, gen) = self.slots.reserve();
+        let Driver::Epoll(ep) = &self.io else {
+            unreachable!("an epoll connect on the ring")
+        };
+        if let Err(e) = ep.poll.registry().register(
+            &mut sock,
+            slots::token(idx, gen),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            self.slots.unreserve(idx);
+            return Err(e);
+        }
+        Ok((idx, Sock::Mio(sock)))
+    }
+
+    /// A socket whose connect is a ring submission, in a reserved slot.
+    fn connect_ring(&mut self) -> io::Result<(usize, Sock)> {
+        let mut calls = 0;
+        let made = new_socket(
+            self.cfg.addr,
+            &mut self.spread,
+            self.cfg.linger_zero,
+            false,
+            &mut calls,
+        );
+        self.stats.syscalls += calls;
+        let sock = made?;
+        let (idx, gen) = self.slots.reserve();
+        Ok((idx, self.ring_sock(sock, idx, gen)))
+    }
+
+    /// Close the socket of a connection that has left slot `idx` (generation `gen`).
+    fn release(&mut self, sock: Sock, idx: usize, gen: u32) {
+        match sock {
+            // Dropping the socket closes it, which also removes it from epoll.
+            Sock::Mio(s) => {
+                self.stats.syscalls += 1;
+                drop(s);
+            }
+            Sock::Ring(rs) => self.ring_release(rs, idx, gen),
+        }
     }
 
     /// Open `script` at `due_ns` (a user coming back after think time on a closed connection).

@@ -24,6 +24,7 @@ impl Reactor {
         if !self.unannounced_close(self.slots.live_ref(idx)) {
             return false;
         }
+        let gen = self.slots.gen(idx);
         let c = self.slots.remove(idx);
         self.stats.unannounced_closes += 1;
         let at = self.timeline.stamp(now);
@@ -47,8 +48,7 @@ impl Reactor {
             }
         }
         let script = c.script;
-        // Dropping the old socket closes it.
-        drop(c);
+        self.release(c.sock, idx, gen);
         self.connect(script, again, None, now);
         true
     }

@@ -25,9 +25,16 @@ pub fn json_world(rows: usize) -> String {
     )
 }
 
+/// The I/O backend the suite runs on: `WSGIBENCH_ENGINE_IO` (epoll, io_uring), else the
+/// engine's choice (auto). The suite runs once per backend.
+pub fn engine_io() -> String {
+    std::env::var("WSGIBENCH_ENGINE_IO").unwrap_or_else(|_| "auto".to_owned())
+}
+
 /// A plan against `port` with one "pong" kind expecting 200 "Pong!".
 pub fn plan(port: u16, model: Value) -> Value {
     json!({
+        "engine_io": engine_io(),
         "protocol_version": 1,
         "target": {"host": "127.0.0.1", "port": port},
         "model": model,

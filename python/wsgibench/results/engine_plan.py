@@ -73,7 +73,7 @@ LEVEL_FIELDS: dict[str, str] = {kind: fields.level for kind, fields in MODELS.it
 
 _PLAN_KEYS = _words(
     "protocol_version target allow_remote model http requests timeout_s connect_timeout_s"
-    " threads cpus seed phase_s"
+    " threads cpus seed phase_s engine_io"
 )
 
 
@@ -249,6 +249,7 @@ class EnginePlan:
     cpus: tuple[int, ...] = ()
     seed: int = 1
     phase_s: float | None = None
+    engine_io: str = "auto"  # the engine's I/O backend: auto, epoll or io_uring
 
     def to_dict(self) -> dict[str, Any]:
         """The plan exactly as the engine reads it (docs/engine-protocol.md)."""
@@ -267,6 +268,8 @@ class EnginePlan:
         }
         if self.phase_s is not None:
             plan["phase_s"] = self.phase_s
+        if self.engine_io != "auto":
+            plan["engine_io"] = self.engine_io
         return plan
 
     def to_json(self) -> str:
@@ -308,6 +311,7 @@ class EnginePlan:
             cpus=jf.items(d, "cpus", jf.integer),
             seed=jf.or_default(jf.integer(d, "seed"), 1),
             phase_s=jf.number(d, "phase_s"),
+            engine_io=jf.or_default(jf.text(d, "engine_io"), "auto"),
         )
 
     @property

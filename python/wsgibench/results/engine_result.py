@@ -248,6 +248,11 @@ class Cost:
     nofile_limit: int | None = None
     pinned_cpus: tuple[int, ...] = ()
     pin_error: str | None = None
+    # The engine's I/O backend (epoll, io_uring; None before the engine recorded it), why
+    # "auto" did not pick io_uring, and the system calls it made in all.
+    io_backend: str | None = None
+    io_note: str | None = None
+    syscalls: int | None = None
 
     @property
     def cpu_s(self) -> float:
@@ -265,6 +270,9 @@ class Cost:
             None if nofile is None else int(nofile),
             tuple(int(c) for c in d.get("pinned_cpus") or ()),
             None if d.get("pin_error") is None else str(d["pin_error"]),
+            None if d.get("io_backend") is None else str(d["io_backend"]),
+            None if d.get("io_note") is None else str(d["io_note"]),
+            None if d.get("syscalls") is None else int(d["syscalls"]),
         )
 
 

@@ -179,6 +179,7 @@ def merge_results(
                 if c.get("pin_error")
             )
             or None,
+            **_merged_io(costs),
         },
         "schedule": {
             "lag_p99_us": max(int(s.get("lag_p99_us") or 0) for s in schedules),
@@ -187,3 +188,15 @@ def merge_results(
         "saturated": saturated,
         "saturation_reasons": reasons or (["saturated"] if saturated else []),
     }
+
+
+def _merged_io(costs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The hosts' I/O backends (one name, or the names joined when they differ) and their
+    system calls in all; nothing when no host recorded them."""
+    backends = sorted({str(c["io_backend"]) for c in costs if c.get("io_backend")})
+    if not backends:
+        return {}
+    merged: dict[str, Any] = {"io_backend": "+".join(backends)}
+    if all(c.get("syscalls") is not None for c in costs):
+        merged["syscalls"] = sum(int(c["syscalls"]) for c in costs)
+    return merged

@@ -24,6 +24,7 @@ ARRIVALS = ("uniform", "poisson")
 # Where the server runs (run/placement.py): its own CPUs, every CPU the engine leaves, or those
 # under a cgroup CPU quota.
 PLACEMENTS = ("pinned", "shared", "quota")
+ENGINE_IOS = ("auto", "epoll", "io_uring")
 _POSITIVE_INT = Int(low=1)
 
 LEVEL_UNITS = {
@@ -238,6 +239,15 @@ LOAD_KEYS: tuple[Key, ...] = (
         'the engine does not use, or "quota": shared under a cgroup CPU quota of cpu_quota cores '
         "(verified, like the memory limit).",
         example='placement = "shared"',
+    ),
+    Key(
+        "engine_io",
+        Text(ENGINE_IOS),
+        '"auto"',
+        'The load engine\'s I/O backend: "io_uring" (multishot receives, batched sends), "epoll", '
+        'or "auto": io_uring where the kernel offers it, else epoll. Each result records the '
+        "backend that ran (cost.io_backend).",
+        example='engine_io = "epoll"',
     ),
     Key(
         "cpu_quota",

@@ -78,6 +78,7 @@ _NOT_ENGINE_KEYS = {
     "runtime_mode",
     "placement",
     "cpu_quota",
+    "engine_io",
     *_CAPACITY_KEYS,
 }
 
@@ -106,6 +107,7 @@ class Load:
     runtime_mode: str | None = None  # one of its servers' runtime_modes (granian: st, mt)
     placement: str = "pinned"  # pinned, shared or quota (run/placement.py)
     cpu_quota: float | None = None  # placement quota: the cores allowed (None: the pinned count)
+    engine_io: str = "auto"  # the engine's I/O backend: auto, epoll or io_uring
 
     @property
     def level_field(self) -> str:
@@ -141,6 +143,7 @@ class Load:
             threads=threads,
             cpus=tuple(cpus or ()),
             seed=seed,
+            engine_io=self.engine_io,
         )
 
     def nominal_seconds(self) -> float:
@@ -196,6 +199,7 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
         runtime_mode=values.get("runtime_mode"),
         placement=_placement(values, where),
         cpu_quota=values.get("cpu_quota"),
+        engine_io=values.get("engine_io", "auto"),
     )
 
 
