@@ -41,6 +41,10 @@ pub(super) struct RingSock {
     pub in_flight: bool,
     /// Bytes queued while a send was in flight.
     pub queued: Vec<u8>,
+    /// A multishot receive is armed.
+    pub receiving: bool,
+    /// The connect is in flight.
+    pub connecting: bool,
 }
 
 impl RingSock {

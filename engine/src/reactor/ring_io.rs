@@ -28,6 +28,8 @@ impl Reactor {
             sending: Vec::new(),
             in_flight: false,
             queued: Vec::new(),
+            receiving: false,
+            connecting: true,
         };
         let raw = rs.raw();
         self.ring()
@@ -63,12 +65,20 @@ impl Reactor {
     /// Close a connection that has left its slot (`idx`, `gen` were its address).
     pub(super) fn ring_release(&mut self, rs: RingSock, idx: usize, gen: u32) {
         let fd = rs.fd.into_raw_fd();
+        let mut pending = Vec::with_capacity(3);
+        if rs.connecting {
+            pending.push(ring::user_data(Op::Connect, idx, gen));
+        }
+        if rs.receiving {
+            pending.push(ring::user_data(Op::Recv, idx, gen));
+        }
         let r = self.ring();
         if rs.in_flight {
-            r.graveyard
-                .insert(ring::user_data(Op::Send, idx, gen), rs.sending);
+            let ud = ring::user_data(Op::Send, idx, gen);
+            pending.push(ud);
+            r.graveyard.insert(ud, rs.sending);
         }
-        r.close(fd, idx, gen);
+        r.close(fd, &pending, idx, gen);
     }
 
     /// The live connection a completion is for, if it still is.
@@ -105,6 +115,9 @@ impl Reactor {
     }
 
     fn ring_connected(&mut self, idx: usize, res: i32, now: u64) {
+        if let Sock::Ring(rs) = &mut self.slots.live_mut(idx).sock {
+            rs.connecting = false;
+        }
         if res < 0 {
             let class = self.connect_error(&io::Error::from_raw_os_error(-res));
             return self.fail(idx, class, now);
@@ -115,9 +128,10 @@ impl Reactor {
 
     fn arm_recv(&mut self, idx: usize) {
         let gen = self.slots.gen(idx);
-        let Sock::Ring(rs) = &self.slots.live_ref(idx).sock else {
+        let Sock::Ring(rs) = &mut self.slots.live_mut(idx).sock else {
             return;
         };
+        rs.receiving = true;
         let fd = rs.raw();
         self.ring().recv(fd, ring::user_data(Op::Recv, idx, gen));
     }
@@ -125,6 +139,11 @@ impl Reactor {
     fn ring_received(&mut self, idx: usize, c: &Completion, now: u64) {
         let more = Ring::more(c);
         let gen = self.slots.gen(idx);
+        if !more {
+            if let Sock::Ring(rs) = &mut self.slots.live_mut(idx).sock {
+                rs.receiving = false;
+            }
+        }
         if c.result < 0 {
             let e = io::Error::from_raw_os_error(-c.result);
             return match -c.result {
