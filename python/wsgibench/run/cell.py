@@ -26,7 +26,7 @@ from wsgibench.run import checks
 from wsgibench.run.admit import app_info, refusal
 from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.engine import Engine
-from wsgibench.run.judge import judge_repeat
+from wsgibench.run.judge import engine_headroom, judge_repeat
 from wsgibench.run.outcome import CellOutcome, ServerHandle
 from wsgibench.run.placement import Placement, place
 from wsgibench.run.records import dropped, interference_record, repeat_record, window_record
@@ -242,6 +242,8 @@ def measure(
     oom = server.cgroup.oom_kills()
     if oom:
         outcome.notes.append(f"memory limit hit: {oom} OOM kill(s)")
+    if headroom := engine_headroom(outcome.repeats):
+        outcome.notes.append(headroom)
     return outcome
 
 

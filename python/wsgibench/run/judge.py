@@ -49,6 +49,31 @@ def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> V
     )
 
 
+# The engine's CPU share above which a measured cell says the engine came close to its limit
+# (saturation itself is 95 % in most of the seconds: the engine's own judgement).
+ENGINE_NEAR_LIMIT = 0.85
+
+
+def engine_headroom(repeats: list[Repeat]) -> str | None:
+    """A note when the engine ran close to its own limit in a repeat that counted: its CPU share,
+    its backend and its efficiency, so that a reader knows a faster server would have met the
+    engine's limit first. None when it had room."""
+    counted = [r for r in repeats if not r.saturated]
+    if not counted:
+        return None
+    busiest = max(counted, key=lambda r: r.engine.cost.cpu_fraction)
+    cost = busiest.engine.cost
+    if cost.cpu_fraction < ENGINE_NEAR_LIMIT:
+        return None
+    per_cpu = busiest.engine.totals.responses / cost.cpu_s if cost.cpu_s > 0 else 0.0
+    backend = f" on {cost.io_backend}" if cost.io_backend else ""
+    return (
+        f"engine close to its limit: {cost.cpu_fraction:.0%} of its CPU(s){backend} in repeat "
+        f"{busiest.idx + 1} ({per_cpu:,.0f} responses per engine CPU-second); a faster server "
+        "would have met the engine's limit"
+    )
+
+
 def _disqualified(rep: Repeat, reason: str) -> Verdict:
     """The server's fault: judging stops here, the engine's saturation as it said it."""
     return Verdict(CellStatus.DISQUALIFIED, reason, saturated=rep.saturated)

@@ -15,7 +15,7 @@ from wsgibench.results.diagnose import diagnose, facts_from
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.repeat import Counters, Repeat
 from wsgibench.results.verdict import CellStatus, Verdict
-from wsgibench.run.judge import judge_repeat
+from wsgibench.run.judge import engine_headroom, judge_repeat
 from wsgibench.run.outcome import CellOutcome
 from wsgibench.run.records import dropped, interference_record, repeat_record, window_record
 
@@ -126,3 +126,22 @@ def test_a_cells_diagnoses_are_those_of_its_repeats_and_their_verdicts(tmp_path,
     outcome, _ = _measure(tmp_path, [engine])
     verdicts = [judge_repeat(r, FakeServer(), THRESHOLD) for r in outcome.repeats]
     assert outcome.diagnoses == _diagnosed(list(zip(outcome.repeats, verdicts, strict=True)))
+
+
+def _busy(fraction: float, saturated: bool = False, idx: int = 0) -> Repeat:
+    engine = result(ok=90_000, saturated=saturated, reasons=("engine CPU 99 %",) * saturated)
+    cost = replace(engine.cost, cpu_fraction=fraction, user_s=0.1, sys_s=0.8, io_backend="io_uring")
+    return _recorded(replace(engine, cost=cost), idx)
+
+
+def test_a_measured_cell_says_when_the_engine_came_close_to_its_limit() -> None:
+    note = engine_headroom([_busy(0.40), _busy(0.91, idx=1)])
+    assert note is not None
+    assert "91% of its CPU(s) on io_uring in repeat 2" in note
+    assert "100,000 responses per engine CPU-second" in note
+
+
+def test_no_headroom_note_when_the_engine_had_room_or_was_already_judged_saturated() -> None:
+    assert engine_headroom([_busy(0.84), _busy(0.20)]) is None
+    # A saturated repeat is invalid already: its own reason says more than this note would.
+    assert engine_headroom([_busy(0.99, saturated=True)]) is None
