@@ -62,6 +62,23 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]]] = {
         )
     ],  # fmt: skip
     "wsgibench show results/g.sqlite": [(["show", "{g}"], OK)],
+    "wsgibench run quick --servers nginx-baseline": [
+        (
+            [
+                "run",
+                "quick",
+                "--servers",
+                "nginx-baseline",
+                "--levels",
+                "20",
+                *SMALL,
+                "--no-report",
+                "--results",
+                "{tmp}/ceiling.sqlite",
+            ],
+            OK,
+        )
+    ],  # fmt: skip
     "wsgibench export results/g.sqlite --format csv > g.csv": [
         ("{script} export {g} --format csv > {tmp}/g.csv", OK)
     ],
