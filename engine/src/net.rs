@@ -63,6 +63,7 @@ fn try_connect(
     calls: &mut u64,
 ) -> io::Result<mio::net::TcpStream> {
     let sock = new_socket(target, spread, linger_zero, true, calls)?;
+    *calls += 1;
     match sock.connect(&target.into()) {
         Ok(()) => {}
         Err(e) if e.raw_os_error() == Some(libc::EINPROGRESS) => {}
@@ -86,8 +87,9 @@ pub fn new_socket(
     } else {
         Type::STREAM.cloexec()
     };
-    *calls += 2;
+    *calls += 1;
     let sock = Socket::new(Domain::for_address(target), ty, Some(Protocol::TCP))?;
+    *calls += 1;
     sock.set_nodelay(true)?;
     if linger_zero {
         *calls += 1;

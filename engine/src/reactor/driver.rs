@@ -36,20 +36,26 @@ pub(super) enum Sock {
 /// A socket driven by the ring: what it is sending, and what waits behind that.
 pub(super) struct RingSock {
     pub fd: OwnedFd,
-    /// The bytes of the send in flight (untouched until it completes).
+    /// The bytes of the send in flight (untouched until it completes); empty: none is.
     pub sending: Vec<u8>,
-    pub in_flight: bool,
     /// Bytes queued while a send was in flight.
     pub queued: Vec<u8>,
     /// A multishot receive is armed.
     pub receiving: bool,
     /// The connect is in flight.
     pub connecting: bool,
+    /// Its receive ends later in the batch being handled (see `Reactor::mark_ends`).
+    pub ending: bool,
 }
 
 impl RingSock {
     pub fn raw(&self) -> RawFd {
         self.fd.as_raw_fd()
+    }
+
+    /// A send is in flight.
+    pub fn busy(&self) -> bool {
+        !self.sending.is_empty()
     }
 }
 
@@ -106,7 +112,6 @@ impl Reactor {
         coarse_ns: u64,
         now_only: bool,
     ) -> io::Result<()> {
-        self.stats.syscalls += 1;
         let left = |t: u64| Duration::from_nanos(t.saturating_sub(now));
         match &mut self.io {
             Driver::Epoll(ep) => {
@@ -122,6 +127,7 @@ impl Reactor {
                     }
                     _ => left(coarse_ns),
                 };
+                self.stats.syscalls += 1;
                 let events = ep.events.as_mut().expect("events are put back");
                 match ep.poll.poll(events, Some(timeout)) {
                     Err(e) if e.kind() != io::ErrorKind::Interrupted => Err(e),
@@ -161,18 +167,7 @@ impl Reactor {
             }
             Driver::Ring(r) => {
                 let done = std::mem::take(&mut r.done);
-                // Receives that end in this batch (the peer's FIN or an error): like epoll's
-                // hang-up flag, it means the data before it is the last, so the connection
-                // must not send again on the strength of it.
-                self.ending.clear();
-                self.ending.extend(
-                    done.iter()
-                        .filter(|c| {
-                            c.result <= 0
-                                && super::ring::split(c.user_data).0 == Some(super::ring::Op::Recv)
-                        })
-                        .map(|c| c.user_data),
-                );
+                self.mark_ends(&done);
                 for (i, c) in done.iter().enumerate() {
                     if i % EVENTS_PER_SCHEDULE_CHECK == EVENTS_PER_SCHEDULE_CHECK - 1 {
                         now = now_ns();

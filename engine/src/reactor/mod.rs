@@ -75,8 +75,6 @@ pub struct Config {
 /// One thread's connections and everything they share.
 pub struct Reactor {
     io: Driver,
-    /// io_uring: the receives that end in the batch being handled.
-    ending: Vec<u64>,
     /// Why `auto` fell back to epoll, if it did.
     pub io_note: Option<String>,
     cfg: Arc<Config>,
@@ -108,7 +106,6 @@ impl Reactor {
         let kinds = cfg.kinds.len();
         Ok(Reactor {
             io,
-            ending: Vec::new(),
             io_note,
             cfg,
             issuer,
@@ -127,7 +124,8 @@ impl Reactor {
     pub fn finish(&mut self) {
         if let Driver::Ring(r) = &mut self.io {
             r.flush();
-            self.stats.syscalls += 1;
+            // Every io_uring_enter, including those a full submission queue forced.
+            self.stats.syscalls += r.enters;
         }
     }
 
@@ -215,15 +213,12 @@ impl Reactor {
 
     /// A connecting socket registered with epoll, in a reserved slot.
     fn connect_epoll(&mut self) -> io::Result<(usize, Sock)> {
-        let mut calls = 0;
         let started = start_connect(
             self.cfg.addr,
             &mut self.spread,
             self.cfg.linger_zero,
-            &mut calls,
+            &mut self.stats.syscalls,
         );
-        // The connect and the registration.
-        self.stats.syscalls += calls + 2;
         let mut sock = match started {
             ConnectStart::Pending(s) => s,
             ConnectStart::Failed(e) => return Err(e),
@@ -232,6 +227,7 @@ impl Reactor {
         let Driver::Epoll(ep) = &self.io else {
             unreachable!("an epoll connect on the ring")
         };
+        self.stats.syscalls += 1;
         if let Err(e) = ep.poll.registry().register(
             &mut sock,
             slots::token(idx, gen),
@@ -245,16 +241,13 @@ impl Reactor {
 
     /// A socket whose connect is a ring submission, in a reserved slot.
     fn connect_ring(&mut self) -> io::Result<(usize, Sock)> {
-        let mut calls = 0;
-        let made = new_socket(
+        let sock = new_socket(
             self.cfg.addr,
             &mut self.spread,
             self.cfg.linger_zero,
             false,
-            &mut calls,
-        );
-        self.stats.syscalls += calls;
-        let sock = made?;
+            &mut self.stats.syscalls,
+        )?;
         let (idx, gen) = self.slots.reserve();
         Ok((idx, self.ring_sock(sock, idx, gen)))
     }

@@ -239,8 +239,8 @@ impl Ring {
     /// Cancel the operations `pending` (their user data), then close `fd`. Cancels go by user
     /// data, a hash lookup: a cancel by descriptor walks every pending operation of the ring,
     /// which with ten thousand idle connections costs more than the rest of a close.
-    pub fn close(&mut self, fd: RawFd, pending: &[u64], idx: usize, gen: u32) {
-        for &ud in pending {
+    pub fn close(&mut self, fd: RawFd, pending: impl Iterator<Item = u64>, idx: usize, gen: u32) {
+        for ud in pending {
             let cancel = opcode::AsyncCancel2::new(types::CancelBuilder::user_data(ud))
                 .build()
                 .flags(squeue::Flags::SKIP_SUCCESS)

@@ -4,7 +4,7 @@
 use std::io;
 use std::os::fd::{FromRawFd, IntoRawFd, OwnedFd};
 
-use super::conn::{is_reset, Conn};
+use super::conn::is_reset;
 use super::driver::{Driver, RingSock, Sock};
 use super::ring::{self, Completion, Op, Ring};
 use super::Reactor;
@@ -26,10 +26,10 @@ impl Reactor {
         let rs = RingSock {
             fd,
             sending: Vec::new(),
-            in_flight: false,
             queued: Vec::new(),
             receiving: false,
             connecting: true,
+            ending: false,
         };
         let raw = rs.raw();
         self.ring()
@@ -39,46 +39,46 @@ impl Reactor {
 
     /// Send `self.out` on connection `idx`: at once when nothing is in flight, else after it.
     pub(super) fn ring_send(&mut self, idx: usize) {
-        let gen = self.slots.gen(idx);
-        let c = self.slots.live_mut(idx);
-        let Sock::Ring(rs) = &mut c.sock else {
+        let Sock::Ring(rs) = &mut self.slots.live_mut(idx).sock else {
             unreachable!("a ring send on an epoll socket")
         };
-        if rs.in_flight {
+        if rs.busy() {
             rs.queued.extend_from_slice(&self.out);
             return;
         }
-        rs.sending.clear();
         rs.sending.extend_from_slice(&self.out);
-        rs.in_flight = true;
+        self.submit_send(idx);
+    }
+
+    /// Submit the bytes in `sending` (not empty) of connection `idx`.
+    fn submit_send(&mut self, idx: usize) {
+        let gen = self.slots.gen(idx);
+        let Sock::Ring(rs) = &self.slots.live_ref(idx).sock else {
+            return;
+        };
         let (fd, ptr, len) = (rs.raw(), rs.sending.as_ptr(), rs.sending.len());
         // SAFETY: `sending` is neither touched nor freed until the send's completion: it moves
         // to the graveyard if the connection ends first.
         let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
-        let ud = ring::user_data(Op::Send, idx, gen);
-        match &mut self.io {
-            Driver::Ring(r) => r.send(fd, bytes, ud),
-            Driver::Epoll(_) => unreachable!(),
-        }
+        self.ring()
+            .send(fd, bytes, ring::user_data(Op::Send, idx, gen));
     }
 
     /// Close a connection that has left its slot (`idx`, `gen` were its address).
     pub(super) fn ring_release(&mut self, rs: RingSock, idx: usize, gen: u32) {
         let fd = rs.fd.into_raw_fd();
-        let mut pending = Vec::with_capacity(3);
-        if rs.connecting {
-            pending.push(ring::user_data(Op::Connect, idx, gen));
-        }
-        if rs.receiving {
-            pending.push(ring::user_data(Op::Recv, idx, gen));
-        }
+        let ud = |op| ring::user_data(op, idx, gen);
+        let sending = !rs.sending.is_empty();
+        let pending = [
+            rs.connecting.then(|| ud(Op::Connect)),
+            rs.receiving.then(|| ud(Op::Recv)),
+            sending.then(|| ud(Op::Send)),
+        ];
         let r = self.ring();
-        if rs.in_flight {
-            let ud = ring::user_data(Op::Send, idx, gen);
-            pending.push(ud);
-            r.graveyard.insert(ud, rs.sending);
+        if sending {
+            r.graveyard.insert(ud(Op::Send), rs.sending);
         }
-        r.close(fd, &pending, idx, gen);
+        r.close(fd, pending.into_iter().flatten(), idx, gen);
     }
 
     /// The live connection a completion is for, if it still is.
@@ -168,7 +168,7 @@ impl Reactor {
         if n == 0 {
             return self.on_eof(idx, now);
         }
-        if !live || self.ending.contains(&c.user_data) {
+        if !live || self.ends_in_batch(idx) {
             // The end follows in this batch and decides what the connection does.
             return;
         }
@@ -187,24 +187,38 @@ impl Reactor {
             }
             return self.write_failed(idx, &io::Error::from_raw_os_error(-res), now);
         }
-        let gen = self.slots.gen(idx);
-        let c: &mut Conn = self.slots.live_mut(idx);
-        let Sock::Ring(rs) = &mut c.sock else {
+        let Sock::Ring(rs) = &mut self.slots.live_mut(idx).sock else {
             return;
         };
         rs.sending.drain(..(res as usize).min(rs.sending.len()));
         if rs.sending.is_empty() {
             if rs.queued.is_empty() {
-                rs.in_flight = false;
                 return;
             }
             std::mem::swap(&mut rs.sending, &mut rs.queued);
         }
-        let (fd, ptr, len) = (rs.raw(), rs.sending.as_ptr(), rs.sending.len());
-        // SAFETY: as in `ring_send`.
-        let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
-        self.ring()
-            .send(fd, bytes, ring::user_data(Op::Send, idx, gen));
+        self.submit_send(idx);
+    }
+
+    /// Mark the live connections whose receive ends in the batch `done` (the peer's FIN, or an
+    /// error that ends the connection): like epoll's hang-up flag, it says the data before it is
+    /// the last, so the connection must not send again on the strength of that data.
+    pub(super) fn mark_ends(&mut self, done: &[Completion]) {
+        for c in done {
+            let ends = c.result == 0 || (c.result < 0 && -c.result != libc::ECANCELED);
+            if !ends {
+                continue;
+            }
+            if let Some((Op::Recv, idx)) = self.target_of(c.user_data) {
+                if let Sock::Ring(rs) = &mut self.slots.live_mut(idx).sock {
+                    rs.ending = true;
+                }
+            }
+        }
+    }
+
+    fn ends_in_batch(&self, idx: usize) -> bool {
+        matches!(&self.slots.live_ref(idx).sock, Sock::Ring(rs) if rs.ending)
     }
 
     /// A receive failed: as a failed read on the epoll backend.
