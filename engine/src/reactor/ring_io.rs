@@ -205,7 +205,9 @@ impl Reactor {
     /// the last, so the connection must not send again on the strength of that data.
     pub(super) fn mark_ends(&mut self, done: &[Completion]) {
         for c in done {
-            let ends = c.result == 0 || (c.result < 0 && -c.result != libc::ECANCELED);
+            // Out of buffers (re-armed) or cancelled: the connection goes on.
+            let ends = c.result == 0
+                || (c.result < 0 && ![libc::ECANCELED, libc::ENOBUFS].contains(&-c.result));
             if !ends {
                 continue;
             }
