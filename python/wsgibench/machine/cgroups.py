@@ -34,8 +34,29 @@ def enable(parent: Path, controller: str = "memory") -> None:
             control.write_text(f"+{controller}")
 
 
+class LimitGroup:
+    """What a limit's group does for the processes of one server start (the memory limit, the CPU
+    quota): each joins it before exec and it is removed after, unless it is the kill group's own
+    directory (`shared`), which the kill group joins and removes."""
+
+    path: Path | None
+    shared: bool
+
+    def join_self(self) -> None:
+        """Called in the child between fork and exec (a shared group is joined as the kill group)."""
+        if self.path is not None and not self.shared:
+            (self.path / "cgroup.procs").write_text("0")
+
+    def remove(self) -> None:
+        if self.path is not None and not self.shared:
+            try:
+                self.path.rmdir()
+            except OSError:
+                pass
+
+
 @dataclass
-class MemoryCgroup:
+class MemoryCgroup(LimitGroup):
     """The memory limit of one server start. On cgroup v2 with the memory controller (Debian 12,
     Ubuntu 24.04) it is set on the server's kill group itself, so joining the kill group cannot
     move a process out of its limit; on hybrid hosts it is a group of the v1 memory controller.
@@ -71,11 +92,6 @@ class MemoryCgroup:
         if (path / "memory.swap.max").exists():
             (path / "memory.swap.max").write_text("0")
         return cls(path, f"cgroup v2 memory.max={limit_bytes}", limit_bytes, 2, shared=True)
-
-    def join_self(self) -> None:
-        """Called in the child between fork and exec (a shared group is joined as the kill group)."""
-        if self.path is not None and not self.shared:
-            (self.path / "cgroup.procs").write_text("0")
 
     def verify(self, pids: list[int]) -> str:
         """What the store records: the limit as read back from the group, and whether every given
@@ -113,13 +129,6 @@ class MemoryCgroup:
                     if key == "oom_kill":
                         return int(value)
         return 0
-
-    def remove(self) -> None:
-        if self.path is not None and not self.shared:
-            try:
-                self.path.rmdir()
-            except OSError:
-                pass
 
 
 def mount_root(path: Path) -> Path:

@@ -9,13 +9,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wsgibench.machine.cgroups import V1_CPU, KillGroup, controllers, enable, mount_root, outside_of
+from wsgibench.machine.cgroups import (
+    V1_CPU,
+    KillGroup,
+    LimitGroup,
+    controllers,
+    enable,
+    mount_root,
+    outside_of,
+)
 
 PERIOD_US = 100_000  # the kernel's default period: the quota is cores × this per period
 
 
 @dataclass
-class CpuQuota:
+class CpuQuota(LimitGroup):
     """The CPU quota of one server start. On cgroup v2 with the cpu controller it is set on the
     server's kill group (joining it is joining the quota); otherwise on a group of the v1 cpu
     controller that each process joins before exec. `applied` says how it was set, or why not."""
@@ -45,11 +53,6 @@ class CpuQuota:
         except OSError as exc:
             return cls(None, f"not applied: {exc.strerror or exc}", None)
         return cls(None, "not applied: no writable cpu cgroup", None)
-
-    def join_self(self) -> None:
-        """Called in the child between fork and exec (a shared group is joined as the kill group)."""
-        if self.path is not None and not self.shared:
-            (self.path / "cgroup.procs").write_text("0")
 
     def read_back(self) -> float | None:
         """The quota in cores as the group holds it now (None: unlimited or unreadable)."""
@@ -101,10 +104,3 @@ class CpuQuota:
             "throttled_periods": int(stat.get("nr_throttled", 0)),
             "throttled_s": round(waited, 4),
         }
-
-    def remove(self) -> None:
-        if self.path is not None and not self.shared:
-            try:
-                self.path.rmdir()
-            except OSError:
-                pass
