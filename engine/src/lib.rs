@@ -15,6 +15,7 @@ pub mod saturation;
 pub mod stats;
 pub mod sys;
 pub mod validate;
+pub mod ws;
 
 use serde_json::Value;
 

@@ -141,6 +141,27 @@ fn timeline(st: &ThreadStats) -> Vec<Value> {
         .collect()
 }
 
+/// The engine's own cost: CPU, memory, pinning, I/O backend and system calls.
+fn cost(plan: &Plan, out: &RunOutcome, cpu_fraction: f64, responses: u64) -> Value {
+    let st = &out.stats;
+    let cpu_s = out.user_s + out.sys_s;
+    let per_response = |n: f64| {
+        if responses > 0 {
+            n / responses as f64
+        } else {
+            0.0
+        }
+    };
+    json!({
+        "user_s": out.user_s, "sys_s": out.sys_s, "cpu_fraction": cpu_fraction, "threads": plan.threads,
+        "max_rss_kib": out.max_rss_kib, "nofile_limit": out.nofile_limit,
+        "pinned_cpus": plan.cpus, "pin_error": out.pin_error,
+        "io_backend": out.io_backend, "io_note": out.io_note,
+        "syscalls": st.syscalls, "syscalls_per_response": per_response(st.syscalls as f64),
+        "responses_per_cpu_s": if cpu_s > 0.0 { responses as f64 / cpu_s } else { 0.0 },
+    })
+}
+
 pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
     let st = &out.stats;
     let k = kinds(plan, st);
@@ -155,15 +176,7 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
     let window_s = crate::models::window_s(plan)
         .unwrap_or(st.window.last_completion_ns as f64 / NS_PER_S as f64);
     let reasons = saturation::reasons(plan, out, cpu_fraction, lag_p99, window_s);
-    let cpu_s = out.user_s + out.sys_s;
-    let per_request = |n: u64| {
-        if k.responses > 0 {
-            n as f64 / k.responses as f64
-        } else {
-            0.0
-        }
-    };
-    json!({
+    let mut doc = json!({
         "format_version": FORMAT_VERSION,
         "engine": {"name": ENGINE_NAME, "version": ENGINE_VERSION, "protocol_version": PROTOCOL_VERSION},
         "plan": plan_echo,
@@ -190,16 +203,13 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
         },
         "kinds": k.entries,
         "timeline": timeline(st),
-        "cost": {
-            "user_s": out.user_s, "sys_s": out.sys_s, "cpu_fraction": cpu_fraction, "threads": plan.threads,
-            "max_rss_kib": out.max_rss_kib, "nofile_limit": out.nofile_limit,
-            "pinned_cpus": plan.cpus, "pin_error": out.pin_error,
-            "io_backend": out.io_backend, "io_note": out.io_note,
-            "syscalls": st.syscalls, "syscalls_per_response": per_request(st.syscalls),
-            "responses_per_cpu_s": if cpu_s > 0.0 { k.responses as f64 / cpu_s } else { 0.0 },
-        },
+        "cost": cost(plan, out, cpu_fraction, k.responses),
         "schedule": {"lag_p99_us": lag_p99, "lag_max_us": lag_max},
         "saturated": !reasons.is_empty(),
         "saturation_reasons": reasons,
-    })
+    });
+    if plan.websocket.is_some() {
+        doc["websocket"] = st.ws.to_json();
+    }
+    doc
 }

@@ -6,7 +6,7 @@ use crate::clock::{now_ns, secs_to_ns, Timeline, NS_PER_S};
 use crate::http::build_request;
 use crate::models::{self, Model};
 use crate::plan::Plan;
-use crate::reactor::{Config, KindConfig, Reactor};
+use crate::reactor::{Config, KindConfig, Reactor, WsConfig};
 use crate::stats::ThreadStats;
 use crate::sys;
 
@@ -41,9 +41,11 @@ pub fn config_of(plan: &Plan) -> Config {
                 plan.keep_alive,
             ),
             head_request: r.method.eq_ignore_ascii_case("HEAD"),
-            idempotent: ["GET", "HEAD"]
-                .iter()
-                .any(|m| r.method.eq_ignore_ascii_case(m)),
+            // A WebSocket message is never sent twice.
+            idempotent: plan.websocket.is_none()
+                && ["GET", "HEAD"]
+                    .iter()
+                    .any(|m| r.method.eq_ignore_ascii_case(m)),
             expect_status: r.expect_status,
             expect: r.expect.clone(),
         })
@@ -58,6 +60,12 @@ pub fn config_of(plan: &Plan) -> Config {
         open_model: plan.model.is_open(),
         spread_source: plan.spread_source,
         linger_zero: plan.linger_zero,
+        ws: plan.websocket.as_ref().map(|w| WsConfig {
+            message_bytes: w.message_bytes,
+            path: plan.requests[0].path.clone(),
+            host: host.clone(),
+            headers: plan.requests[0].headers.clone(),
+        }),
     }
 }
 

@@ -7,7 +7,7 @@ use hdrhistogram::Histogram;
 use crate::clock::Stamp;
 
 /// Number of error classes.
-pub const ERROR_CLASSES: usize = 11;
+pub const ERROR_CLASSES: usize = 13;
 
 /// Error classes, in the order of the result's `errors` object.
 pub const ERROR_NAMES: [&str; ERROR_CLASSES] = [
@@ -22,6 +22,8 @@ pub const ERROR_NAMES: [&str; ERROR_CLASSES] = [
     "protocol_error",
     "fd_limit",
     "ports_exhausted",
+    "handshake_failed",
+    "message_lost",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +41,11 @@ pub enum ErrorClass {
     FdLimit,
     /// A connect found no free local address and port (EADDRNOTAVAIL): the engine's limit.
     PortsExhausted,
+    /// A WebSocket upgrade was refused or answered wrongly: the messages the connection was
+    /// opened for (reasons in the result's `websocket.handshake_failures`).
+    HandshakeFailed,
+    /// A WebSocket echo that never came while a later message's did.
+    MessageLost,
 }
 
 pub type Errors = [u64; ERROR_CLASSES];
@@ -193,6 +200,8 @@ pub struct ThreadStats {
     /// Peak simultaneously open connections.
     pub peak_open: u64,
     pub window: Window,
+    /// WebSocket loads: handshakes, control frames, duplicates, closes.
+    pub ws: crate::ws::WsStats,
 }
 
 impl ThreadStats {
@@ -213,6 +222,7 @@ impl ThreadStats {
             exhaustion: Exhaustion::default(),
             peak_open: 0,
             window: Window::default(),
+            ws: crate::ws::WsStats::default(),
         }
     }
 
@@ -296,6 +306,7 @@ impl ThreadStats {
         self.exhaustion.ephemeral_ports += o.exhaustion.ephemeral_ports;
         self.peak_open += o.peak_open;
         self.window.merge(&o.window);
+        self.ws.merge(&o.ws);
         for (i, s) in o.timeline.iter().enumerate() {
             let d = self.second(i);
             d.completed += s.completed;

@@ -126,6 +126,45 @@ fn every_model_validates_against_the_schema() {
 }
 
 #[test]
+fn a_websocket_result_validates_with_its_websocket_object() {
+    let v = validator();
+    let srv = common::WsServer::start(
+        |conn| {
+            if conn == 0 {
+                common::Upgrade::Status(403)
+            } else {
+                common::Upgrade::Accept
+            }
+        },
+        |seq| {
+            if seq % 3 == 2 {
+                common::Msg::Fragment(2)
+            } else {
+                common::Msg::Echo
+            }
+        },
+    );
+    let mut p = plan(
+        srv.port,
+        json!({"kind": "count", "requests": 30, "concurrency": 1}),
+    );
+    p["requests"] = json!([{"name": "echo", "path": "/ws"}]);
+    p["websocket"] = json!({"message_bytes": 300});
+    let (code, stdout, stderr) = run_bin(&p, &[]);
+    assert_eq!(code, 0, "exit {code}, stderr {stderr}");
+    let r = assert_valid(&v, &stdout, "websocket");
+    assert_eq!(r["totals"]["ok"], 29, "{}", r["totals"]);
+    assert_eq!(r["websocket"]["fragmented"], 9);
+    let mut broken = r.clone();
+    broken["websocket"]["handshake_failures"]["bogus"] = json!(1);
+    assert_eq!(
+        v.iter_errors(&broken).count(),
+        1,
+        "schema misses a bad reason"
+    );
+}
+
+#[test]
 fn flags_alone_make_a_run_and_errors_validate_too() {
     let v = validator();
     let port = TestServer::closed_port();

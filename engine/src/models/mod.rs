@@ -139,7 +139,9 @@ pub fn hard_stop_ns(plan: &Plan, start_ns: u64) -> u64 {
             rounds * (ct + t)
         }
     };
-    start_ns.saturating_add(secs_to_ns((span_s + grace).min(1e9)))
+    // A WebSocket connection's upgrade has the request timeout of its own.
+    let upgrade_s = if plan.websocket.is_some() { t } else { 0.0 };
+    start_ns.saturating_add(secs_to_ns((span_s + upgrade_s + grace).min(1e9)))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ mod fields;
 mod model;
 mod request;
 mod target;
+mod websocket;
 
 use std::net::SocketAddr;
 
@@ -20,6 +21,7 @@ use fields::{boolean, err, int, num, obj, positive};
 pub use model::{Arrival, ModelSpec};
 pub use request::RequestSpec;
 pub use target::is_loopback;
+pub use websocket::WsSpec;
 
 pub const PROTOCOL_VERSION: u64 = 1;
 
@@ -78,6 +80,8 @@ pub struct Plan {
     pub phase_ns: u64,
     /// The I/O backend asked for (engine addition).
     pub engine_io: EngineIo,
+    /// Requests are WebSocket messages on upgraded connections (engine addition).
+    pub websocket: Option<WsSpec>,
 }
 
 type Fields = Map<String, Value>;
@@ -173,6 +177,8 @@ impl Plan {
         let (timeout_s, connect_timeout_s) = parse_timeouts(m)?;
         let threads = parse_threads(m)?;
         let cpus = parse_cpus(m.get("cpus"))?;
+        let websocket =
+            websocket::parse_websocket(m.get("websocket"), &requests, http_minor, keep_alive)?;
         Ok(Plan {
             host,
             addr,
@@ -189,6 +195,7 @@ impl Plan {
             linger_zero: boolean(m, "linger_zero", "plan")?.unwrap_or(false),
             phase_ns: parse_phase(m)?,
             engine_io: parse_engine_io(m)?,
+            websocket,
         })
     }
 
@@ -272,5 +279,41 @@ mod tests {
             .contains("outside loopback"));
         v["allow_remote"] = json!(true);
         assert!(Plan::from_value(&v).is_ok());
+    }
+
+    #[test]
+    fn websocket_plans_take_one_get_over_keep_alive() {
+        let mut v = base();
+        v["websocket"] = json!({"message_bytes": 128});
+        let p = Plan::from_value(&v).unwrap();
+        assert_eq!(p.websocket, Some(WsSpec { message_bytes: 128 }));
+        v["websocket"] = json!({});
+        assert_eq!(
+            Plan::from_value(&v)
+                .unwrap()
+                .websocket
+                .unwrap()
+                .message_bytes,
+            64
+        );
+        let refused = [
+            (json!({"message_bytes": 8}), None, "message_bytes"),
+            (json!({}), Some(json!({"keep_alive": false})), "keep-alive"),
+        ];
+        for (ws, http, needle) in refused {
+            let mut v = base();
+            v["websocket"] = ws;
+            if let Some(h) = http {
+                v["http"] = h;
+            }
+            assert!(
+                Plan::from_value(&v).unwrap_err().0.contains(needle),
+                "{needle}"
+            );
+        }
+        let mut v = base();
+        v["websocket"] = json!({});
+        v["requests"][0]["method"] = json!("POST");
+        assert!(Plan::from_value(&v).unwrap_err().0.contains("exactly one"));
     }
 }

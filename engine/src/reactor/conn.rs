@@ -60,6 +60,8 @@ pub(super) struct Conn {
     stash: Vec<u8>,
     /// Request bytes the socket did not take yet.
     pub wbuf: Vec<u8>,
+    /// WebSocket loads: the upgrade and the frames (requests are then messages).
+    pub ws: Option<Box<super::ws_conn::WsConn>>,
 }
 
 /// A read or write error that means the peer reset the connection.
@@ -100,6 +102,7 @@ impl Conn {
             think_due_ns: 0,
             stash: Vec::new(),
             wbuf: Vec::new(),
+            ws: None,
         }
     }
 
@@ -203,7 +206,11 @@ impl Conn {
             stash.extend_from_slice(fresh);
             &stash
         };
-        let (off, completed) = self.parse(data, cfg, stats, now, at)?;
+        let (off, completed) = if self.ws.is_some() {
+            self.ws_parse(data, cfg, stats, now, at)?
+        } else {
+            self.parse(data, cfg, stats, now, at)?
+        };
         if off < data.len() && !(self.closing && self.inflight.is_empty()) {
             if stash.is_empty() {
                 self.stash.extend_from_slice(&data[off..]);

@@ -9,6 +9,7 @@ use super::{slots, ConnEnd, EndReason, Reactor};
 use crate::clock::now_ns;
 use crate::http::EofOutcome;
 use crate::stats::{record_us, ErrorClass};
+use crate::ws;
 
 impl Reactor {
     pub fn handle_event(&mut self, ev: &mio::event::Event, now: u64) {
@@ -51,6 +52,9 @@ impl Reactor {
         let kind = c.ticket_kind as usize;
         record_us(&mut self.stats.kinds[kind].connect_us, us);
         self.stats.connections_opened += 1;
+        if self.cfg.ws.is_some() {
+            return self.ws_upgrade(idx, now);
+        }
         self.fill(idx, now);
     }
 
@@ -82,7 +86,7 @@ impl Reactor {
     /// closed loops the time from then to the write is the engine's own turnaround.
     fn fill_from(&mut self, idx: usize, now: u64, after_reply: bool) {
         let c = self.slots.live_ref(idx);
-        if c.thinking || c.closing || c.connecting {
+        if c.thinking || c.closing || c.connecting || c.upgrading() {
             return;
         }
         let n = self.batch_requests(idx, now);
@@ -98,6 +102,12 @@ impl Reactor {
             let gap = now_ns().saturating_sub(c.last_reply_ns.unwrap_or(now));
             self.stats.turnaround(gap, n);
         }
+        self.put_out(idx, now);
+    }
+
+    /// Send `self.out` on connection `idx`.
+    pub(super) fn put_out(&mut self, idx: usize, now: u64) {
+        let c = self.slots.live_mut(idx);
         if matches!(c.sock, Sock::Ring(_)) {
             return self.ring_send(idx);
         }
@@ -126,8 +136,14 @@ impl Reactor {
                     None => break,
                 },
             };
-            self.out
-                .extend_from_slice(&self.cfg.kinds[t.kind as usize].bytes);
+            match (&self.cfg.ws, c.ws.as_mut()) {
+                (Some(w), Some(cw)) => {
+                    ws::put_message(&mut self.out, c.sent_seq, w.message_bytes, cw.mask())
+                }
+                _ => self
+                    .out
+                    .extend_from_slice(&self.cfg.kinds[t.kind as usize].bytes),
+            }
             c.inflight.push_back(InFlight {
                 kind: t.kind,
                 intended_ns: t.intended_ns.or(c.intended_ns).unwrap_or(now),
@@ -204,7 +220,7 @@ impl Reactor {
         match c.consume(data, &self.cfg, &mut self.stats, now, at) {
             Ok(done) => {
                 *completed += done;
-                true
+                c.ws.is_none() || self.ws_after_parse(idx, now)
             }
             Err(None) => {
                 // Bytes with no request outstanding: not attributable to any request.
@@ -212,8 +228,8 @@ impl Reactor {
                 self.end(idx, EndReason::Error(ErrorClass::ProtocolError), now);
                 false
             }
-            Err(Some(_)) => {
-                self.fail(idx, ErrorClass::ProtocolError, now);
+            Err(Some(class)) => {
+                self.fail(idx, class, now);
                 false
             }
         }
@@ -239,6 +255,9 @@ impl Reactor {
     }
 
     pub(super) fn on_eof(&mut self, idx: usize, now: u64) {
+        if self.ws_handshake_cut(idx, now) {
+            return;
+        }
         let c = self.slots.live_mut(idx);
         if c.inflight.is_empty() {
             // Closed while idle: a keep-alive connection the server dropped.
@@ -305,6 +324,9 @@ impl Reactor {
 
     /// Close the connection and hand it back to the model.
     fn end(&mut self, idx: usize, reason: EndReason, now: u64) {
+        if reason == EndReason::Done {
+            self.ws_goodbye(idx);
+        }
         let gen = self.slots.gen(idx);
         let c = self.slots.remove(idx);
         // When the next request was due: after think time, else as soon as the last reply came.
@@ -329,7 +351,7 @@ impl Reactor {
             };
             if c.connecting {
                 self.fail(idx, ErrorClass::ConnectTimeout, now);
-            } else if !c.inflight.is_empty() {
+            } else if !c.inflight.is_empty() || c.upgrading() {
                 self.fail(idx, ErrorClass::Timeout, now);
             } else {
                 self.end(idx, EndReason::Done, now);

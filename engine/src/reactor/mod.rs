@@ -10,7 +10,8 @@
 //! - `driver`: the I/O backend (epoll or io_uring), waiting and dispatching what happened;
 //! - `events`: socket events driving connections, and how a connection ends;
 //! - `ring`, `ring_io`: the io_uring ring and its buffers, and connections driven by it;
-//! - `resend`: unannounced keep-alive closes, and re-sending what they left unanswered.
+//! - `resend`: unannounced keep-alive closes, and re-sending what they left unanswered;
+//! - `ws_conn`, `ws_flow`: WebSocket connections: the upgrade, messages and their echoes.
 
 mod conn;
 mod driver;
@@ -21,6 +22,8 @@ mod ring_io;
 mod script;
 mod slots;
 mod timers;
+mod ws_conn;
+mod ws_flow;
 
 use std::collections::VecDeque;
 use std::io;
@@ -43,6 +46,7 @@ pub use script::{ConnEnd, EndReason, Script};
 use slots::Slots;
 pub use slots::TIMER_TOKEN;
 use timers::Timers;
+pub use ws_conn::WsConfig;
 
 /// Read buffer shared by all connections of a thread; only partial heads are kept per connection.
 const SCRATCH_BYTES: usize = 64 * 1024;
@@ -70,6 +74,8 @@ pub struct Config {
     pub open_model: bool,
     pub spread_source: bool,
     pub linger_zero: bool,
+    /// Requests are WebSocket messages on upgraded connections.
+    pub ws: Option<WsConfig>,
 }
 
 /// One thread's connections and everything they share.

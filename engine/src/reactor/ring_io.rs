@@ -225,6 +225,9 @@ impl Reactor {
 
     /// A receive failed: as a failed read on the epoll backend.
     pub(super) fn read_failed(&mut self, idx: usize, e: &io::Error, now: u64) {
+        if self.ws_handshake_cut(idx, now) {
+            return;
+        }
         let c = self.slots.live_ref(idx);
         // A reset with nothing outstanding is the server dropping an idle connection.
         if c.inflight.is_empty() && is_reset(e) {

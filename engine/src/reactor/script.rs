@@ -48,7 +48,8 @@ pub struct ConnEnd {
 /// Hands out requests: the thread's optional global budget and the weighted kind pick.
 pub(super) struct Issuer {
     picker: KindPicker,
-    rng: Rng,
+    /// Also draws WebSocket keys.
+    pub rng: Rng,
     /// Requests left in a global budget (count model).
     pub budget: Option<u64>,
 }

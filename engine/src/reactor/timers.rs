@@ -61,8 +61,13 @@ impl Reactor {
     /// Fire due timers: connect and request timeouts, think times, deferred opens.
     pub fn expire(&mut self, now: u64) {
         while let Some((_, (idx, gen))) = self.timers.connect.pop_due(now) {
-            if self.slots.get_mut(idx, gen).is_some_and(|c| c.connecting) {
-                self.fail(idx, ErrorClass::ConnectTimeout, now);
+            match self.slots.get_mut(idx, gen) {
+                Some(c) if c.connecting => self.fail(idx, ErrorClass::ConnectTimeout, now),
+                Some(c) if c.upgrading() => {
+                    self.stats.ws.failed(crate::ws::HandshakeFailure::Timeout);
+                    self.fail(idx, ErrorClass::HandshakeFailed, now);
+                }
+                _ => {}
             }
         }
         while let Some((_, (idx, gen, seq))) = self.timers.request.pop_due(now) {

@@ -5,6 +5,7 @@
 
 mod serve;
 mod server;
+mod ws_server;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -12,7 +13,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+#[allow(unused_imports)]
 pub use server::{Action, Req, TestServer};
+#[allow(unused_imports)]
+pub use ws_server::{Msg, Upgrade, WsServer};
 
 /// `{"message": "Hello, World!", "rows": [{"id": 1001, "n": 1.0}, …]}` with `rows` rows.
 pub fn json_world(rows: usize) -> String {
@@ -83,6 +87,8 @@ pub fn assert_accounting(r: &Value) {
         "connect_error",
         "fd_limit",
         "ports_exhausted",
+        // The upgrade failed: the messages reserved for the connection were never sent.
+        "handshake_failed",
     ]
     .iter()
     .map(|c| err(r, c))

@@ -1,0 +1,332 @@
+//! WebSocket connections in the reactor: the upgrade once connected, then each request a masked
+//! message whose echo is matched by its number; pings answered, the server's close honoured.
+
+use super::conn::Conn;
+use super::Config;
+use crate::clock::Stamp;
+use crate::rng::Rng;
+use crate::stats::{record_us, ErrorClass, ThreadStats};
+use crate::ws::{self, FrameError, HandshakeFailure};
+
+/// Settings of a WebSocket load, shared by its connections.
+pub struct WsConfig {
+    pub message_bytes: usize,
+    pub path: String,
+    pub host: String,
+    pub headers: Vec<(String, String)>,
+}
+
+/// The WebSocket side of one connection.
+pub(super) struct WsConn {
+    /// The upgrade is sent and its reply is not complete.
+    pub upgrading: bool,
+    /// The `Sec-WebSocket-Accept` the server must give.
+    accept: String,
+    started_ns: u64,
+    /// Mask keys for this connection's frames.
+    rng: Rng,
+    /// A data message being put together from fragments: its opcode, frames and bytes.
+    partial_op: Option<u8>,
+    partial_frames: u32,
+    partial: Vec<u8>,
+    /// Control frames to send once the bytes at hand are parsed (pongs, the close reply).
+    pub ctrl: Vec<u8>,
+    /// The handshake completed in the bytes just parsed: the connection may start sending.
+    pub opened: bool,
+    /// The server's close frame came.
+    pub closed: bool,
+}
+
+type Parsed = Result<(usize, u32), Option<ErrorClass>>;
+
+impl WsConn {
+    /// A connection about to upgrade with `key`; the other half of `seed` draws its masks.
+    pub fn new(key: &str, seed: u64, now: u64) -> WsConn {
+        WsConn {
+            upgrading: true,
+            accept: ws::accept_for(key),
+            started_ns: now,
+            rng: Rng::new(seed),
+            partial_op: None,
+            partial_frames: 0,
+            partial: Vec::new(),
+            ctrl: Vec::new(),
+            opened: false,
+            closed: false,
+        }
+    }
+
+    pub fn mask(&mut self) -> [u8; 4] {
+        (self.rng.next_u64() as u32).to_ne_bytes()
+    }
+
+    /// The upgrade's reply in `data`: Ok(None) while incomplete, else the bytes it took.
+    fn handshake(&self, data: &[u8], stats: &mut ThreadStats) -> Result<Option<usize>, ()> {
+        let mut headers = [httparse::EMPTY_HEADER; 32];
+        let mut r = httparse::Response::new(&mut headers);
+        let fail = |stats: &mut ThreadStats, why| {
+            stats.ws.failed(why);
+            Err(())
+        };
+        let used = match r.parse(data) {
+            Ok(httparse::Status::Complete(n)) => n,
+            Ok(httparse::Status::Partial) if data.len() < 64 * 1024 => return Ok(None),
+            _ => return fail(stats, HandshakeFailure::Garbled),
+        };
+        let code = r.code.unwrap_or(0);
+        if code != 101 {
+            *stats.ws.handshake_statuses.entry(code).or_default() += 1;
+            return fail(stats, HandshakeFailure::Status);
+        }
+        let value = |name: &str| {
+            r.headers
+                .iter()
+                .find(|h| h.name.eq_ignore_ascii_case(name))
+                .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
+        };
+        let upgrade = value("upgrade").is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+        let connection = value("connection").is_some_and(|v| {
+            v.split(',')
+                .any(|t| t.trim().eq_ignore_ascii_case("upgrade"))
+        });
+        if !upgrade || !connection {
+            return fail(stats, HandshakeFailure::Headers);
+        }
+        if value("sec-websocket-accept").as_deref() != Some(self.accept.as_str()) {
+            return fail(stats, HandshakeFailure::Accept);
+        }
+        if value("sec-websocket-extensions").is_some() || value("sec-websocket-protocol").is_some()
+        {
+            return fail(stats, HandshakeFailure::Unoffered);
+        }
+        Ok(Some(used))
+    }
+}
+
+impl WsConn {
+    /// The upgrade's reply: Ok(None) while incomplete, else the bytes it took (the WebSocket is
+    /// open); Err when it failed.
+    fn open(
+        &mut self,
+        data: &[u8],
+        stats: &mut ThreadStats,
+        now: u64,
+    ) -> Result<Option<usize>, Option<ErrorClass>> {
+        let used = match self.handshake(data, stats) {
+            Ok(None) => return Ok(None),
+            Ok(Some(n)) => n,
+            Err(()) => return Err(Some(ErrorClass::HandshakeFailed)),
+        };
+        self.upgrading = false;
+        self.opened = true;
+        stats.ws.handshakes_ok += 1;
+        let us = now.saturating_sub(self.started_ns) / 1000;
+        record_us(&mut stats.ws.handshake_us, us);
+        Ok(Some(used))
+    }
+
+    /// A data frame: Ok(None) while its message is incomplete, else the message's opcode and,
+    /// when it came in fragments, its joined bytes (None: the frame's payload is the message).
+    #[allow(clippy::type_complexity)]
+    fn assemble(
+        &mut self,
+        frame: &ws::Frame<'_>,
+        stats: &mut ThreadStats,
+    ) -> Result<Option<(u8, Option<Vec<u8>>)>, Option<ErrorClass>> {
+        match (frame.opcode, self.partial_op) {
+            (ws::OP_CONTINUATION, None) => {
+                Err(protocol_error(stats, "continuation_without_message"))
+            }
+            (ws::OP_CONTINUATION, Some(op)) => {
+                self.partial.extend_from_slice(frame.payload);
+                self.partial_frames += 1;
+                if self.partial.len() as u64 > ws::MAX_PAYLOAD {
+                    return Err(protocol_error(stats, "too_long"));
+                }
+                if !frame.fin {
+                    return Ok(None);
+                }
+                self.partial_op = None;
+                Ok(Some((op, Some(std::mem::take(&mut self.partial)))))
+            }
+            (_, Some(_)) => Err(protocol_error(stats, "interleaved_message")),
+            (op, None) if !frame.fin => {
+                self.partial_op = Some(op);
+                self.partial_frames = 1;
+                self.partial = frame.payload.to_vec();
+                Ok(None)
+            }
+            (op, None) => {
+                self.partial_frames = 1;
+                Ok(Some((op, None)))
+            }
+        }
+    }
+}
+
+fn protocol_error(stats: &mut ThreadStats, what: &'static str) -> Option<ErrorClass> {
+    *stats.ws.protocol_errors.entry(what).or_default() += 1;
+    Some(ErrorClass::ProtocolError)
+}
+
+fn frame_error(e: FrameError) -> &'static str {
+    match e {
+        FrameError::Masked => "masked_frame",
+        FrameError::Reserved => "reserved_bits",
+        FrameError::Opcode(_) => "unknown_opcode",
+        FrameError::BadControl => "bad_control_frame",
+        FrameError::TooLong => "too_long",
+    }
+}
+
+impl Conn {
+    /// The connection is upgrading to a WebSocket.
+    pub fn upgrading(&self) -> bool {
+        self.ws.as_ref().is_some_and(|w| w.upgrading)
+    }
+
+    /// Parse `data` on a WebSocket connection: the upgrade's reply, then frames. Returns bytes
+    /// used and echoes completed, as `parse` does for HTTP.
+    pub(super) fn ws_parse(
+        &mut self,
+        data: &[u8],
+        cfg: &Config,
+        stats: &mut ThreadStats,
+        now: u64,
+        at: Stamp,
+    ) -> Parsed {
+        let mut w = self.ws.take().expect("a WebSocket connection");
+        let r = self.ws_parse_with(&mut w, data, cfg, stats, now, at);
+        self.ws = Some(w);
+        r
+    }
+
+    fn ws_parse_with(
+        &mut self,
+        w: &mut WsConn,
+        data: &[u8],
+        cfg: &Config,
+        stats: &mut ThreadStats,
+        now: u64,
+        at: Stamp,
+    ) -> Parsed {
+        let mut off = 0;
+        if w.upgrading {
+            match w.open(data, stats, now)? {
+                None => return Ok((0, 0)),
+                Some(n) => off = n,
+            }
+        }
+        let mut completed = 0;
+        while !w.closed {
+            let (frame, used) = match ws::parse_frame(&data[off..]) {
+                Ok(None) => break,
+                Ok(Some(f)) => f,
+                Err(e) => return Err(protocol_error(stats, frame_error(e))),
+            };
+            off += used;
+            if frame.opcode & 0x8 != 0 {
+                self.control(w, &frame, stats);
+                continue;
+            }
+            let Some((op, joined)) = w.assemble(&frame, stats)? else {
+                continue;
+            };
+            let payload = joined.as_deref().unwrap_or(frame.payload);
+            if op == ws::OP_TEXT && std::str::from_utf8(payload).is_err() {
+                return Err(protocol_error(stats, "invalid_utf8"));
+            }
+            stats.ws.messages_received += 1;
+            if w.partial_frames > 1 {
+                stats.ws.fragmented += 1;
+            }
+            completed += self.echo(payload, cfg, stats, now, at)?;
+        }
+        Ok((off, completed))
+    }
+
+    /// A control frame: a ping is answered, a pong counted, a close answered with its code and
+    /// the connection marked closing.
+    fn control(&mut self, w: &mut WsConn, frame: &ws::Frame<'_>, stats: &mut ThreadStats) {
+        match frame.opcode {
+            ws::OP_PING => {
+                stats.ws.pings += 1;
+                stats.ws.pongs_sent += 1;
+                let mask = w.mask();
+                ws::put_frame(&mut w.ctrl, ws::OP_PONG, frame.payload, mask);
+            }
+            ws::OP_PONG => stats.ws.pongs_received += 1,
+            _ => {
+                let code = match frame.payload {
+                    [a, b, ..] => u16::from_be_bytes([*a, *b]),
+                    _ => 1005,
+                };
+                *stats.ws.close_codes.entry(code).or_default() += 1;
+                let mask = w.mask();
+                let reply = if code == 1005 {
+                    &[][..]
+                } else {
+                    &frame.payload[..2]
+                };
+                ws::put_frame(&mut w.ctrl, ws::OP_CLOSE, reply, mask);
+                w.closed = true;
+                self.closing = true;
+            }
+        }
+    }
+
+    /// A whole data message: the echo of the message due, of one already answered (a duplicate),
+    /// of a later one (those before it are lost), or of none. Returns echoes completed.
+    fn echo(
+        &mut self,
+        payload: &[u8],
+        cfg: &Config,
+        stats: &mut ThreadStats,
+        now: u64,
+        at: Stamp,
+    ) -> Result<u32, Option<ErrorClass>> {
+        let len = cfg.ws.as_ref().expect("a WebSocket load").message_bytes;
+        let front = self.sent_seq - self.inflight.len() as u64;
+        if !self.inflight.is_empty() && ws::is_message(payload, front, len) {
+            self.finish_echo(Ok(()), cfg, stats, now, at);
+            return Ok(1);
+        }
+        match ws::message_seq(payload, len) {
+            Some(s) if s < front => {
+                stats.ws.duplicates += 1;
+                Ok(0)
+            }
+            Some(s) if s < self.sent_seq => {
+                for _ in front..s {
+                    let f = self.inflight.pop_front().expect("a message is outstanding");
+                    self.done_seq += 1;
+                    stats.error(f.kind as usize, ErrorClass::MessageLost, at);
+                }
+                self.finish_echo(Ok(()), cfg, stats, now, at);
+                Ok(1)
+            }
+            _ if self.inflight.is_empty() => Err(None),
+            _ => {
+                self.finish_echo(Err(ErrorClass::BadBody), cfg, stats, now, at);
+                Ok(1)
+            }
+        }
+    }
+
+    /// Account the echo of the front message.
+    fn finish_echo(
+        &mut self,
+        outcome: Result<(), ErrorClass>,
+        cfg: &Config,
+        stats: &mut ThreadStats,
+        now: u64,
+        at: Stamp,
+    ) {
+        let f = self.inflight.pop_front().expect("a message is outstanding");
+        self.done_seq += 1;
+        self.last_reply_ns = Some(now);
+        let latency_us = now.saturating_sub(f.intended_ns) / 1000;
+        let service_us = cfg.open_model.then(|| now.saturating_sub(f.sent_ns) / 1000);
+        stats.response(f.kind as usize, 101, outcome, latency_us, service_us, at);
+    }
+}

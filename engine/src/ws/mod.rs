@@ -1,0 +1,107 @@
+//! WebSocket (RFC 6455) on the client side: the upgrade request and the accept key it expects,
+//! masked frames out, server frames in (`frame`), and the echo messages a load sends and checks.
+//!
+//! Each message carries its connection's sequence number (16 hex digits) and a filler derived
+//! from it, so a reply is known for exactly one message: the one due, an earlier one (a
+//! duplicate), a later one (those before it were lost), or none (corrupt).
+
+mod frame;
+mod stats;
+
+pub use frame::{parse_frame, Frame, FrameError, MAX_PAYLOAD};
+pub use stats::{HandshakeFailure, WsStats};
+
+use base64::Engine as _;
+use sha1::{Digest, Sha1};
+
+pub const OP_CONTINUATION: u8 = 0x0;
+pub const OP_TEXT: u8 = 0x1;
+pub const OP_BINARY: u8 = 0x2;
+pub const OP_CLOSE: u8 = 0x8;
+pub const OP_PING: u8 = 0x9;
+pub const OP_PONG: u8 = 0xA;
+
+/// The GUID RFC 6455 §1.3 appends to the key.
+const ACCEPT_GUID: &str = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+/// Bytes of a message's sequence number (hex) at its start: the smallest message.
+pub const SEQ_DIGITS: usize = 16;
+
+/// The `Sec-WebSocket-Key` for 16 random bytes.
+pub fn key_for(nonce: [u8; 16]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(nonce)
+}
+
+/// The `Sec-WebSocket-Accept` a server must answer `key` with.
+pub fn accept_for(key: &str) -> String {
+    let mut h = Sha1::new();
+    h.update(key.as_bytes());
+    h.update(ACCEPT_GUID.as_bytes());
+    base64::engine::general_purpose::STANDARD.encode(h.finalize())
+}
+
+/// The upgrade request (HTTP/1.1 GET) for `path` on `host`, with the plan's extra headers.
+pub fn upgrade_request(path: &str, host: &str, headers: &[(String, String)], key: &str) -> Vec<u8> {
+    let mut r = format!(
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+    );
+    for (k, v) in headers {
+        r.push_str(&format!("{k}: {v}\r\n"));
+    }
+    r.push_str("\r\n");
+    r.into_bytes()
+}
+
+/// Append a final, masked frame of `opcode` carrying `payload` (RFC 6455 §5.2, §5.3).
+pub fn put_frame(out: &mut Vec<u8>, opcode: u8, payload: &[u8], mask: [u8; 4]) {
+    out.push(0x80 | opcode);
+    let n = payload.len();
+    if n < 126 {
+        out.push(0x80 | n as u8);
+    } else if n <= u16::MAX as usize {
+        out.push(0x80 | 126);
+        out.extend_from_slice(&(n as u16).to_be_bytes());
+    } else {
+        out.push(0x80 | 127);
+        out.extend_from_slice(&(n as u64).to_be_bytes());
+    }
+    out.extend_from_slice(&mask);
+    let start = out.len();
+    out.extend_from_slice(payload);
+    for (i, b) in out[start..].iter_mut().enumerate() {
+        *b ^= mask[i & 3];
+    }
+}
+
+/// Append the frame of message `seq` (`len` bytes, text) masked with `mask`.
+pub fn put_message(out: &mut Vec<u8>, seq: u64, len: usize, mask: [u8; 4]) {
+    let mut payload = Vec::with_capacity(len);
+    message(seq, len, &mut payload);
+    put_frame(out, OP_TEXT, &payload, mask);
+}
+
+/// The payload of message `seq`: its number in hex, then letters that depend on it.
+pub fn message(seq: u64, len: usize, out: &mut Vec<u8>) {
+    out.extend_from_slice(format!("{seq:016x}").as_bytes());
+    out.extend((SEQ_DIGITS..len).map(|i| b'a' + ((seq as usize + i) % 26) as u8));
+}
+
+/// Whether `payload` is exactly message `seq` of `len` bytes.
+pub fn is_message(payload: &[u8], seq: u64, len: usize) -> bool {
+    payload.len() == len.max(SEQ_DIGITS)
+        && payload[..SEQ_DIGITS] == *format!("{seq:016x}").as_bytes()
+        && payload[SEQ_DIGITS..]
+            .iter()
+            .enumerate()
+            .all(|(i, b)| *b == b'a' + ((seq as usize + i + SEQ_DIGITS) % 26) as u8)
+}
+
+/// The message of `len` bytes that `payload` is, whole and unaltered, if any.
+pub fn message_seq(payload: &[u8], len: usize) -> Option<u64> {
+    let digits = std::str::from_utf8(payload.get(..SEQ_DIGITS)?).ok()?;
+    let seq = u64::from_str_radix(digits, 16).ok()?;
+    is_message(payload, seq, len).then_some(seq)
+}
+
+#[cfg(test)]
+mod tests;

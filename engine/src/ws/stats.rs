@@ -1,0 +1,134 @@
+//! What a thread saw of the WebSocket protocol beyond each message's outcome: handshakes and why
+//! they failed, control frames, fragmented messages, duplicates, and the servers' close codes.
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+use serde_json::{json, Value};
+
+use crate::stats::new_hist;
+
+/// Why an upgrade did not open a WebSocket (`handshake_failed`, by reason).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum HandshakeFailure {
+    /// A status other than 101 (the codes are kept apart).
+    Status,
+    /// 101 without `Upgrade: websocket` and `Connection: upgrade`.
+    Headers,
+    /// A `Sec-WebSocket-Accept` other than the key's.
+    Accept,
+    /// An extension or subprotocol the engine did not offer.
+    Unoffered,
+    /// Not an HTTP reply.
+    Garbled,
+    /// The server closed or reset before its reply was complete.
+    Closed,
+    /// No reply within the request timeout.
+    Timeout,
+}
+
+impl HandshakeFailure {
+    fn name(self) -> &'static str {
+        match self {
+            HandshakeFailure::Status => "status",
+            HandshakeFailure::Headers => "headers",
+            HandshakeFailure::Accept => "accept",
+            HandshakeFailure::Unoffered => "unoffered",
+            HandshakeFailure::Garbled => "garbled",
+            HandshakeFailure::Closed => "closed",
+            HandshakeFailure::Timeout => "timeout",
+        }
+    }
+}
+
+pub struct WsStats {
+    pub handshakes_ok: u64,
+    pub handshake_us: Histogram<u64>,
+    pub handshake_failures: BTreeMap<HandshakeFailure, u64>,
+    pub handshake_statuses: BTreeMap<u16, u64>,
+    /// Data messages received whole (echoes, duplicates and others).
+    pub messages_received: u64,
+    /// Of those, messages that came in more than one frame.
+    pub fragmented: u64,
+    /// Echoes of a message already answered.
+    pub duplicates: u64,
+    pub pings: u64,
+    pub pongs_sent: u64,
+    pub pongs_received: u64,
+    /// Close frames from the server, by status code (1005: none given).
+    pub close_codes: BTreeMap<u16, u64>,
+    /// Frames that broke the protocol, by what was wrong.
+    pub protocol_errors: BTreeMap<&'static str, u64>,
+}
+
+impl Default for WsStats {
+    fn default() -> Self {
+        WsStats {
+            handshakes_ok: 0,
+            handshake_us: new_hist(),
+            handshake_failures: BTreeMap::new(),
+            handshake_statuses: BTreeMap::new(),
+            messages_received: 0,
+            fragmented: 0,
+            duplicates: 0,
+            pings: 0,
+            pongs_sent: 0,
+            pongs_received: 0,
+            close_codes: BTreeMap::new(),
+            protocol_errors: BTreeMap::new(),
+        }
+    }
+}
+
+fn add<K: Ord + Copy>(a: &mut BTreeMap<K, u64>, b: &BTreeMap<K, u64>) {
+    for (k, n) in b {
+        *a.entry(*k).or_default() += n;
+    }
+}
+
+impl WsStats {
+    pub fn failed(&mut self, why: HandshakeFailure) {
+        *self.handshake_failures.entry(why).or_default() += 1;
+    }
+
+    pub fn merge(&mut self, o: &WsStats) {
+        self.handshakes_ok += o.handshakes_ok;
+        self.handshake_us.add(&o.handshake_us).expect("same bounds");
+        add(&mut self.handshake_failures, &o.handshake_failures);
+        add(&mut self.handshake_statuses, &o.handshake_statuses);
+        self.messages_received += o.messages_received;
+        self.fragmented += o.fragmented;
+        self.duplicates += o.duplicates;
+        self.pings += o.pings;
+        self.pongs_sent += o.pongs_sent;
+        self.pongs_received += o.pongs_received;
+        add(&mut self.close_codes, &o.close_codes);
+        add(&mut self.protocol_errors, &o.protocol_errors);
+    }
+
+    /// The result's `websocket` object.
+    pub fn to_json(&self) -> Value {
+        let failures: serde_json::Map<String, Value> = self
+            .handshake_failures
+            .iter()
+            .map(|(k, n)| (k.name().to_owned(), json!(n)))
+            .collect();
+        let codes = |m: &BTreeMap<u16, u64>| -> serde_json::Map<String, Value> {
+            m.iter().map(|(k, n)| (k.to_string(), json!(n))).collect()
+        };
+        json!({
+            "handshakes_ok": self.handshakes_ok,
+            "handshake_us": crate::result::hist_summary(&self.handshake_us),
+            "handshake_failures": failures,
+            "handshake_statuses": codes(&self.handshake_statuses),
+            "messages_received": self.messages_received,
+            "fragmented": self.fragmented,
+            "duplicates": self.duplicates,
+            "pings": self.pings,
+            "pongs_sent": self.pongs_sent,
+            "pongs_received": self.pongs_received,
+            "close_codes": codes(&self.close_codes),
+            "protocol_errors": self.protocol_errors,
+        })
+    }
+}
