@@ -73,7 +73,7 @@ LEVEL_FIELDS: dict[str, str] = {kind: fields.level for kind, fields in MODELS.it
 
 _PLAN_KEYS = _words(
     "protocol_version target allow_remote model http requests timeout_s connect_timeout_s"
-    " threads cpus seed phase_s engine_io"
+    " threads cpus seed phase_s engine_io websocket"
 )
 
 
@@ -250,6 +250,8 @@ class EnginePlan:
     seed: int = 1
     phase_s: float | None = None
     engine_io: str = "auto"  # the engine's I/O backend: auto, epoll or io_uring
+    # WebSocket echo: each request a message of this many bytes on an upgraded connection.
+    websocket_message_bytes: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The plan exactly as the engine reads it (docs/engine-protocol.md)."""
@@ -270,6 +272,8 @@ class EnginePlan:
             plan["phase_s"] = self.phase_s
         if self.engine_io != "auto":
             plan["engine_io"] = self.engine_io
+        if self.websocket_message_bytes is not None:
+            plan["websocket"] = {"message_bytes": self.websocket_message_bytes}
         return plan
 
     def to_json(self) -> str:
@@ -312,6 +316,11 @@ class EnginePlan:
             seed=jf.or_default(jf.integer(d, "seed"), 1),
             phase_s=jf.number(d, "phase_s"),
             engine_io=jf.or_default(jf.text(d, "engine_io"), "auto"),
+            websocket_message_bytes=(
+                None
+                if d.get("websocket") is None
+                else jf.or_default(jf.integer(jf.table(d, "websocket"), "message_bytes"), 64)
+            ),
         )
 
     @property

@@ -59,6 +59,14 @@ APPS: dict[str, AppSpec] = {
             database="sqlite",
             asgi_module="asgi_db",
         ),
+        AppSpec(
+            "ws_echo",
+            "WebSocket echo (ASGI only): /ws sends every message back as it came; any HTTP "
+            "request is `Pong!`",
+            (RequestKind(name="echo", path="/ws"),),
+            wsgi=False,
+            asgi_module="asgi_ws_echo",
+        ),
     )
 }
 APPS.update((spec.name, spec) for spec in FRAMEWORKS)

@@ -25,6 +25,7 @@ ARRIVALS = ("uniform", "poisson")
 # under a cgroup CPU quota.
 PLACEMENTS = ("pinned", "shared", "quota")
 ENGINE_IOS = ("auto", "epoll", "io_uring")
+PROTOCOLS = ("http", "websocket")
 _POSITIVE_INT = Int(low=1)
 
 LEVEL_UNITS = {
@@ -248,6 +249,23 @@ LOAD_KEYS: tuple[Key, ...] = (
         'or "auto": io_uring where the kernel offers it, else epoll. Each result records the '
         "backend that ran (cost.io_backend).",
         example='engine_io = "epoll"',
+    ),
+    Key(
+        "protocol",
+        Text(PROTOCOLS),
+        '"http"',
+        'What each request is: an HTTP request, or "websocket": a message on a connection the '
+        "load upgraded (its one [[requests]] entry is the upgrade's path), echoed by the app and "
+        "matched by its number, so lost, duplicated and corrupt echoes are counted apart; "
+        "needs HTTP/1.1 with keep-alive.",
+        example='protocol = "websocket"',
+    ),
+    Key(
+        "message_bytes",
+        Int(low=16, high=16 << 20),
+        "64",
+        'protocol = "websocket": the bytes of each message (its 16-digit number, then letters).',
+        "bytes",
     ),
     Key(
         "cpu_quota",

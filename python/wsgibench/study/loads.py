@@ -79,6 +79,8 @@ _NOT_ENGINE_KEYS = {
     "placement",
     "cpu_quota",
     "engine_io",
+    "protocol",
+    "message_bytes",
     *_CAPACITY_KEYS,
 }
 
@@ -108,6 +110,12 @@ class Load:
     placement: str = "pinned"  # pinned, shared or quota (run/placement.py)
     cpu_quota: float | None = None  # placement quota: the cores allowed (None: the pinned count)
     engine_io: str = "auto"  # the engine's I/O backend: auto, epoll or io_uring
+    protocol: str = "http"  # http, or websocket: each request an echoed message
+    message_bytes: int = 64  # websocket: each message's size
+
+    @property
+    def websocket(self) -> bool:
+        return self.protocol == "websocket"
 
     @property
     def level_field(self) -> str:
@@ -144,6 +152,7 @@ class Load:
             cpus=tuple(cpus or ()),
             seed=seed,
             engine_io=self.engine_io,
+            websocket_message_bytes=self.message_bytes if self.websocket else None,
         )
 
     def nominal_seconds(self) -> float:
@@ -153,6 +162,16 @@ class Load:
 
 def _num(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
+
+
+def _check_websocket(values: dict[str, Any], http: str, where: str) -> None:
+    """A WebSocket load upgrades an HTTP/1.1 keep-alive connection; message_bytes is its alone."""
+    if values.get("protocol") != "websocket":
+        if "message_bytes" in values:
+            raise UsageError(f'{where}: message_bytes is for protocol = "websocket" only')
+        return
+    if http != "1.1" or values.get("keep_alive") is False:
+        raise UsageError(f'{where}: protocol = "websocket" needs http = "1.1" with keep-alive')
 
 
 def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
@@ -175,6 +194,7 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
     if model in ("rate", "conn_rate") and not ({"duration_s", "connections_total"} & set(values)):
         raise UsageError(f"{where}: model {model} needs duration_s or connections_total")
     http = values.get("http", "1.1")
+    _check_websocket(values, http, where)
     common = {"name", "model", "levels", "http", "keep_alive", "timeout_s", "warmup_s"}
     capacity = None
     if model == "capacity":
@@ -200,6 +220,8 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
         placement=_placement(values, where),
         cpu_quota=values.get("cpu_quota"),
         engine_io=values.get("engine_io", "auto"),
+        protocol=values.get("protocol", "http"),
+        message_bytes=int(values.get("message_bytes", 64)),
     )
 
 

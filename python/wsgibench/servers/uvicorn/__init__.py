@@ -12,7 +12,9 @@ from wsgibench.servers.recipe import (
     ServerRecipe,
 )
 
-ENV = PythonEnv("uvicorn", ("uvicorn==0.54.0", "uvloop==0.23.0", "httptools==0.9.0"))
+ENV = PythonEnv(
+    "uvicorn", ("uvicorn==0.54.0", "uvloop==0.23.0", "httptools==0.9.0", "websockets==15.0.1")
+)
 _HANDLES = (
     "--no-access-log: uvicorn logs every request by default",
     "--no-server-header --no-date-header: the same bytes as the WSGI servers' replies",
