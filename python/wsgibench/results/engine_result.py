@@ -27,6 +27,9 @@ ERROR_CLASSES = (
     "bad_body",
     "protocol_error",
     *ENGINE_LIMIT_CLASSES,
+    # WebSocket loads: an upgrade that failed (its messages never sent), an echo that never came.
+    "handshake_failed",
+    "message_lost",
 )
 
 

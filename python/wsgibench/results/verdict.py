@@ -30,4 +30,5 @@ class Verdict:
 
     @property
     def ends_cell(self) -> bool:
-        return self.status == CellStatus.DISQUALIFIED
+        """Disqualified, or unavailable (the server lacks what the load needs, e.g. WebSocket)."""
+        return self.status in (CellStatus.DISQUALIFIED, CellStatus.UNAVAILABLE)

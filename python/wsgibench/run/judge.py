@@ -17,6 +17,9 @@ def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> V
         oom = server.cgroup.oom_kills()
         gone += f" (memory limit hit: {oom} OOM kill(s))" if oom else ""
         return _disqualified(rep, f"crashed during repeat {rep.idx + 1}: {gone}")
+    refused = websocket_refused(rep)
+    if refused:
+        return Verdict(CellStatus.UNAVAILABLE, refused, saturated=rep.saturated)
     if rep.ok == 0:
         return _disqualified(rep, f"stopped answering: 0 valid replies in repeat {rep.idx + 1}")
     if rep.error_rate > error_threshold:
@@ -71,6 +74,29 @@ def engine_headroom(repeats: list[Repeat]) -> str | None:
         f"engine close to its limit: {cost.cpu_fraction:.0%} of its CPU(s){backend} in repeat "
         f"{busiest.idx + 1} ({per_cpu:,.0f} responses per engine CPU-second); a faster server "
         "would have met the engine's limit"
+    )
+
+
+def websocket_refused(rep: Repeat) -> str | None:
+    """A WebSocket load whose every upgrade failed: the server (or the app it serves) does not
+    speak WebSocket here, which is not a failure under load. Why, from the engine's reasons and
+    the statuses the server gave; None when an upgrade succeeded or the load is HTTP."""
+    ws = rep.engine.raw.get("websocket")
+    if not isinstance(ws, dict) or ws.get("handshakes_ok", 0) > 0:
+        return None
+    failures = {str(k): int(v) for k, v in (ws.get("handshake_failures") or {}).items()}
+    if not failures:
+        return None
+    statuses = ws.get("handshake_statuses") or {}
+    parts = []
+    for why, n in sorted(failures.items()):
+        if why == "status" and statuses:
+            parts += [f"HTTP {code} x{k}" for code, k in statuses.items()]
+        else:
+            parts.append(f"{why} x{n}")
+    return (
+        f"does not speak WebSocket here: all {sum(failures.values())} upgrades failed in repeat "
+        f"{rep.idx + 1} ({'; '.join(parts)})"
     )
 
 

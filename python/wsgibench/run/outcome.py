@@ -33,6 +33,8 @@ class CellOutcome:
         self.repeats.append(rep.judged(verdict))
         if verdict.status == CellStatus.DISQUALIFIED:
             self.disqualify(verdict.reason or "")
+        elif verdict.status == CellStatus.UNAVAILABLE:
+            self.status, self.reason = verdict.status, verdict.reason
         elif verdict.status == CellStatus.INVALID and self.status == CellStatus.MEASURED:
             self.status, self.reason = verdict.status, verdict.reason
 

@@ -145,3 +145,30 @@ def test_no_headroom_note_when_the_engine_had_room_or_was_already_judged_saturat
     assert engine_headroom([_busy(0.84), _busy(0.20)]) is None
     # A saturated repeat is invalid already: its own reason says more than this note would.
     assert engine_headroom([_busy(0.99, saturated=True)]) is None
+
+
+def _websocket(ok: int, ws: dict) -> Repeat:
+    engine = result(ok=ok, errors={"handshake_failed": 40})
+    raw = dict(engine.raw) | {"websocket": {"handshakes_ok": 0} | ws}
+    return _recorded(replace(engine, raw=raw))
+
+
+def test_a_server_that_refuses_every_upgrade_is_unavailable_with_its_answers() -> None:
+    refused = _websocket(
+        0, {"handshake_failures": {"status": 30, "accept": 10}, "handshake_statuses": {"403": 30}}
+    )
+    verdict = judge_repeat(refused, FakeServer(), THRESHOLD)
+    assert verdict.status == CellStatus.UNAVAILABLE and verdict.ends_cell
+    assert verdict.reason == (
+        "does not speak WebSocket here: all 40 upgrades failed in repeat 1 (accept x10; HTTP 403 x30)"
+    )
+    outcome = CellOutcome()
+    outcome.apply(refused, verdict)
+    assert (outcome.status, outcome.reason) == (CellStatus.UNAVAILABLE, verdict.reason)
+
+
+def test_one_upgrade_that_succeeded_makes_upgrade_failures_errors_not_unavailability() -> None:
+    some = _websocket(0, {"handshakes_ok": 1, "handshake_failures": {"status": 40}})
+    assert judge_repeat(some, FakeServer(), THRESHOLD).status == CellStatus.DISQUALIFIED
+    # An HTTP load has no websocket section: nothing changes.
+    assert judge_repeat(_recorded(GOOD), FakeServer(), THRESHOLD).status == CellStatus.MEASURED

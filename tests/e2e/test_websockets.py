@@ -1,0 +1,75 @@
+"""The websockets study at small size, run as users run it (the installed `wsgibench` script),
+on two servers that speak WebSocket through different libraries: every upgrade validated, every
+echo counted once; and a server whose app does not speak WebSocket is unavailable with the
+statuses it gave, not a wall of errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from wsgibench.results.store import Store
+
+from .helpers import cli, require
+
+SERVERS = ("uvicorn", "hypercorn")
+CONNECTIONS = 16
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cli(*args), capture_output=True, text=True, timeout=600)
+
+
+def test_the_websockets_study_echoes_on_two_servers(tmp_path):
+    for server in SERVERS:
+        require(server)
+    results = tmp_path / "r.sqlite"
+    proc = _run(
+        "run", "websockets", "--servers", ",".join(SERVERS), "--no-ceiling",
+        "--levels", str(CONNECTIONS), "--repeats", "1", "--duration", "1",
+        "--results", str(results), "--no-report",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    store = Store(results, create=False)
+    cells = store.cells(store.study()["id"])
+    assert sorted(c.server for c in cells) == sorted(SERVERS)
+    for cell in cells:
+        assert cell.status == "measured", (cell.server, cell.reason)
+        (rep,) = store.repeats(cell.id)
+        engine = json.loads(rep["engine_json"])
+        ws, totals = engine["websocket"], engine["totals"]
+        assert engine["plan"]["websocket"] == {"message_bytes": 64}
+        assert ws["handshakes_ok"] == CONNECTIONS, ws
+        assert ws["handshake_failures"] == {} and ws["duplicates"] == 0, ws
+        assert rep["ok"] > 500 and rep["errors"] == 0, totals
+        # Every echo came back once, matched to the message it answers.
+        assert ws["messages_received"] == totals["responses"] == totals["ok"]
+
+
+def test_an_app_that_does_not_speak_websocket_is_unavailable_with_its_answers(tmp_path):
+    require("uvicorn")
+    study = tmp_path / "no-ws.toml"
+    study.write_text("""
+name = "no-ws"
+servers = ["uvicorn"]
+app = "pong"
+repeats = 1
+[[load]]
+name = "echo"
+model = "closed"
+protocol = "websocket"
+levels = [4]
+duration_s = 1.0
+warmup_s = 0.2
+""")
+    results = tmp_path / "r.sqlite"
+    proc = _run("run", str(study), "--results", str(results), "--no-report")
+    # Nothing could be measured: the run says so in one line and keeps the cell's reason.
+    assert proc.returncode != 0
+    assert "does not speak WebSocket here" in proc.stderr, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    store = Store(results, create=False)
+    (cell,) = store.cells(store.study()["id"])
+    assert cell.status == "unavailable"
+    # The pong app answers a WebSocket scope with an HTTP reply: uvicorn refuses the upgrade.
+    assert "upgrades failed in repeat 1 (HTTP 500 x" in cell.reason, cell.reason
