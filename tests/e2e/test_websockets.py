@@ -12,7 +12,8 @@ from wsgibench.results.store import Store
 
 from .helpers import cli, require
 
-SERVERS = ("uvicorn", "hypercorn")
+# Each with the WebSocket library it runs on, read back from the server.
+SERVERS = {"uvicorn": "websockets (sans-I/O)", "hypercorn": "wsproto"}
 CONNECTIONS = 16
 
 
@@ -35,6 +36,7 @@ def test_the_websockets_study_echoes_on_two_servers(tmp_path):
     assert sorted(c.server for c in cells) == sorted(SERVERS)
     for cell in cells:
         assert cell.status == "measured", (cell.server, cell.reason)
+        assert f"WebSocket: {SERVERS[cell.server]}" in cell.notes, cell.notes
         (rep,) = store.repeats(cell.id)
         engine = json.loads(rep["engine_json"])
         ws, totals = engine["websocket"], engine["totals"]

@@ -1,7 +1,8 @@
 """WebSocket echo as ASGI: /ws accepts and sends every message back as it came (text as text,
 bytes as bytes) until the client closes; /wsgibench-runtime accepts, sends one text message
-naming the event loop and the server modules on the stack of this connection (the WebSocket
-library each server uses, read back, not assumed), and closes. Any HTTP request is "Pong!"."""
+naming the event loop, the server modules on the stack of this connection and the WebSocket
+libraries the process imported (the library each server uses, read back, not assumed), and
+closes. Any HTTP request is "Pong!"."""
 
 import asyncio
 import json
@@ -12,14 +13,24 @@ HEADERS = [(b"content-type", b"text/plain"), (b"content-length", str(len(BODY)).
 RUNTIME_PATH = "/wsgibench-runtime"
 
 
+# WebSocket libraries a server may have imported to run this connection.
+LIBRARIES = ("websockets", "wsproto", "autobahn")
+
+
 def runtime():
-    """The running event loop's class and the modules on the stack of this call."""
+    """The running event loop's class, the modules on the stack of this call, and the WebSocket
+    libraries the server process has imported (servers that run the app in a task of its own
+    leave theirs off the stack)."""
     loop = asyncio.get_running_loop()
     frames, frame = [], sys._getframe()
     while frame is not None:
         frames.append(frame.f_globals.get("__name__", ""))
         frame = frame.f_back
-    return {"loop": f"{type(loop).__module__}.{type(loop).__name__}", "modules": frames}
+    return {
+        "loop": f"{type(loop).__module__}.{type(loop).__name__}",
+        "modules": frames,
+        "loaded": [name for name in LIBRARIES if name in sys.modules],
+    }
 
 
 async def lifespan(receive, send):

@@ -22,7 +22,7 @@ from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.repeat import Counters, Repeat
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus, Verdict
-from wsgibench.run import checks
+from wsgibench.run import checks, ws_probe
 from wsgibench.run.admit import app_info, refusal
 from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.engine import Engine
@@ -122,6 +122,8 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         return CellOutcome(CellStatus.UNAVAILABLE, f"CPU quota: {server.cpu_quota}")
     ctx.on_server(server)
     isolation, fallback = _isolation(placement, server, recipe)
+    if cell.load.websocket:  # read back from the server, said with the number
+        isolation["websocket_library"] = ws_probe.websocket_library(server.host, server.port)
     if db is not None:
         isolation["database"] = db.info()
     try:
@@ -144,6 +146,8 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     if forced:
         outcome.notes.append(f"ignored SIGTERM: killed after {STOP_GRACE_S:g} s")
     outcome.notes += [n for n in (placement.shared, placement.mode_note) if n]
+    if isolation.get("websocket_library"):
+        outcome.notes.append(f"WebSocket: {isolation['websocket_library']}")
     if db is not None:  # show and reports print notes; the details are in isolation.database
         outcome.notes.append(f"database: {db.version()}")
     if recipe.flavour == Flavour.REFERENCE:  # `show` has no flavour column
