@@ -209,7 +209,8 @@ def as_supported(load: Load, caps: Capabilities) -> tuple[Load, list[Diagnosis]]
     would show a wall of resets (seed 003's uWSGI): it gets a new connection per request instead,
     said beside the number; likewise pipelining is dropped for servers that do not answer it."""
     found = []
-    if load.wants_keep_alive and not caps.keep_alive:
+    # A WebSocket keeps its upgraded connection whatever the server does with a second request.
+    if load.wants_keep_alive and not caps.keep_alive and not load.websocket:
         load = replace(load, keep_alive=False)
         found.append(
             Diagnosis(

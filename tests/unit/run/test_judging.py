@@ -142,6 +142,16 @@ def test_no_keep_alive_is_measured_per_request_and_said(tmp_path):
     assert _codes(outcome) == {"no-keep-alive"}
 
 
+def test_a_websocket_load_keeps_its_connections_even_where_http_keep_alive_fails(tmp_path):
+    caps = Capabilities(True, True, keep_alive=False, pipelining=False, detail="")
+    outcome, engine = _measure(
+        tmp_path, [result(ok=10_000, mean_us=1000)], caps=caps, protocol="websocket"
+    )
+    assert outcome.status == "measured"
+    assert all(p.http.keep_alive and p.websocket_message_bytes == 64 for p in engine.plans)
+    assert "no-keep-alive" not in _codes(outcome)
+
+
 @pytest.mark.parametrize(
     ("run", "code"),
     [
