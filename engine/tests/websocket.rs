@@ -5,6 +5,7 @@
 mod common;
 
 use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use common::{assert_accounting, err, run, total, Msg, Upgrade, WsServer};
 use serde_json::{json, Value};
@@ -15,6 +16,16 @@ fn ws_plan(port: u16, model: Value, message_bytes: u64) -> Value {
     p["websocket"] = json!({"message_bytes": message_bytes});
     p["timeout_s"] = json!(1.0);
     p
+}
+
+/// What `count` reads once it reaches `want`, or after 3 s: the server's threads may still be
+/// reading the last frames when the engine returns.
+fn settled(want: u64, count: impl Fn() -> u64) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while count() != want && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    count()
 }
 
 fn ws(r: &Value, key: &str) -> u64 {
@@ -44,9 +55,8 @@ fn a_clean_echo_load_counts_every_message_once_and_masks_every_frame() {
     assert_eq!(r["websocket"]["handshake_us"]["count"], 6);
     assert_eq!(r["kinds"][0]["latency_us"]["count"], 3000);
     // Every frame the engine sent was masked, and each connection said goodbye (1000).
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(settled(6, || srv.client_closes(1000)), 6);
     assert_eq!(srv.counts.unmasked.load(Ordering::SeqCst), 0);
-    assert_eq!(srv.client_closes(1000), 6);
 }
 
 #[test]
@@ -73,8 +83,7 @@ fn lost_duplicated_corrupt_fragmented_and_pinged_messages_are_counted_exactly() 
     assert_eq!(ws(&r, "fragmented"), 10);
     // A ping inside each fragmented echo, and one before each PingThenEcho.
     assert_eq!((ws(&r, "pings"), ws(&r, "pongs_sent")), (20, 20));
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    assert_eq!(srv.counts.pongs.load(Ordering::SeqCst), 20);
+    assert_eq!(settled(20, || srv.counts.pongs.load(Ordering::SeqCst)), 20);
     assert_eq!(srv.msgs(Msg::Drop), 20);
     assert_eq!(common::all_errors(&r), 30);
 }
@@ -97,8 +106,7 @@ fn a_server_close_is_answered_with_its_code_and_ends_the_connection() {
     assert_eq!(total(&r, "ok"), 25, "{}", r["totals"]);
     assert_eq!(r["websocket"]["close_codes"], json!({"1001": 5}));
     assert_eq!(total(&r, "idle_close"), 0);
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    assert_eq!(srv.client_closes(1001), 5);
+    assert_eq!(settled(5, || srv.client_closes(1001)), 5);
 }
 
 #[test]

@@ -340,7 +340,7 @@ impl Reactor {
             reason,
             resume_at_ns,
         });
-        self.release(c.sock, idx, gen);
+        self.release(c.sock, idx, gen, reason == EndReason::Done);
     }
 
     /// Hard stop: whatever is still outstanding counts as timed out.

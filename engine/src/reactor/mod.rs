@@ -258,15 +258,16 @@ impl Reactor {
         Ok((idx, self.ring_sock(sock, idx, gen)))
     }
 
-    /// Close the socket of a connection that has left slot `idx` (generation `gen`).
-    fn release(&mut self, sock: Sock, idx: usize, gen: u32) {
+    /// Close the socket of a connection that has left slot `idx` (generation `gen`);
+    /// `graceful`: its script is done (what it still has to send goes out first).
+    fn release(&mut self, sock: Sock, idx: usize, gen: u32, graceful: bool) {
         match sock {
             // Dropping the socket closes it, which also removes it from epoll.
             Sock::Mio(s) => {
                 self.stats.syscalls += 1;
                 drop(s);
             }
-            Sock::Ring(rs) => self.ring_release(rs, idx, gen),
+            Sock::Ring(rs) => self.ring_release(rs, idx, gen, graceful),
         }
     }
 

@@ -48,7 +48,7 @@ impl Reactor {
             }
         }
         let script = c.script;
-        self.release(c.sock, idx, gen);
+        self.release(c.sock, idx, gen, false);
         self.connect(script, again, None, now);
         true
     }

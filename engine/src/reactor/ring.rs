@@ -25,6 +25,9 @@ pub enum Op {
     Send = 3,
     Close = 4,
     Cancel = 5,
+    /// The bytes still queued when a connection ends gracefully, sent before its close: the
+    /// completion only frees them.
+    Tail = 6,
 }
 
 impl Op {
@@ -35,6 +38,7 @@ impl Op {
             3 => Op::Send,
             4 => Op::Close,
             5 => Op::Cancel,
+            6 => Op::Tail,
             _ => return None,
         })
     }

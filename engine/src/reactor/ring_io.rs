@@ -64,19 +64,29 @@ impl Reactor {
             .send(fd, bytes, ring::user_data(Op::Send, idx, gen));
     }
 
-    /// Close a connection that has left its slot (`idx`, `gen` were its address).
-    pub(super) fn ring_release(&mut self, rs: RingSock, idx: usize, gen: u32) {
+    /// Close a connection that has left its slot (`idx`, `gen` were its address). `graceful`:
+    /// its script is done, so a send in flight completes and the bytes queued behind it (a pong,
+    /// a close frame) go out before the close; otherwise pending sends are cancelled.
+    pub(super) fn ring_release(&mut self, rs: RingSock, idx: usize, gen: u32, graceful: bool) {
         let fd = rs.fd.into_raw_fd();
         let ud = |op| ring::user_data(op, idx, gen);
         let sending = !rs.sending.is_empty();
         let pending = [
             rs.connecting.then(|| ud(Op::Connect)),
             rs.receiving.then(|| ud(Op::Recv)),
-            sending.then(|| ud(Op::Send)),
+            (sending && !graceful).then(|| ud(Op::Send)),
         ];
         let r = self.ring();
         if sending {
             r.graveyard.insert(ud(Op::Send), rs.sending);
+        }
+        if graceful && !rs.queued.is_empty() {
+            // The Vec's bytes stay where they are once it is in the graveyard, until the
+            // completion (stale by then) removes it.
+            let tail = r.graveyard.entry(ud(Op::Tail)).or_insert(rs.queued);
+            // SAFETY: the graveyard keeps these bytes until the send's completion.
+            let bytes = unsafe { std::slice::from_raw_parts(tail.as_ptr(), tail.len()) };
+            r.send(fd, bytes, ud(Op::Tail));
         }
         r.close(fd, pending.into_iter().flatten(), idx, gen);
     }
@@ -99,7 +109,7 @@ impl Reactor {
             Op::Connect => self.ring_connected(idx, c.result, now),
             Op::Recv => self.ring_received(idx, c, now),
             Op::Send => self.ring_sent(idx, c.result, now),
-            Op::Close | Op::Cancel => {}
+            Op::Close | Op::Cancel | Op::Tail => {}
         }
     }
 
@@ -109,7 +119,7 @@ impl Reactor {
         if let Some((bid, _)) = r.received(c) {
             r.recycle(bid);
         }
-        if ring::split(c.user_data).0 == Some(Op::Send) {
+        if matches!(ring::split(c.user_data).0, Some(Op::Send | Op::Tail)) {
             r.graveyard.remove(&c.user_data);
         }
     }
