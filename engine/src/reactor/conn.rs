@@ -290,10 +290,8 @@ impl Conn {
 
     /// Account one complete reply (the front request).
     fn finish_reply(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, at: Stamp) {
-        let f = self.inflight.pop_front().expect("a request is outstanding");
-        self.done_seq += 1;
-        self.last_reply_ns = Some(now);
-        let kc = &cfg.kinds[f.kind as usize];
+        let front = self.inflight.front().expect("a request is outstanding");
+        let kc = &cfg.kinds[front.kind as usize];
         let body_ok = self.check.take().is_some_and(|ch| ch.finish(&kc.expect));
         let outcome = if self.status != kc.expect_status {
             Err(ErrorClass::BadStatus)
@@ -302,15 +300,25 @@ impl Conn {
         } else {
             Ok(())
         };
+        self.complete_front(self.status, outcome, cfg, stats, now, at);
+    }
+
+    /// The front request was answered at `now` (HTTP `status`, or 101 for a WebSocket echo)
+    /// with `outcome`: account its latency and service time.
+    pub(super) fn complete_front(
+        &mut self,
+        status: u16,
+        outcome: Result<(), ErrorClass>,
+        cfg: &Config,
+        stats: &mut ThreadStats,
+        now: u64,
+        at: Stamp,
+    ) {
+        let f = self.inflight.pop_front().expect("a request is outstanding");
+        self.done_seq += 1;
+        self.last_reply_ns = Some(now);
         let latency_us = now.saturating_sub(f.intended_ns) / 1000;
         let service_us = cfg.open_model.then(|| now.saturating_sub(f.sent_ns) / 1000);
-        stats.response(
-            f.kind as usize,
-            self.status,
-            outcome,
-            latency_us,
-            service_us,
-            at,
-        );
+        stats.response(f.kind as usize, status, outcome, latency_us, service_us, at);
     }
 }

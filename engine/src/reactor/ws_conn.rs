@@ -288,7 +288,7 @@ impl Conn {
         let len = cfg.ws.as_ref().expect("a WebSocket load").message_bytes;
         let front = self.sent_seq - self.inflight.len() as u64;
         if !self.inflight.is_empty() && ws::is_message(payload, front, len) {
-            self.finish_echo(Ok(()), cfg, stats, now, at);
+            self.complete_front(101, Ok(()), cfg, stats, now, at);
             return Ok(1);
         }
         match ws::message_seq(payload, len) {
@@ -302,31 +302,14 @@ impl Conn {
                     self.done_seq += 1;
                     stats.error(f.kind as usize, ErrorClass::MessageLost, at);
                 }
-                self.finish_echo(Ok(()), cfg, stats, now, at);
+                self.complete_front(101, Ok(()), cfg, stats, now, at);
                 Ok(1)
             }
             _ if self.inflight.is_empty() => Err(None),
             _ => {
-                self.finish_echo(Err(ErrorClass::BadBody), cfg, stats, now, at);
+                self.complete_front(101, Err(ErrorClass::BadBody), cfg, stats, now, at);
                 Ok(1)
             }
         }
-    }
-
-    /// Account the echo of the front message.
-    fn finish_echo(
-        &mut self,
-        outcome: Result<(), ErrorClass>,
-        cfg: &Config,
-        stats: &mut ThreadStats,
-        now: u64,
-        at: Stamp,
-    ) {
-        let f = self.inflight.pop_front().expect("a message is outstanding");
-        self.done_seq += 1;
-        self.last_reply_ns = Some(now);
-        let latency_us = now.saturating_sub(f.intended_ns) / 1000;
-        let service_us = cfg.open_model.then(|| now.saturating_sub(f.sent_ns) / 1000);
-        stats.response(f.kind as usize, 101, outcome, latency_us, service_us, at);
     }
 }

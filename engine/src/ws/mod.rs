@@ -54,8 +54,16 @@ pub fn upgrade_request(path: &str, host: &str, headers: &[(String, String)], key
 
 /// Append a final, masked frame of `opcode` carrying `payload` (RFC 6455 §5.2, §5.3).
 pub fn put_frame(out: &mut Vec<u8>, opcode: u8, payload: &[u8], mask: [u8; 4]) {
+    put_head(out, opcode, payload.len(), mask);
+    let start = out.len();
+    out.extend_from_slice(payload);
+    mask_in_place(&mut out[start..], mask);
+}
+
+/// The head of a final, masked frame of `opcode` with `n` payload bytes: its length in one of
+/// the three forms, then the mask key.
+fn put_head(out: &mut Vec<u8>, opcode: u8, n: usize, mask: [u8; 4]) {
     out.push(0x80 | opcode);
-    let n = payload.len();
     if n < 126 {
         out.push(0x80 | n as u8);
     } else if n <= u16::MAX as usize {
@@ -66,34 +74,49 @@ pub fn put_frame(out: &mut Vec<u8>, opcode: u8, payload: &[u8], mask: [u8; 4]) {
         out.extend_from_slice(&(n as u64).to_be_bytes());
     }
     out.extend_from_slice(&mask);
-    let start = out.len();
-    out.extend_from_slice(payload);
-    for (i, b) in out[start..].iter_mut().enumerate() {
+}
+
+fn mask_in_place(payload: &mut [u8], mask: [u8; 4]) {
+    for (i, b) in payload.iter_mut().enumerate() {
         *b ^= mask[i & 3];
     }
 }
 
 /// Append the frame of message `seq` (`len` bytes, text) masked with `mask`.
 pub fn put_message(out: &mut Vec<u8>, seq: u64, len: usize, mask: [u8; 4]) {
-    let mut payload = Vec::with_capacity(len);
-    message(seq, len, &mut payload);
-    put_frame(out, OP_TEXT, &payload, mask);
+    let len = len.max(SEQ_DIGITS);
+    put_head(out, OP_TEXT, len, mask);
+    let start = out.len();
+    message(seq, len, out);
+    mask_in_place(&mut out[start..], mask);
 }
 
-/// The payload of message `seq`: its number in hex, then letters that depend on it.
+/// The hex digit `i` (0 the most significant) of `seq`'s 16.
+fn hex_digit(seq: u64, i: usize) -> u8 {
+    b"0123456789abcdef"[((seq >> (4 * (SEQ_DIGITS - 1 - i))) & 0xf) as usize]
+}
+
+/// Byte `i` of message `seq`: its number in hex, then letters that depend on it.
+fn message_byte(seq: u64, i: usize) -> u8 {
+    if i < SEQ_DIGITS {
+        hex_digit(seq, i)
+    } else {
+        b'a' + ((seq as usize).wrapping_add(i) % 26) as u8
+    }
+}
+
+/// Append the payload of message `seq` (`len` bytes, at least its number).
 pub fn message(seq: u64, len: usize, out: &mut Vec<u8>) {
-    out.extend_from_slice(format!("{seq:016x}").as_bytes());
-    out.extend((SEQ_DIGITS..len).map(|i| b'a' + ((seq as usize + i) % 26) as u8));
+    out.extend((0..len.max(SEQ_DIGITS)).map(|i| message_byte(seq, i)));
 }
 
 /// Whether `payload` is exactly message `seq` of `len` bytes.
 pub fn is_message(payload: &[u8], seq: u64, len: usize) -> bool {
     payload.len() == len.max(SEQ_DIGITS)
-        && payload[..SEQ_DIGITS] == *format!("{seq:016x}").as_bytes()
-        && payload[SEQ_DIGITS..]
+        && payload
             .iter()
             .enumerate()
-            .all(|(i, b)| *b == b'a' + ((seq as usize + i + SEQ_DIGITS) % 26) as u8)
+            .all(|(i, b)| *b == message_byte(seq, i))
 }
 
 /// The message of `len` bytes that `payload` is, whole and unaltered, if any.

@@ -4,43 +4,21 @@ naming the event loop, the server modules on the stack of this connection and th
 libraries the process imported (the library each server uses, read back, not assumed), and
 closes. Any HTTP request is "Pong!"."""
 
-import asyncio
 import json
 import sys
 
-BODY = b"Pong!"
-HEADERS = [(b"content-type", b"text/plain"), (b"content-length", str(len(BODY)).encode())]
-RUNTIME_PATH = "/wsgibench-runtime"
-
+from asgi_pong import BODY, RUNTIME_PATH, lifespan, reply
+from asgi_pong import runtime as pong_runtime
 
 # WebSocket libraries a server may have imported to run this connection.
 LIBRARIES = ("websockets", "wsproto", "autobahn")
 
 
 def runtime():
-    """The running event loop's class, the modules on the stack of this call, and the WebSocket
+    """asgi_pong's runtime (the loop, the modules on the stack of this call) and the WebSocket
     libraries the server process has imported (servers that run the app in a task of its own
     leave theirs off the stack)."""
-    loop = asyncio.get_running_loop()
-    frames, frame = [], sys._getframe()
-    while frame is not None:
-        frames.append(frame.f_globals.get("__name__", ""))
-        frame = frame.f_back
-    return {
-        "loop": f"{type(loop).__module__}.{type(loop).__name__}",
-        "modules": frames,
-        "loaded": [name for name in LIBRARIES if name in sys.modules],
-    }
-
-
-async def lifespan(receive, send):
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
-            return
+    return {**pong_runtime(), "loaded": [name for name in LIBRARIES if name in sys.modules]}
 
 
 async def echo(receive, send):
@@ -74,8 +52,7 @@ async def app(scope, receive, send):
         if scope["path"] == RUNTIME_PATH:
             return await tell_runtime(receive, send)
         return await echo(receive, send)
-    await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
-    await send({"type": "http.response.body", "body": BODY})
+    await reply(send, BODY)
 
 
 application = app

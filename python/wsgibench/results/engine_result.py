@@ -10,7 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from wsgibench.results import json_fields as jf
 from wsgibench.results.engine_plan import EnginePlan, MalformedPlan
+from wsgibench.results.websocket_result import WebSocketResult
 
 RESULT_FORMAT_VERSION = 1
 # Error classes that are the engine's own limits (descriptors, ephemeral ports), not the server's.
@@ -65,10 +67,8 @@ def _turnaround(value: Any) -> dict[str, float] | None:
     return {str(k): float(v) for k, v in value.items() if isinstance(v, (int, float))}
 
 
-def _counts(value: Any) -> dict[str, int]:
-    if not isinstance(value, Mapping):
-        return {}
-    return {str(k): int(v or 0) for k, v in value.items()}
+def _websocket(value: Any) -> WebSocketResult | None:
+    return WebSocketResult.from_dict(value) if isinstance(value, Mapping) else None
 
 
 @dataclass(frozen=True)
@@ -127,8 +127,8 @@ class KindResult:
             _int(d, "requests_sent", 0),
             _int(d, "responses", 0),
             _int(d, "ok", 0),
-            _counts(d.get("errors")),
-            _counts(d.get("bad_status_codes")),
+            jf.counts(d.get("errors")),
+            jf.counts(d.get("bad_status_codes")),
             _histogram(d.get("latency_us")),
             _histogram(d.get("service_us")),
             _histogram(d.get("connect_us")),
@@ -195,8 +195,8 @@ class Totals:
             _int(d, "requests_sent"),
             _int(d, "responses", 0),
             _int(d, "ok"),
-            _counts(d.get("errors")),
-            _counts(d.get("bad_status_codes")),
+            jf.counts(d.get("errors")),
+            jf.counts(d.get("bad_status_codes")),
             _int(d, "idle_close", 0),
             _int(d, "connections_opened", 0),
             _int(d, "connection_close_replies", 0),
@@ -232,7 +232,7 @@ class Second:
             _int(d, "t_s"),
             _int(d, "completed", 0),
             _int(d, "ok", 0),
-            _counts(d.get("errors")),
+            jf.counts(d.get("errors")),
             _int(d, "open_connections", 0),
             None if "p50_us" in d and d["p50_us"] is None else _int(d, "p50_us", 0),
             None if "p99_us" in d and d["p99_us"] is None else _int(d, "p99_us", 0),
@@ -330,6 +330,7 @@ class EngineResult:
     load_hosts: tuple[LoadHostRun, ...] = ()
     start_skew_s: float | None = None
     start_skew_bound_s: float | None = None
+    websocket: WebSocketResult | None = None  # WebSocket loads: upgrades and why they failed
 
     def with_runqueue_wait(self, waited_s: float | None) -> EngineResult:
         return replace(self, runqueue_wait_s=waited_s)
@@ -388,6 +389,7 @@ class EngineResult:
                 load_hosts=tuple(LoadHostRun.from_dict(h) for h in d.get("load_hosts") or ()),
                 start_skew_s=_optional_float(d, "start_skew_s"),
                 start_skew_bound_s=_optional_float(d, "start_skew_bound_s"),
+                websocket=_websocket(d.get("websocket")),
             )
         except MalformedPlan as exc:
             raise MalformedResult(str(exc)) from None

@@ -81,3 +81,10 @@ def only(d: Mapping[str, Any], known: frozenset[str], where: str) -> None:
     unknown = set(d) - known
     if unknown:
         raise FieldError(f"{where} has unknown fields {', '.join(sorted(unknown))}")
+
+
+def counts(value: Any) -> dict[str, int]:
+    """A JSON object of counts (error classes, status codes, reasons) by name; {} when absent."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(k): int(v or 0) for k, v in value.items()}

@@ -81,22 +81,13 @@ def websocket_refused(rep: Repeat) -> str | None:
     """A WebSocket load whose every upgrade failed: the server (or the app it serves) does not
     speak WebSocket here, which is not a failure under load. Why, from the engine's reasons and
     the statuses the server gave; None when an upgrade succeeded or the load is HTTP."""
-    ws = rep.engine.raw.get("websocket")
-    if not isinstance(ws, dict) or ws.get("handshakes_ok", 0) > 0:
+    ws = rep.engine.websocket
+    why = ws.refusal() if ws is not None else None
+    if ws is None or why is None:
         return None
-    failures = {str(k): int(v) for k, v in (ws.get("handshake_failures") or {}).items()}
-    if not failures:
-        return None
-    statuses = ws.get("handshake_statuses") or {}
-    parts = []
-    for why, n in sorted(failures.items()):
-        if why == "status" and statuses:
-            parts += [f"HTTP {code} x{k}" for code, k in statuses.items()]
-        else:
-            parts.append(f"{why} x{n}")
     return (
-        f"does not speak WebSocket here: all {sum(failures.values())} upgrades failed in repeat "
-        f"{rep.idx + 1} ({'; '.join(parts)})"
+        f"does not speak WebSocket here: all {ws.failed} upgrades failed in repeat "
+        f"{rep.idx + 1} ({why})"
     )
 
 

@@ -15,6 +15,7 @@ from wsgibench.results.diagnose import diagnose, facts_from
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.repeat import Counters, Repeat
 from wsgibench.results.verdict import CellStatus, Verdict
+from wsgibench.results.websocket_result import WebSocketResult
 from wsgibench.run.judge import engine_headroom, judge_repeat
 from wsgibench.run.outcome import CellOutcome
 from wsgibench.run.records import dropped, interference_record, repeat_record, window_record
@@ -149,8 +150,8 @@ def test_no_headroom_note_when_the_engine_had_room_or_was_already_judged_saturat
 
 def _websocket(ok: int, ws: dict) -> Repeat:
     engine = result(ok=ok, errors={"handshake_failed": 40})
-    raw = dict(engine.raw) | {"websocket": {"handshakes_ok": 0} | ws}
-    return _recorded(replace(engine, raw=raw))
+    parsed = WebSocketResult.from_dict({"handshakes_ok": 0} | ws)
+    return _recorded(replace(engine, websocket=parsed))
 
 
 def test_a_server_that_refuses_every_upgrade_is_unavailable_with_its_answers() -> None:
