@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod clock;
 pub mod gate;
+pub mod h2;
 pub mod http;
 pub mod models;
 pub mod net;

@@ -211,5 +211,8 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
     if plan.websocket.is_some() {
         doc["websocket"] = st.ws.to_json();
     }
+    if plan.http2.is_some() {
+        doc["http2"] = st.h2.to_json();
+    }
     doc
 }

@@ -6,7 +6,7 @@ use crate::clock::{now_ns, secs_to_ns, Timeline, NS_PER_S};
 use crate::http::build_request;
 use crate::models::{self, Model};
 use crate::plan::Plan;
-use crate::reactor::{Config, KindConfig, Reactor, WsConfig};
+use crate::reactor::{Config, H2Config, H2Kind, KindConfig, Reactor, WsConfig};
 use crate::stats::ThreadStats;
 use crate::sys;
 
@@ -65,6 +65,18 @@ pub fn config_of(plan: &Plan) -> Config {
             path: plan.requests[0].path.clone(),
             host: host.clone(),
             headers: plan.requests[0].headers.clone(),
+        }),
+        h2: plan.http2.as_ref().map(|h| H2Config {
+            streams: h.streams,
+            window: h.window_bytes,
+            kinds: plan
+                .requests
+                .iter()
+                .map(|r| H2Kind {
+                    block: crate::h2::request_block(&r.method, &r.path, &host, &r.headers),
+                    body: r.body.clone(),
+                })
+                .collect(),
         }),
     }
 }

@@ -7,7 +7,7 @@ use hdrhistogram::Histogram;
 use crate::clock::Stamp;
 
 /// Number of error classes.
-pub const ERROR_CLASSES: usize = 13;
+pub const ERROR_CLASSES: usize = 14;
 
 /// Error classes, in the order of the result's `errors` object.
 pub const ERROR_NAMES: [&str; ERROR_CLASSES] = [
@@ -24,6 +24,7 @@ pub const ERROR_NAMES: [&str; ERROR_CLASSES] = [
     "ports_exhausted",
     "handshake_failed",
     "message_lost",
+    "stream_reset",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +47,9 @@ pub enum ErrorClass {
     HandshakeFailed,
     /// A WebSocket echo that never came while a later message's did.
     MessageLost,
+    /// An HTTP/2 stream the server reset (RST_STREAM; codes in the result's
+    /// `http2.rst_streams`).
+    StreamReset,
 }
 
 pub type Errors = [u64; ERROR_CLASSES];
@@ -202,6 +206,8 @@ pub struct ThreadStats {
     pub window: Window,
     /// WebSocket loads: handshakes, control frames, duplicates, closes.
     pub ws: crate::ws::WsStats,
+    /// HTTP/2 loads: settings, GOAWAY, RST_STREAM, flow control.
+    pub h2: crate::h2::H2Stats,
 }
 
 impl ThreadStats {
@@ -223,6 +229,7 @@ impl ThreadStats {
             peak_open: 0,
             window: Window::default(),
             ws: crate::ws::WsStats::default(),
+            h2: crate::h2::H2Stats::default(),
         }
     }
 
@@ -307,6 +314,7 @@ impl ThreadStats {
         self.peak_open += o.peak_open;
         self.window.merge(&o.window);
         self.ws.merge(&o.ws);
+        self.h2.merge(&o.h2);
         for (i, s) in o.timeline.iter().enumerate() {
             let d = self.second(i);
             d.completed += s.completed;

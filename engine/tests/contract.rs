@@ -165,6 +165,37 @@ fn a_websocket_result_validates_with_its_websocket_object() {
 }
 
 #[test]
+fn an_http2_result_validates_with_its_http2_object() {
+    let v = validator();
+    let srv = common::H2Server::start(
+        common::H2Behaviour {
+            rst_every: Some(10),
+            max_streams: Some(5),
+            ..common::H2Behaviour::default()
+        },
+        b"",
+    );
+    let mut p = plan(
+        srv.port,
+        json!({"kind": "count", "requests": 40, "concurrency": 2}),
+    );
+    p["http2"] = json!({"streams": 8});
+    let (code, stdout, stderr) = run_bin(&p, &[]);
+    assert_eq!(code, 0, "exit {code}, stderr {stderr}");
+    let r = assert_valid(&v, &stdout, "http2");
+    assert_eq!(r["totals"]["ok"], 36, "{}", r["totals"]);
+    assert_eq!(r["totals"]["errors"]["stream_reset"], 4);
+    assert_eq!(r["http2"]["max_concurrent_streams"], 5);
+    let mut broken = r.clone();
+    broken["http2"]["bogus"] = json!(1);
+    assert_eq!(
+        v.iter_errors(&broken).count(),
+        1,
+        "schema misses a stray key"
+    );
+}
+
+#[test]
 fn flags_alone_make_a_run_and_errors_validate_too() {
     let v = validator();
     let port = TestServer::closed_port();

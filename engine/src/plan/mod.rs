@@ -8,6 +8,7 @@
 
 mod expect;
 mod fields;
+mod http2;
 mod model;
 mod request;
 mod target;
@@ -18,6 +19,7 @@ use std::net::SocketAddr;
 use serde_json::{Map, Value};
 
 use fields::{boolean, err, int, num, obj, positive};
+pub use http2::H2Spec;
 pub use model::{Arrival, ModelSpec};
 pub use request::RequestSpec;
 pub use target::is_loopback;
@@ -82,6 +84,8 @@ pub struct Plan {
     pub engine_io: EngineIo,
     /// Requests are WebSocket messages on upgraded connections (engine addition).
     pub websocket: Option<WsSpec>,
+    /// Requests are HTTP/2 streams over h2c connections (engine addition).
+    pub http2: Option<H2Spec>,
 }
 
 type Fields = Map<String, Value>;
@@ -179,6 +183,13 @@ impl Plan {
         let cpus = parse_cpus(m.get("cpus"))?;
         let websocket =
             websocket::parse_websocket(m.get("websocket"), &requests, http_minor, keep_alive)?;
+        let http2 = http2::parse_http2(
+            m.get("http2"),
+            &model,
+            keep_alive,
+            websocket.is_some(),
+            &requests,
+        )?;
         Ok(Plan {
             host,
             addr,
@@ -196,6 +207,7 @@ impl Plan {
             phase_ns: parse_phase(m)?,
             engine_io: parse_engine_io(m)?,
             websocket,
+            http2,
         })
     }
 

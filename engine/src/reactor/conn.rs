@@ -21,6 +21,8 @@ pub(super) struct InFlight {
     pub sent_ns: u64,
     /// Sent a second time, after an unannounced close: never re-sent again.
     pub resent: bool,
+    /// HTTP/2: its stream id (0 on HTTP/1).
+    pub stream: u32,
 }
 
 /// A request a connection must send before it reserves new ones: the one it was opened for,
@@ -62,6 +64,8 @@ pub(super) struct Conn {
     pub wbuf: Vec<u8>,
     /// WebSocket loads: the upgrade and the frames (requests are then messages).
     pub ws: Option<Box<super::ws_conn::WsConn>>,
+    /// HTTP/2 loads: streams, windows and the server's settings (requests are then streams).
+    pub h2: Option<Box<super::h2_conn::H2Conn>>,
 }
 
 /// A read or write error that means the peer reset the connection.
@@ -103,6 +107,7 @@ impl Conn {
             stash: Vec::new(),
             wbuf: Vec::new(),
             ws: None,
+            h2: None,
         }
     }
 
@@ -175,6 +180,15 @@ impl Conn {
         Ok(())
     }
 
+    /// Whether request number `seq` of this connection is still unanswered.
+    pub fn awaits(&self, seq: u64) -> bool {
+        if self.h2.is_some() {
+            let id = super::h2_flow::stream_id(seq);
+            return self.inflight.iter().any(|f| f.stream == id);
+        }
+        self.done_seq <= seq && seq < self.sent_seq
+    }
+
     /// No byte of a reply is pending: the last reply is complete and none has begun since.
     pub fn between_replies(&self) -> bool {
         self.stash.is_empty() && self.parser.is_idle()
@@ -208,6 +222,8 @@ impl Conn {
         };
         let (off, completed) = if self.ws.is_some() {
             self.ws_parse(data, cfg, stats, now, at)?
+        } else if self.h2.is_some() {
+            self.h2_parse(data, cfg, stats, now, at)?
         } else {
             self.parse(data, cfg, stats, now, at)?
         };
@@ -314,7 +330,22 @@ impl Conn {
         now: u64,
         at: Stamp,
     ) {
-        let f = self.inflight.pop_front().expect("a request is outstanding");
+        self.complete_at(0, status, outcome, cfg, stats, now, at);
+    }
+
+    /// As `complete_front`, for the request at `pos` in flight (HTTP/2 streams end in any order).
+    #[allow(clippy::too_many_arguments)] // complete_front's, and where
+    pub(super) fn complete_at(
+        &mut self,
+        pos: usize,
+        status: u16,
+        outcome: Result<(), ErrorClass>,
+        cfg: &Config,
+        stats: &mut ThreadStats,
+        now: u64,
+        at: Stamp,
+    ) {
+        let f = self.inflight.remove(pos).expect("a request is outstanding");
         self.done_seq += 1;
         self.last_reply_ns = Some(now);
         let latency_us = now.saturating_sub(f.intended_ns) / 1000;

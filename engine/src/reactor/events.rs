@@ -5,7 +5,7 @@ use std::io::{self, Read};
 
 use super::conn::{is_reset, InFlight, Ticket};
 use super::driver::Sock;
-use super::{slots, ConnEnd, EndReason, Reactor};
+use super::{h2_flow, slots, ConnEnd, EndReason, Reactor};
 use crate::clock::now_ns;
 use crate::http::EofOutcome;
 use crate::stats::{record_us, ErrorClass};
@@ -54,6 +54,9 @@ impl Reactor {
         self.stats.connections_opened += 1;
         if self.cfg.ws.is_some() {
             return self.ws_upgrade(idx, now);
+        }
+        if self.cfg.h2.is_some() {
+            return self.h2_open(idx, now);
         }
         self.fill(idx, now);
     }
@@ -124,7 +127,11 @@ impl Reactor {
         let c = self.slots.live_mut(idx);
         self.out.clear();
         let mut n = 0;
-        while c.inflight.len() < c.script.depth as usize {
+        let depth = match (&self.cfg.h2, c.h2.as_ref()) {
+            (Some(hc), Some(h)) => hc.streams.min(h.peer_max_streams),
+            _ => c.script.depth,
+        };
+        while c.inflight.len() < depth as usize {
             let t = match c.tickets.pop_front() {
                 Some(t) => t,
                 None => match self.issuer.reserve(&mut c.script, now) {
@@ -136,9 +143,14 @@ impl Reactor {
                     None => break,
                 },
             };
-            match (&self.cfg.ws, c.ws.as_mut()) {
-                (Some(w), Some(cw)) => {
+            let mut stream = 0;
+            match (&self.cfg.ws, c.ws.as_mut(), &self.cfg.h2, c.h2.as_mut()) {
+                (Some(w), Some(cw), _, _) => {
                     ws::put_message(&mut self.out, c.sent_seq, w.message_bytes, cw.mask())
+                }
+                (_, _, Some(hc), Some(h)) => {
+                    stream = h2_flow::stream_id(c.sent_seq);
+                    h.put_request(&mut self.out, stream, t.kind, hc, &mut self.stats);
                 }
                 _ => self
                     .out
@@ -149,6 +161,7 @@ impl Reactor {
                 intended_ns: t.intended_ns.or(c.intended_ns).unwrap_or(now),
                 sent_ns: now,
                 resent: t.resent,
+                stream,
             });
             self.timers
                 .request
@@ -159,7 +172,7 @@ impl Reactor {
                 // A re-send is the same request again: counted once, when first sent.
                 self.stats.kinds[t.kind as usize].requests_sent += 1;
             }
-            if self.cfg.close_each {
+            if self.cfg.close_each || stream >= h2_flow::LAST_STREAM {
                 // We asked the server to close after this one: nothing may follow it.
                 c.closing = true;
                 break;
@@ -220,7 +233,13 @@ impl Reactor {
         match c.consume(data, &self.cfg, &mut self.stats, now, at) {
             Ok(done) => {
                 *completed += done;
-                c.ws.is_none() || self.ws_after_parse(idx, now)
+                if c.ws.is_some() {
+                    self.ws_after_parse(idx, now)
+                } else if c.h2.is_some() {
+                    self.h2_after_parse(idx, now)
+                } else {
+                    true
+                }
             }
             Err(None) => {
                 // Bytes with no request outstanding: not attributable to any request.
@@ -242,6 +261,10 @@ impl Reactor {
         if c.closing {
             if c.inflight.is_empty() {
                 return self.server_closed_or_done(idx, now);
+            }
+            if c.h2.is_some() {
+                // After GOAWAY: the streams it kept are still answered.
+                return;
             }
             // Requests pipelined behind a closing reply will never be answered.
             return self.fail(idx, ErrorClass::ClosedBeforeResponse, now);
@@ -292,7 +315,11 @@ impl Reactor {
 
     /// The connection closed with nothing outstanding: the model may reconnect if the script has
     /// more to send.
-    fn server_closed_or_done(&mut self, idx: usize, now: u64) {
+    pub(super) fn server_closed_or_done(&mut self, idx: usize, now: u64) {
+        if !self.slots.live_ref(idx).tickets.is_empty() {
+            // Requests a GOAWAY refused: they go on a new connection.
+            return self.h2_move_on(idx, now);
+        }
         let more = self.slots.live_ref(idx).script.can_send(now);
         let reason = if more {
             EndReason::ServerClosed

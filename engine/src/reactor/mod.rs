@@ -11,11 +11,14 @@
 //! - `events`: socket events driving connections, and how a connection ends;
 //! - `ring`, `ring_io`: the io_uring ring and its buffers, and connections driven by it;
 //! - `resend`: unannounced keep-alive closes, and re-sending what they left unanswered;
-//! - `ws_conn`, `ws_flow`: WebSocket connections: the upgrade, messages and their echoes.
+//! - `ws_conn`, `ws_flow`: WebSocket connections: the upgrade, messages and their echoes;
+//! - `h2_conn`, `h2_flow`: HTTP/2 connections: streams, flow control, the server's frames.
 
 mod conn;
 mod driver;
 mod events;
+mod h2_conn;
+mod h2_flow;
 mod resend;
 mod ring;
 mod ring_io;
@@ -41,6 +44,7 @@ use crate::validate::Expect;
 
 use conn::{Conn, Ticket};
 use driver::{Driver, Sock};
+pub use h2_conn::{H2Config, H2Kind};
 use script::Issuer;
 pub use script::{ConnEnd, EndReason, Script};
 use slots::Slots;
@@ -76,6 +80,8 @@ pub struct Config {
     pub linger_zero: bool,
     /// Requests are WebSocket messages on upgraded connections.
     pub ws: Option<WsConfig>,
+    /// Requests are HTTP/2 streams on h2c connections.
+    pub h2: Option<H2Config>,
 }
 
 /// One thread's connections and everything they share.

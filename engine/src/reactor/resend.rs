@@ -58,6 +58,7 @@ impl Reactor {
     /// request is idempotent and was not re-sent already.
     fn unannounced_close(&self, c: &Conn) -> bool {
         !c.connecting
+            && c.h2.is_none()
             && !c.closing
             && c.done_seq > 0
             && c.between_replies()

@@ -71,11 +71,7 @@ impl Reactor {
             }
         }
         while let Some((_, (idx, gen, seq))) = self.timers.request.pop_due(now) {
-            if self
-                .slots
-                .get_mut(idx, gen)
-                .is_some_and(|c| c.done_seq <= seq && seq < c.sent_seq)
-            {
+            if self.slots.get_mut(idx, gen).is_some_and(|c| c.awaits(seq)) {
                 self.fail(idx, ErrorClass::Timeout, now);
             }
         }

@@ -3,6 +3,7 @@
 //! and helpers to build plans, run them and read results.
 #![allow(dead_code)]
 
+mod h2_server;
 mod serve;
 mod server;
 mod ws_server;
@@ -13,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+#[allow(unused_imports)]
+pub use h2_server::{H2Behaviour, H2Server};
 #[allow(unused_imports)]
 pub use server::{Action, Req, TestServer};
 #[allow(unused_imports)]

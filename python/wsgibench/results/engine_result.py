@@ -32,6 +32,8 @@ ERROR_CLASSES = (
     # WebSocket loads: an upgrade that failed (its messages never sent), an echo that never came.
     "handshake_failed",
     "message_lost",
+    # HTTP/2 loads: a stream the server reset (RST_STREAM).
+    "stream_reset",
 )
 
 

@@ -1,0 +1,187 @@
+//! HTTP/2 (RFC 9113) on the client side, cleartext with prior knowledge (h2c): the connection
+//! preface, frame headers in and out, each request kind's header block encoded once, and the
+//! settings the engine offers and honours. HPACK decoding of replies is `loona-hpack`'s.
+
+mod stats;
+
+pub use stats::H2Stats;
+
+/// What a client sends first (RFC 9113 §3.4), before its SETTINGS.
+pub const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+pub const DATA: u8 = 0x0;
+pub const HEADERS: u8 = 0x1;
+pub const PRIORITY: u8 = 0x2;
+pub const RST_STREAM: u8 = 0x3;
+pub const SETTINGS: u8 = 0x4;
+pub const PUSH_PROMISE: u8 = 0x5;
+pub const PING: u8 = 0x6;
+pub const GOAWAY: u8 = 0x7;
+pub const WINDOW_UPDATE: u8 = 0x8;
+pub const CONTINUATION: u8 = 0x9;
+
+pub const END_STREAM: u8 = 0x1;
+pub const ACK: u8 = 0x1;
+pub const END_HEADERS: u8 = 0x4;
+pub const PADDED: u8 = 0x8;
+pub const PRIORITY_FLAG: u8 = 0x20;
+
+pub const SETTINGS_HEADER_TABLE_SIZE: u16 = 0x1;
+pub const SETTINGS_ENABLE_PUSH: u16 = 0x2;
+pub const SETTINGS_MAX_CONCURRENT_STREAMS: u16 = 0x3;
+pub const SETTINGS_INITIAL_WINDOW_SIZE: u16 = 0x4;
+pub const SETTINGS_MAX_FRAME_SIZE: u16 = 0x5;
+
+/// The frame size every peer must accept, and the largest the engine accepts.
+pub const MAX_FRAME: usize = 16_384;
+/// The window every flow-control window starts with until SETTINGS or WINDOW_UPDATE change it.
+pub const DEFAULT_WINDOW: i64 = 65_535;
+/// The largest window RFC 9113 allows.
+pub const MAX_WINDOW: i64 = (1 << 31) - 1;
+/// Bytes of a frame header.
+pub const FRAME_HEAD: usize = 9;
+
+/// A frame's 9-byte header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameHead {
+    pub len: usize,
+    pub kind: u8,
+    pub flags: u8,
+    pub stream: u32,
+}
+
+/// The frame header at the start of `b`, when all 9 bytes are there.
+pub fn frame_head(b: &[u8]) -> Option<FrameHead> {
+    let h: &[u8; FRAME_HEAD] = b.get(..FRAME_HEAD)?.try_into().ok()?;
+    Some(FrameHead {
+        len: (usize::from(h[0]) << 16) | (usize::from(h[1]) << 8) | usize::from(h[2]),
+        kind: h[3],
+        flags: h[4],
+        stream: u32::from_be_bytes([h[5], h[6], h[7], h[8]]) & 0x7fff_ffff,
+    })
+}
+
+/// Append a frame header.
+pub fn put_head(out: &mut Vec<u8>, len: usize, kind: u8, flags: u8, stream: u32) {
+    let l = (len as u32).to_be_bytes();
+    out.extend_from_slice(&[l[1], l[2], l[3], kind, flags]);
+    out.extend_from_slice(&(stream & 0x7fff_ffff).to_be_bytes());
+}
+
+/// Append a whole frame.
+pub fn put_frame(out: &mut Vec<u8>, kind: u8, flags: u8, stream: u32, payload: &[u8]) {
+    put_head(out, payload.len(), kind, flags, stream);
+    out.extend_from_slice(payload);
+}
+
+/// Append a SETTINGS frame with `pairs`.
+pub fn put_settings(out: &mut Vec<u8>, pairs: &[(u16, u32)]) {
+    put_head(out, pairs.len() * 6, SETTINGS, 0, 0);
+    for (id, v) in pairs {
+        out.extend_from_slice(&id.to_be_bytes());
+        out.extend_from_slice(&v.to_be_bytes());
+    }
+}
+
+/// Append a WINDOW_UPDATE of `increment` (1..=2^31-1) for `stream` (0: the connection).
+pub fn put_window_update(out: &mut Vec<u8>, stream: u32, increment: u32) {
+    put_frame(out, WINDOW_UPDATE, 0, stream, &increment.to_be_bytes());
+}
+
+/// The client's opening: the preface, its SETTINGS (no push, `window` for every stream) and
+/// the connection window raised to `window` too.
+pub fn opening(window: u32) -> Vec<u8> {
+    let mut out = PREFACE.to_vec();
+    put_settings(
+        &mut out,
+        &[
+            (SETTINGS_ENABLE_PUSH, 0),
+            (SETTINGS_INITIAL_WINDOW_SIZE, window),
+        ],
+    );
+    if i64::from(window) > DEFAULT_WINDOW {
+        put_window_update(&mut out, 0, window - DEFAULT_WINDOW as u32);
+    }
+    out
+}
+
+/// Headers that are HTTP/1.1's connection management and must not appear in HTTP/2
+/// (RFC 9113 §8.2.2); `host` becomes `:authority`.
+const DROPPED: [&str; 6] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "upgrade",
+    "host",
+];
+
+/// One field as HPACK "literal without indexing" (RFC 7541 §6.2.2): its name by the static
+/// table's index when it has one there, else as a literal; never Huffman-coded, never indexed,
+/// so the block is the same on every connection and every stream.
+fn put_literal(out: &mut Vec<u8>, static_name: Option<usize>, name: &str, value: &str) {
+    match static_name {
+        Some(i) => put_int(out, 0x00, 4, i),
+        None => {
+            out.push(0x00);
+            put_int(out, 0x00, 7, name.len());
+            out.extend_from_slice(name.as_bytes());
+        }
+    }
+    put_int(out, 0x00, 7, value.len());
+    out.extend_from_slice(value.as_bytes());
+}
+
+/// An HPACK integer with an `n`-bit prefix after the bits `high` (RFC 7541 §5.1).
+fn put_int(out: &mut Vec<u8>, high: u8, n: u32, mut v: usize) {
+    let max = (1usize << n) - 1;
+    if v < max {
+        out.push(high | v as u8);
+        return;
+    }
+    out.push(high | max as u8);
+    v -= max;
+    while v >= 128 {
+        out.push((v % 128) as u8 | 0x80);
+        v /= 128;
+    }
+    out.push(v as u8);
+}
+
+/// The header block of a request (pseudo-headers first, names lowercased, HTTP/1.1's
+/// connection headers dropped, `host` as `:authority` unless one is given).
+pub fn request_block(
+    method: &str,
+    path: &str,
+    host: &str,
+    headers: &[(String, String)],
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    match method {
+        "GET" => out.push(0x82),
+        "POST" => out.push(0x83),
+        m => put_literal(&mut out, Some(2), "", m),
+    }
+    out.push(0x86); // :scheme http
+    match path {
+        "/" => out.push(0x84),
+        p => put_literal(&mut out, Some(4), "", p),
+    }
+    let authority = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+        .map_or(host, |(_, v)| v.as_str());
+    put_literal(&mut out, Some(1), "", authority);
+    for (k, v) in headers {
+        let name = k.to_ascii_lowercase();
+        if DROPPED.contains(&name.as_str()) || (name == "te" && !v.eq_ignore_ascii_case("trailers"))
+        {
+            continue;
+        }
+        put_literal(&mut out, None, &name, v);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
