@@ -1,6 +1,6 @@
 //! HTTP/2 (RFC 9113) on the client side, cleartext with prior knowledge (h2c): the connection
 //! preface, frame headers in and out, each request kind's header block encoded once, and the
-//! settings the engine offers and honours. HPACK decoding of replies is `loona-hpack`'s.
+//! settings the engine offers and honours. HPACK decoding of replies is `httlib-hpack`'s.
 
 mod stats;
 
