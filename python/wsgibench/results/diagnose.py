@@ -225,7 +225,7 @@ def _little(f: Facts) -> Diagnosis | None:
     wait_s = (f.latency_mean_ms + new_conn_share * f.connect_mean_ms) / 1000
     implied, expected = f.rps_ok * wait_s, f.level * f.depth
     if abs(implied - expected) > LITTLE_TOLERANCE * expected:
-        held = f"{f.level:g} connections" + (f" × {f.depth} pipelined" if f.depth > 1 else "")
+        held = f"{f.level:g} connections" + (f" × {f.depth} in flight" if f.depth > 1 else "")
         return Diagnosis(
             "littles-law",
             f"{held}, but throughput × mean latency = "

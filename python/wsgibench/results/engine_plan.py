@@ -73,7 +73,7 @@ LEVEL_FIELDS: dict[str, str] = {kind: fields.level for kind, fields in MODELS.it
 
 _PLAN_KEYS = _words(
     "protocol_version target allow_remote model http requests timeout_s connect_timeout_s"
-    " threads cpus seed phase_s engine_io websocket"
+    " threads cpus seed phase_s engine_io websocket http2"
 )
 
 
@@ -252,6 +252,8 @@ class EnginePlan:
     engine_io: str = "auto"  # the engine's I/O backend: auto, epoll or io_uring
     # WebSocket echo: each request a message of this many bytes on an upgraded connection.
     websocket_message_bytes: int | None = None
+    # HTTP/2 over cleartext (h2c, prior knowledge): this many concurrent streams per connection.
+    http2_streams: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The plan exactly as the engine reads it (docs/engine-protocol.md)."""
@@ -274,6 +276,8 @@ class EnginePlan:
             plan["engine_io"] = self.engine_io
         if self.websocket_message_bytes is not None:
             plan["websocket"] = {"message_bytes": self.websocket_message_bytes}
+        if self.http2_streams is not None:
+            plan["http2"] = {"streams": self.http2_streams}
         return plan
 
     def to_json(self) -> str:
@@ -321,6 +325,11 @@ class EnginePlan:
                 if d.get("websocket") is None
                 else jf.or_default(jf.integer(jf.table(d, "websocket"), "message_bytes"), 64)
             ),
+            http2_streams=(
+                None
+                if d.get("http2") is None
+                else jf.or_default(jf.integer(jf.table(d, "http2"), "streams"), 1)
+            ),
         )
 
     @property
@@ -348,7 +357,10 @@ class EnginePlan:
 
     @property
     def depth(self) -> int:
-        """Requests in flight per connection (pipelining); a rate load's `true` pipelines two."""
+        """Requests in flight per connection (pipelining, or HTTP/2 streams: at most that many);
+        a rate load's `true` pipelines two."""
+        if self.http2_streams is not None:
+            return self.http2_streams
         if self.model.pipeline is True:
             return 2
         return max(1, int(self.model.pipeline or 1))

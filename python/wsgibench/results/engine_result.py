@@ -12,6 +12,7 @@ from typing import Any
 
 from wsgibench.results import json_fields as jf
 from wsgibench.results.engine_plan import EnginePlan, MalformedPlan
+from wsgibench.results.http2_result import Http2Result
 from wsgibench.results.websocket_result import WebSocketResult
 
 RESULT_FORMAT_VERSION = 1
@@ -67,10 +68,6 @@ def _turnaround(value: Any) -> dict[str, float] | None:
     if not isinstance(value, Mapping):
         return None
     return {str(k): float(v) for k, v in value.items() if isinstance(v, (int, float))}
-
-
-def _websocket(value: Any) -> WebSocketResult | None:
-    return WebSocketResult.from_dict(value) if isinstance(value, Mapping) else None
 
 
 @dataclass(frozen=True)
@@ -333,6 +330,7 @@ class EngineResult:
     start_skew_s: float | None = None
     start_skew_bound_s: float | None = None
     websocket: WebSocketResult | None = None  # WebSocket loads: upgrades and why they failed
+    http2: Http2Result | None = None  # HTTP/2 loads: settings, GOAWAYs, resets
 
     def with_runqueue_wait(self, waited_s: float | None) -> EngineResult:
         return replace(self, runqueue_wait_s=waited_s)
@@ -391,7 +389,8 @@ class EngineResult:
                 load_hosts=tuple(LoadHostRun.from_dict(h) for h in d.get("load_hosts") or ()),
                 start_skew_s=_optional_float(d, "start_skew_s"),
                 start_skew_bound_s=_optional_float(d, "start_skew_bound_s"),
-                websocket=_websocket(d.get("websocket")),
+                websocket=WebSocketResult.read(d.get("websocket")),
+                http2=Http2Result.read(d.get("http2")),
             )
         except MalformedPlan as exc:
             raise MalformedResult(str(exc)) from None

@@ -19,6 +19,11 @@ class WebSocketResult:
     duplicates: int = 0
 
     @classmethod
+    def read(cls, value: Any) -> WebSocketResult | None:
+        """The result's `websocket` object, None when it has none."""
+        return cls.from_dict(value) if isinstance(value, Mapping) else None
+
+    @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> WebSocketResult:
         return cls(
             int(d.get("handshakes_ok") or 0),

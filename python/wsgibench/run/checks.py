@@ -210,7 +210,7 @@ def as_supported(load: Load, caps: Capabilities) -> tuple[Load, list[Diagnosis]]
     said beside the number; likewise pipelining is dropped for servers that do not answer it."""
     found = []
     # A WebSocket keeps its upgraded connection whatever the server does with a second request.
-    if load.wants_keep_alive and not caps.keep_alive and not load.websocket:
+    if load.wants_keep_alive and not caps.keep_alive and load.protocol == "http":
         load = replace(load, keep_alive=False)
         found.append(
             Diagnosis(

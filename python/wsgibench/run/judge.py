@@ -17,7 +17,7 @@ def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> V
         oom = server.cgroup.oom_kills()
         gone += f" (memory limit hit: {oom} OOM kill(s))" if oom else ""
         return _disqualified(rep, f"crashed during repeat {rep.idx + 1}: {gone}")
-    refused = websocket_refused(rep)
+    refused = websocket_refused(rep) or http2_refused(rep)
     if refused:
         return Verdict(CellStatus.UNAVAILABLE, refused, saturated=rep.saturated)
     if rep.ok == 0:
@@ -89,6 +89,17 @@ def websocket_refused(rep: Repeat) -> str | None:
         f"does not speak WebSocket here: all {ws.failed} upgrades failed in repeat "
         f"{rep.idx + 1} ({why})"
     )
+
+
+def http2_refused(rep: Repeat) -> str | None:
+    """An HTTP/2 load on which no connection got the server's SETTINGS and nothing was answered:
+    the server does not speak HTTP/2 with prior knowledge (h2c), which is not a failure under
+    load. None when it does, or the load is not HTTP/2."""
+    h2 = rep.engine.http2
+    why = h2.refusal() if h2 is not None and rep.ok == 0 else None
+    if why is None:
+        return None
+    return f"does not speak HTTP/2 with prior knowledge (h2c) here: {why} in repeat {rep.idx + 1}"
 
 
 def _disqualified(rep: Repeat, reason: str) -> Verdict:

@@ -25,7 +25,7 @@ ARRIVALS = ("uniform", "poisson")
 # under a cgroup CPU quota.
 PLACEMENTS = ("pinned", "shared", "quota")
 ENGINE_IOS = ("auto", "epoll", "io_uring")
-PROTOCOLS = ("http", "websocket")
+PROTOCOLS = ("http", "websocket", "h2c")
 _POSITIVE_INT = Int(low=1)
 
 LEVEL_UNITS = {
@@ -257,8 +257,18 @@ LOAD_KEYS: tuple[Key, ...] = (
         'What each request is: an HTTP request, or "websocket": a message on a connection the '
         "load upgraded (its one [[requests]] entry is the upgrade's path), echoed by the app and "
         "matched by its number, so lost, duplicated and corrupt echoes are counted apart; "
-        "needs HTTP/1.1 with keep-alive.",
+        'needs HTTP/1.1 with keep-alive; or "h2c": HTTP/2 in clear text with prior knowledge, '
+        "each request a stream, `streams` of them at once on each connection (a server that "
+        "never answers the preface with its SETTINGS is unavailable for the load).",
         example='protocol = "websocket"',
+    ),
+    Key(
+        "streams",
+        Int(low=1, high=1000),
+        "1",
+        'protocol = "h2c": the concurrent streams on each connection (fewer when the server\'s '
+        "SETTINGS_MAX_CONCURRENT_STREAMS is lower).",
+        "streams",
     ),
     Key(
         "message_bytes",

@@ -81,6 +81,7 @@ _NOT_ENGINE_KEYS = {
     "engine_io",
     "protocol",
     "message_bytes",
+    "streams",
     *_CAPACITY_KEYS,
 }
 
@@ -110,8 +111,9 @@ class Load:
     placement: str = "pinned"  # pinned, shared or quota (run/placement.py)
     cpu_quota: float | None = None  # placement quota: the cores allowed (None: the pinned count)
     engine_io: str = "auto"  # the engine's I/O backend: auto, epoll or io_uring
-    protocol: str = "http"  # http, or websocket: each request an echoed message
+    protocol: str = "http"  # http; websocket: each request an echoed message; h2c: a stream
     message_bytes: int = 64  # websocket: each message's size
+    streams: int = 1  # h2c: concurrent streams per connection
 
     @property
     def websocket(self) -> bool:
@@ -153,6 +155,7 @@ class Load:
             seed=seed,
             engine_io=self.engine_io,
             websocket_message_bytes=self.message_bytes if self.websocket else None,
+            http2_streams=self.streams if self.protocol == "h2c" else None,
         )
 
     def nominal_seconds(self) -> float:
@@ -164,14 +167,19 @@ def _num(value: float) -> int | float:
     return int(value) if float(value).is_integer() else value
 
 
-def _check_websocket(values: dict[str, Any], http: str, where: str) -> None:
-    """A WebSocket load upgrades an HTTP/1.1 keep-alive connection; message_bytes is its alone."""
-    if values.get("protocol") != "websocket":
-        if "message_bytes" in values:
-            raise UsageError(f'{where}: message_bytes is for protocol = "websocket" only')
+def _check_protocol(values: dict[str, Any], http: str, where: str) -> None:
+    """A WebSocket load upgrades an HTTP/1.1 keep-alive connection, an h2c load keeps its
+    connections for many streams; message_bytes and streams are theirs alone."""
+    protocol = values.get("protocol", "http")
+    for key, owner in (("message_bytes", "websocket"), ("streams", "h2c")):
+        if key in values and protocol != owner:
+            raise UsageError(f'{where}: {key} is for protocol = "{owner}" only')
+    if protocol == "http":
         return
     if http != "1.1" or values.get("keep_alive") is False:
-        raise UsageError(f'{where}: protocol = "websocket" needs http = "1.1" with keep-alive')
+        raise UsageError(f'{where}: protocol = "{protocol}" needs http = "1.1" with keep-alive')
+    if protocol == "h2c" and int(values.get("pipeline", 1)) > 1:
+        raise UsageError(f'{where}: protocol = "h2c" takes streams, not pipeline')
 
 
 def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
@@ -194,7 +202,7 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
     if model in ("rate", "conn_rate") and not ({"duration_s", "connections_total"} & set(values)):
         raise UsageError(f"{where}: model {model} needs duration_s or connections_total")
     http = values.get("http", "1.1")
-    _check_websocket(values, http, where)
+    _check_protocol(values, http, where)
     common = {"name", "model", "levels", "http", "keep_alive", "timeout_s", "warmup_s"}
     capacity = None
     if model == "capacity":
@@ -222,6 +230,7 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
         engine_io=values.get("engine_io", "auto"),
         protocol=values.get("protocol", "http"),
         message_bytes=int(values.get("message_bytes", 64)),
+        streams=int(values.get("streams", 1)),
     )
 
 

@@ -152,6 +152,22 @@ def test_a_websocket_load_keeps_its_connections_even_where_http_keep_alive_fails
     assert "no-keep-alive" not in _codes(outcome)
 
 
+def test_an_h2c_load_sends_its_streams_over_kept_connections(tmp_path):
+    caps = Capabilities(True, True, keep_alive=False, pipelining=False, detail="")
+    outcome, engine = _measure(
+        tmp_path,
+        [result(ok=100_000, mean_us=1000, plan={"http2": {"streams": 10}})],
+        caps=caps,
+        protocol="h2c",
+        streams=10,
+    )
+    assert outcome.status == "measured"
+    assert all(p.http.keep_alive and p.http2_streams == 10 for p in engine.plans)
+    assert all(p.to_dict()["http2"] == {"streams": 10} for p in engine.plans)
+    # 10 connections x 10 streams: 100 in flight, as 100,000 replies/s at 1 ms say.
+    assert "littles-law" not in _codes(outcome)
+
+
 @pytest.mark.parametrize(
     ("run", "code"),
     [

@@ -13,6 +13,7 @@ from wsgibench.machine.sampler import Sampler
 from wsgibench.results import latency
 from wsgibench.results.diagnose import diagnose, facts_from
 from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.http2_result import Http2Result
 from wsgibench.results.repeat import Counters, Repeat
 from wsgibench.results.verdict import CellStatus, Verdict
 from wsgibench.results.websocket_result import WebSocketResult
@@ -173,3 +174,26 @@ def test_one_upgrade_that_succeeded_makes_upgrade_failures_errors_not_unavailabi
     assert judge_repeat(some, FakeServer(), THRESHOLD).status == CellStatus.DISQUALIFIED
     # An HTTP load has no websocket section: nothing changes.
     assert judge_repeat(_recorded(GOOD), FakeServer(), THRESHOLD).status == CellStatus.MEASURED
+
+
+def _http2(ok: int, h2: dict) -> Repeat:
+    engine = result(ok=ok, errors={"protocol_error": 20})
+    return _recorded(replace(engine, http2=Http2Result.read({"connections": 20} | h2)))
+
+
+def test_a_server_that_never_speaks_h2c_is_unavailable_with_what_it_sent() -> None:
+    refused = _http2(0, {"protocol_errors": {"frame_size": 20}})
+    verdict = judge_repeat(refused, FakeServer(), THRESHOLD)
+    assert verdict.status == CellStatus.UNAVAILABLE and verdict.ends_cell
+    assert verdict.reason == (
+        "does not speak HTTP/2 with prior knowledge (h2c) here: no SETTINGS on 20 connections; "
+        "frame_size x20 in repeat 1"
+    )
+
+
+def test_a_server_that_sent_settings_is_judged_on_its_answers() -> None:
+    # It spoke HTTP/2 and then answered nothing: disqualified, not unavailable.
+    spoke = _http2(0, {"settings_received": 20})
+    assert judge_repeat(spoke, FakeServer(), THRESHOLD).status == CellStatus.DISQUALIFIED
+    assert Http2Result.read(None) is None
+    assert Http2Result.read({"connections": 3, "settings_received": 3}).refusal() is None

@@ -54,6 +54,52 @@ def test_cells_ascend_levels_and_shuffle_servers_reproducibly():
         ({"server_cpus": [99]}, "this machine has CPUs"),
         ({"repeats": 2, "trim": 1}, "repeats - 2 × trim"),
         ({"colour": "red"}, "unknown key colour"),
+        (
+            {"load": [{"model": "closed", "levels": [1], "duration_s": 1, "streams": 4}]},
+            'streams is for protocol = "h2c" only',
+        ),
+        (
+            {
+                "load": [
+                    {
+                        "model": "closed",
+                        "levels": [1],
+                        "duration_s": 1,
+                        "protocol": "h2c",
+                        "http": "1.0",
+                    }
+                ]
+            },
+            'protocol = "h2c" needs http = "1.1" with keep-alive',
+        ),
+        (
+            {
+                "load": [
+                    {
+                        "model": "closed",
+                        "levels": [1],
+                        "duration_s": 1,
+                        "protocol": "h2c",
+                        "pipeline": 4,
+                    }
+                ]
+            },
+            "takes streams, not pipeline",
+        ),
+        (
+            {
+                "load": [
+                    {
+                        "model": "closed",
+                        "levels": [1],
+                        "duration_s": 1,
+                        "protocol": "h2c",
+                        "streams": 1001,
+                    }
+                ]
+            },
+            "streams",
+        ),
     ],
 )
 def test_bad_study_gets_one_clear_line(change, message):

@@ -1,0 +1,52 @@
+"""The http2 study at small size, run as users run it (the installed `wsgibench` script), on a
+server that speaks HTTP/2 in clear text (Hypercorn) and one that does not (uvicorn): the h2c
+loads are measured on the first with every stream validated, and said unavailable on the
+second, with what it sent instead of SETTINGS; HTTP/1.1 is measured on both."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from wsgibench.results.store import Store
+
+from .helpers import cli, require
+
+CONNECTIONS = 4
+STREAMS = {"h2c-1": 1, "h2c-10": 10, "h2c-100": 100}
+
+
+def test_the_http2_study_measures_h2c_where_it_is_spoken(tmp_path):
+    for server in ("hypercorn", "uvicorn"):
+        require(server)
+    results = tmp_path / "r.sqlite"
+    proc = subprocess.run(
+        cli(
+            "run", "http2", "--servers", "hypercorn,uvicorn", "--no-ceiling",
+            "--levels", str(CONNECTIONS), "--repeats", "1", "--duration", "1",
+            "--results", str(results), "--no-report",
+        ),
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    store = Store(results, create=False)
+    cells = {(c.server, c.load): c for c in store.cells(store.study()["id"])}
+    assert set(cells) == {(s, ld) for s in ("hypercorn", "uvicorn") for ld in ["http1.1", *STREAMS]}
+    for server in ("hypercorn", "uvicorn"):
+        assert cells[(server, "http1.1")].status == "measured", cells[(server, "http1.1")].reason
+    for load, streams in STREAMS.items():
+        cell = cells[("hypercorn", load)]
+        assert cell.status == "measured", (load, cell.reason)
+        (rep,) = store.repeats(cell.id)
+        engine = json.loads(rep["engine_json"])
+        h2, totals = engine["http2"], engine["totals"]
+        assert engine["plan"]["http2"] == {"streams": streams}
+        # Every connection got Hypercorn's SETTINGS; every stream was answered and validated.
+        assert h2["settings_received"] == h2["connections"] >= CONNECTIONS, h2
+        assert h2["rst_streams"] == {} and h2["protocol_errors"] == {}, h2
+        assert rep["ok"] > 100 and rep["errors"] == 0, totals
+        assert h2["streams"] == totals["requests_sent"]
+        refused = cells[("uvicorn", load)]
+        assert refused.status == "unavailable", (load, refused.status)
+        assert "does not speak HTTP/2 with prior knowledge (h2c) here" in refused.reason
+        assert "no SETTINGS on" in refused.reason, refused.reason
