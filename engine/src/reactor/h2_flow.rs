@@ -43,13 +43,8 @@ impl Reactor {
             .as_mut()
             .expect("an HTTP/2 connection");
         let (ctrl, goaway) = (std::mem::take(&mut h.ctrl), h.goaway.take());
-        if !ctrl.is_empty() {
-            self.out.clear();
-            self.out.extend_from_slice(&ctrl);
-            self.put_out(idx, now);
-            if self.slots.get_mut(idx, gen).is_none() {
-                return false;
-            }
+        if !self.send_ctrl(idx, &ctrl, now) {
+            return false;
         }
         if let Some(last) = goaway {
             self.h2_refused(idx, last, now);

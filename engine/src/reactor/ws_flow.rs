@@ -38,13 +38,8 @@ impl Reactor {
         let w = c.ws.as_mut().expect("a WebSocket connection");
         let (ctrl, closed, opened) = (std::mem::take(&mut w.ctrl), w.closed, w.opened);
         w.opened = false;
-        if !ctrl.is_empty() {
-            self.out.clear();
-            self.out.extend_from_slice(&ctrl);
-            self.put_out(idx, now);
-            if self.slots.get_mut(idx, gen).is_none() {
-                return false;
-            }
+        if !self.send_ctrl(idx, &ctrl, now) {
+            return false;
         }
         if closed {
             if self.slots.live_ref(idx).inflight.is_empty() {
@@ -68,6 +63,19 @@ impl Reactor {
         self.stats.ws.failed(HandshakeFailure::Closed);
         self.fail(idx, ErrorClass::HandshakeFailed, now);
         true
+    }
+
+    /// Send the frames a parse left to send (`ctrl`, may be empty) on connection `idx`; false
+    /// when that ended the connection.
+    pub(super) fn send_ctrl(&mut self, idx: usize, ctrl: &[u8], now: u64) -> bool {
+        if ctrl.is_empty() {
+            return true;
+        }
+        let gen = self.slots.gen(idx);
+        self.out.clear();
+        self.out.extend_from_slice(ctrl);
+        self.put_out(idx, now);
+        self.slots.get_mut(idx, gen).is_some()
     }
 
     /// A WebSocket connection whose script is done says goodbye (close 1000) before closing.
