@@ -15,6 +15,7 @@ pub mod runner;
 pub mod saturation;
 pub mod stats;
 pub mod sys;
+pub mod tls;
 pub mod validate;
 pub mod ws;
 

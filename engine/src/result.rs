@@ -214,5 +214,8 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
     if plan.http2.is_some() {
         doc["http2"] = st.h2.to_json();
     }
+    if let Some(t) = &plan.tls {
+        doc["tls"] = st.tls.to_json(&t.server_name, t.ca.is_some());
+    }
     doc
 }

@@ -6,7 +6,7 @@ use crate::clock::{now_ns, secs_to_ns, Timeline, NS_PER_S};
 use crate::http::build_request;
 use crate::models::{self, Model};
 use crate::plan::Plan;
-use crate::reactor::{Config, H2Config, H2Kind, KindConfig, Reactor, WsConfig};
+use crate::reactor::{Config, H2Config, H2Kind, KindConfig, Reactor, TlsSetup, WsConfig};
 use crate::stats::ThreadStats;
 use crate::sys;
 
@@ -25,7 +25,8 @@ pub struct RunOutcome {
     pub io_note: Option<String>,
 }
 
-pub fn config_of(plan: &Plan) -> Config {
+/// The reactor's settings for `plan`; Err: its TLS trust could not be read.
+pub fn config_of(plan: &Plan) -> Result<Config, String> {
     let host = plan.host_header();
     let kinds = plan
         .requests
@@ -50,7 +51,8 @@ pub fn config_of(plan: &Plan) -> Config {
             expect: r.expect.clone(),
         })
         .collect();
-    Config {
+    let tls = plan.tls.as_ref().map(|t| tls_setup(plan, t)).transpose()?;
+    Ok(Config {
         addr: plan.addr,
         kinds,
         weights: plan.requests.iter().map(|r| r.weight).collect(),
@@ -78,7 +80,22 @@ pub fn config_of(plan: &Plan) -> Config {
                 })
                 .collect(),
         }),
-    }
+        tls,
+    })
+}
+
+/// The TLS client every connection of `plan` starts from: ALPN offers h2 for HTTP/2 loads,
+/// http/1.1 for HTTP/1.1 ones, nothing for HTTP/1.0.
+fn tls_setup(plan: &Plan, t: &crate::plan::TlsSpec) -> Result<TlsSetup, String> {
+    let alpn: &[&[u8]] = match (&plan.http2, plan.http_minor) {
+        (Some(_), _) => &[b"h2"],
+        (None, 1) => &[b"http/1.1"],
+        (None, _) => &[],
+    };
+    Ok(TlsSetup {
+        config: crate::tls::client_config(t, alpn)?,
+        name: crate::tls::server_name(t),
+    })
 }
 
 pub fn run(plan: &Plan) -> std::io::Result<RunOutcome> {
@@ -94,7 +111,7 @@ pub fn run_after(
     let pin_error = sys::pin_current_thread(&plan.cpus)
         .err()
         .map(|e| format!("sched_setaffinity: {e}"));
-    let cfg = Arc::new(config_of(plan));
+    let cfg = Arc::new(config_of(plan).map_err(std::io::Error::other)?);
     gate()?;
     let (u0, s0) = sys::cpu_times_s();
     let started_unix_s = std::time::SystemTime::now()

@@ -7,7 +7,7 @@ use hdrhistogram::Histogram;
 use crate::clock::Stamp;
 
 /// Number of error classes.
-pub const ERROR_CLASSES: usize = 14;
+pub const ERROR_CLASSES: usize = 15;
 
 /// Error classes, in the order of the result's `errors` object.
 pub const ERROR_NAMES: [&str; ERROR_CLASSES] = [
@@ -25,6 +25,7 @@ pub const ERROR_NAMES: [&str; ERROR_CLASSES] = [
     "handshake_failed",
     "message_lost",
     "stream_reset",
+    "tls_failed",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +51,9 @@ pub enum ErrorClass {
     /// An HTTP/2 stream the server reset (RST_STREAM; codes in the result's
     /// `http2.rst_streams`).
     StreamReset,
+    /// The TLS handshake failed (or ALPN chose no protocol the load speaks): the requests the
+    /// connection was opened for, never sent (reasons in the result's `tls.failures`).
+    TlsFailed,
 }
 
 pub type Errors = [u64; ERROR_CLASSES];
@@ -208,6 +212,8 @@ pub struct ThreadStats {
     pub ws: crate::ws::WsStats,
     /// HTTP/2 loads: settings, GOAWAY, RST_STREAM, flow control.
     pub h2: crate::h2::H2Stats,
+    /// TLS loads: handshakes, resumption, ALPN, failures.
+    pub tls: crate::tls::TlsStats,
 }
 
 impl ThreadStats {
@@ -230,6 +236,7 @@ impl ThreadStats {
             window: Window::default(),
             ws: crate::ws::WsStats::default(),
             h2: crate::h2::H2Stats::default(),
+            tls: crate::tls::TlsStats::default(),
         }
     }
 
@@ -315,6 +322,7 @@ impl ThreadStats {
         self.window.merge(&o.window);
         self.ws.merge(&o.ws);
         self.h2.merge(&o.h2);
+        self.tls.merge(&o.tls);
         for (i, s) in o.timeline.iter().enumerate() {
             let d = self.second(i);
             d.completed += s.completed;

@@ -196,6 +196,32 @@ fn an_http2_result_validates_with_its_http2_object() {
 }
 
 #[test]
+fn a_tls_result_validates_with_its_tls_object() {
+    let v = validator();
+    let ca = common::TestCa::new();
+    let srv = common::TestServer::start(|_, _| common::Action::Reply);
+    let front = common::TlsFront::start(srv.port, &ca, &[b"http/1.1"]);
+    let mut p = plan(
+        front.port,
+        json!({"kind": "count", "requests": 30, "concurrency": 3}),
+    );
+    p["http"] = json!({"version": "1.1", "keep_alive": false});
+    p["tls"] = json!({"ca_file": ca.ca()});
+    let (code, stdout, stderr) = run_bin(&p, &[]);
+    assert_eq!(code, 0, "exit {code}, stderr {stderr}");
+    let r = assert_valid(&v, &stdout, "tls");
+    assert_eq!(r["totals"]["ok"], 30, "{}", r["totals"]);
+    assert_eq!(r["tls"]["handshakes"], 30);
+    let mut broken = r.clone();
+    broken["tls"]["failures"]["bogus"] = json!(1);
+    assert_eq!(
+        v.iter_errors(&broken).count(),
+        1,
+        "schema misses a bad reason"
+    );
+}
+
+#[test]
 fn flags_alone_make_a_run_and_errors_validate_too() {
     let v = validator();
     let port = TestServer::closed_port();

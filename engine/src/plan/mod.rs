@@ -9,6 +9,7 @@
 mod expect;
 mod fields;
 mod http2;
+mod tls;
 mod model;
 mod request;
 mod target;
@@ -20,6 +21,7 @@ use serde_json::{Map, Value};
 
 use fields::{boolean, err, int, num, obj, positive};
 pub use http2::H2Spec;
+pub use tls::{CaSource, TlsSpec};
 pub use model::{Arrival, ModelSpec};
 pub use request::RequestSpec;
 pub use target::is_loopback;
@@ -86,6 +88,8 @@ pub struct Plan {
     pub websocket: Option<WsSpec>,
     /// Requests are HTTP/2 streams over h2c connections (engine addition).
     pub http2: Option<H2Spec>,
+    /// Connections are TLS 1.3 (engine addition).
+    pub tls: Option<TlsSpec>,
 }
 
 type Fields = Map<String, Value>;
@@ -190,6 +194,7 @@ impl Plan {
             websocket.is_some(),
             &requests,
         )?;
+        let tls = tls::parse_tls(m.get("tls"), &host)?;
         Ok(Plan {
             host,
             addr,
@@ -208,6 +213,7 @@ impl Plan {
             engine_io: parse_engine_io(m)?,
             websocket,
             http2,
+            tls,
         })
     }
 

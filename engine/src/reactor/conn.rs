@@ -66,6 +66,8 @@ pub(super) struct Conn {
     pub ws: Option<Box<super::ws_conn::WsConn>>,
     /// HTTP/2 loads: streams, windows and the server's settings (requests are then streams).
     pub h2: Option<Box<super::h2_conn::H2Conn>>,
+    /// TLS loads: rustls's state (every byte both ways goes through it).
+    pub tls: Option<Box<super::tls_flow::TlsConn>>,
 }
 
 /// A read or write error that means the peer reset the connection.
@@ -108,6 +110,7 @@ impl Conn {
             wbuf: Vec::new(),
             ws: None,
             h2: None,
+            tls: None,
         }
     }
 

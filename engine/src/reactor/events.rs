@@ -52,13 +52,7 @@ impl Reactor {
         let kind = c.ticket_kind as usize;
         record_us(&mut self.stats.kinds[kind].connect_us, us);
         self.stats.connections_opened += 1;
-        if self.cfg.ws.is_some() {
-            return self.ws_upgrade(idx, now);
-        }
-        if self.cfg.h2.is_some() {
-            return self.h2_open(idx, now);
-        }
-        self.fill(idx, now);
+        self.tls_or_start(idx, now);
     }
 
     /// Write the pending bytes; false when the connection failed.
@@ -89,7 +83,7 @@ impl Reactor {
     /// closed loops the time from then to the write is the engine's own turnaround.
     fn fill_from(&mut self, idx: usize, now: u64, after_reply: bool) {
         let c = self.slots.live_ref(idx);
-        if c.thinking || c.closing || c.connecting || c.upgrading() {
+        if c.thinking || c.closing || c.connecting || c.upgrading() || c.tls_handshaking() {
             return;
         }
         let n = self.batch_requests(idx, now);
@@ -108,8 +102,14 @@ impl Reactor {
         self.put_out(idx, now);
     }
 
-    /// Send `self.out` on connection `idx`.
+    /// Send `self.out` on connection `idx` (sealed first on TLS connections).
     pub(super) fn put_out(&mut self, idx: usize, now: u64) {
+        self.seal_out(idx);
+        self.put_wire(idx, now);
+    }
+
+    /// Send the bytes in `self.out` as they are.
+    pub(super) fn put_wire(&mut self, idx: usize, now: u64) {
         let c = self.slots.live_mut(idx);
         if matches!(c.sock, Sock::Ring(_)) {
             return self.ring_send(idx);
@@ -218,9 +218,9 @@ impl Reactor {
         }
     }
 
-    /// Parse `data`, just received on connection `idx`, adding the replies it completed to
-    /// `completed`; false when that ended the connection.
-    pub(super) fn take_bytes(
+    /// Parse `data`, received on connection `idx` (opened, on TLS), adding the replies it
+    /// completed to `completed`; false when that ended the connection.
+    pub(super) fn take_plain(
         &mut self,
         idx: usize,
         data: &[u8],
@@ -278,7 +278,7 @@ impl Reactor {
     }
 
     pub(super) fn on_eof(&mut self, idx: usize, now: u64) {
-        if self.ws_handshake_cut(idx, now) {
+        if self.ws_handshake_cut(idx, now) || self.tls_handshake_cut(idx, now) {
             return;
         }
         let c = self.slots.live_mut(idx);
@@ -378,7 +378,7 @@ impl Reactor {
             };
             if c.connecting {
                 self.fail(idx, ErrorClass::ConnectTimeout, now);
-            } else if !c.inflight.is_empty() || c.upgrading() {
+            } else if !c.inflight.is_empty() || c.upgrading() || c.tls_handshaking() {
                 self.fail(idx, ErrorClass::Timeout, now);
             } else {
                 self.end(idx, EndReason::Done, now);

@@ -12,7 +12,8 @@
 //! - `ring`, `ring_io`: the io_uring ring and its buffers, and connections driven by it;
 //! - `resend`: unannounced keep-alive closes, and re-sending what they left unanswered;
 //! - `ws_conn`, `ws_flow`: WebSocket connections: the upgrade, messages and their echoes;
-//! - `h2_conn`, `h2_flow`: HTTP/2 connections: streams, flow control, the server's frames.
+//! - `h2_conn`, `h2_flow`: HTTP/2 connections: streams, flow control, the server's frames;
+//! - `tls_flow`: TLS connections: the handshake, and every byte through rustls both ways.
 
 mod conn;
 mod driver;
@@ -25,6 +26,7 @@ mod ring_io;
 mod script;
 mod slots;
 mod timers;
+mod tls_flow;
 mod ws_conn;
 mod ws_flow;
 
@@ -82,6 +84,14 @@ pub struct Config {
     pub ws: Option<WsConfig>,
     /// Requests are HTTP/2 streams on h2c connections.
     pub h2: Option<H2Config>,
+    /// Connections are TLS: the client configuration and the server's name.
+    pub tls: Option<TlsSetup>,
+}
+
+/// What every TLS connection of a run starts from.
+pub struct TlsSetup {
+    pub config: Arc<rustls::ClientConfig>,
+    pub name: rustls::pki_types::ServerName<'static>,
 }
 
 /// One thread's connections and everything they share.
@@ -102,6 +112,9 @@ pub struct Reactor {
     scratch: Vec<u8>,
     /// The batch of requests being put on one connection.
     out: Vec<u8>,
+    /// TLS: records sealed from `out`, and plaintext opened from what arrived.
+    sealed: Vec<u8>,
+    plain: Vec<u8>,
 }
 
 impl Reactor {
@@ -129,6 +142,8 @@ impl Reactor {
             timeline,
             scratch: vec![0; SCRATCH_BYTES],
             out: Vec::with_capacity(4096),
+            sealed: Vec::new(),
+            plain: Vec::new(),
         })
     }
 

@@ -235,7 +235,7 @@ impl Reactor {
 
     /// A receive failed: as a failed read on the epoll backend.
     pub(super) fn read_failed(&mut self, idx: usize, e: &io::Error, now: u64) {
-        if self.ws_handshake_cut(idx, now) {
+        if self.ws_handshake_cut(idx, now) || self.tls_handshake_cut(idx, now) {
             return;
         }
         let c = self.slots.live_ref(idx);

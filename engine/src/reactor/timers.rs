@@ -67,6 +67,9 @@ impl Reactor {
                     self.stats.ws.failed(crate::ws::HandshakeFailure::Timeout);
                     self.fail(idx, ErrorClass::HandshakeFailed, now);
                 }
+                Some(c) if c.tls_handshaking() => {
+                    self.tls_failed(idx, crate::tls::TlsFailure::Timeout, now);
+                }
                 _ => {}
             }
         }

@@ -88,6 +88,8 @@ impl Reactor {
         let mask = w.mask();
         self.out.clear();
         ws::put_frame(&mut self.out, ws::OP_CLOSE, &1000u16.to_be_bytes(), mask);
+        self.seal_out(idx);
+        let c = self.slots.live_mut(idx);
         if matches!(c.sock, Sock::Ring(_)) {
             return self.ring_send(idx);
         }

@@ -6,6 +6,7 @@
 mod h2_server;
 mod serve;
 mod server;
+mod tls_front;
 mod ws_server;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,6 +19,8 @@ use serde_json::{json, Value};
 pub use h2_server::{H2Behaviour, H2Server};
 #[allow(unused_imports)]
 pub use server::{Action, Req, TestServer};
+#[allow(unused_imports)]
+pub use tls_front::{TestCa, TlsFront};
 #[allow(unused_imports)]
 pub use ws_server::{Msg, Upgrade, WsServer};
 
@@ -92,6 +95,8 @@ pub fn assert_accounting(r: &Value) {
         "ports_exhausted",
         // The upgrade failed: the messages reserved for the connection were never sent.
         "handshake_failed",
+        // The TLS handshake failed: nothing was sent on the connection.
+        "tls_failed",
     ]
     .iter()
     .map(|c| err(r, c))

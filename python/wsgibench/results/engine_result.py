@@ -35,6 +35,8 @@ ERROR_CLASSES = (
     "message_lost",
     # HTTP/2 loads: a stream the server reset (RST_STREAM).
     "stream_reset",
+    # TLS loads: a handshake that failed (the requests of its connection never sent).
+    "tls_failed",
 )
 
 
