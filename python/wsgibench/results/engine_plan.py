@@ -73,7 +73,7 @@ LEVEL_FIELDS: dict[str, str] = {kind: fields.level for kind, fields in MODELS.it
 
 _PLAN_KEYS = _words(
     "protocol_version target allow_remote model http requests timeout_s connect_timeout_s"
-    " threads cpus seed phase_s engine_io websocket http2"
+    " threads cpus seed phase_s engine_io websocket http2 tls"
 )
 
 
@@ -254,6 +254,9 @@ class EnginePlan:
     websocket_message_bytes: int | None = None
     # HTTP/2 over cleartext (h2c, prior knowledge): this many concurrent streams per connection.
     http2_streams: int | None = None
+    # TLS 1.3: the PEM text of the CA the server's certificate must chain to (the harness's
+    # test CA, run/tls.py); None: plain TCP.
+    tls_ca_pem: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The plan exactly as the engine reads it (docs/engine-protocol.md)."""
@@ -278,6 +281,8 @@ class EnginePlan:
             plan["websocket"] = {"message_bytes": self.websocket_message_bytes}
         if self.http2_streams is not None:
             plan["http2"] = {"streams": self.http2_streams}
+        if self.tls_ca_pem is not None:
+            plan["tls"] = {"ca_pem": self.tls_ca_pem}
         return plan
 
     def to_json(self) -> str:
@@ -330,6 +335,7 @@ class EnginePlan:
                 if d.get("http2") is None
                 else jf.or_default(jf.integer(jf.table(d, "http2"), "streams"), 1)
             ),
+            tls_ca_pem=None if d.get("tls") is None else jf.text(jf.table(d, "tls"), "ca_pem"),
         )
 
     @property

@@ -1,7 +1,5 @@
-"""The engine's result document (docs/engine-result.schema.json) parsed once into typed objects.
-
-Everything above the engine driver (judging, diagnosis, the store's summaries, the reports) reads
-these, never the raw JSON; `raw` keeps the document exactly as the engine printed it, for the store.
+"""The engine's result document (docs/engine-result.schema.json) parsed once into typed objects,
+which everything above the engine driver reads; `raw` keeps the document as printed, for the store.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ from typing import Any
 from wsgibench.results import json_fields as jf
 from wsgibench.results.engine_plan import EnginePlan, MalformedPlan
 from wsgibench.results.http2_result import Http2Result
+from wsgibench.results.tls_result import TlsResult
 from wsgibench.results.websocket_result import WebSocketResult
 
 RESULT_FORMAT_VERSION = 1
@@ -324,8 +323,7 @@ class EngineResult:
     saturated: bool
     saturation_reasons: tuple[str, ...]
     raw: dict[str, Any] = field(repr=False, compare=False)
-    # Seen from outside by the driver, not printed by the engine: how long its most-delayed
-    # thread waited for a CPU while runnable (None when not measured).
+    # Seen by the driver from outside: its most-delayed thread's runnable wait (None: not measured).
     runqueue_wait_s: float | None = None
     # Load from several hosts: each host's own result, and how far apart their starts were.
     load_hosts: tuple[LoadHostRun, ...] = ()
@@ -333,6 +331,7 @@ class EngineResult:
     start_skew_bound_s: float | None = None
     websocket: WebSocketResult | None = None  # WebSocket loads: upgrades and why they failed
     http2: Http2Result | None = None  # HTTP/2 loads: settings, GOAWAYs, resets
+    tls: TlsResult | None = None  # TLS loads: handshakes, resumptions, ALPN, failures
 
     def with_runqueue_wait(self, waited_s: float | None) -> EngineResult:
         return replace(self, runqueue_wait_s=waited_s)
@@ -393,6 +392,7 @@ class EngineResult:
                 start_skew_bound_s=_optional_float(d, "start_skew_bound_s"),
                 websocket=WebSocketResult.read(d.get("websocket")),
                 http2=Http2Result.read(d.get("http2")),
+                tls=TlsResult.read(d.get("tls")),
             )
         except MalformedPlan as exc:
             raise MalformedResult(str(exc)) from None

@@ -13,6 +13,17 @@ from wsgibench.run.outcome import CellOutcome
 from wsgibench.run.serve import availability, server_python
 from wsgibench.servers import ServerRecipe
 from wsgibench.study.apps import AppSpec
+from wsgibench.study.loads import Load
+
+
+def tls_refusal(recipe: ServerRecipe, load: Load) -> CellOutcome | None:
+    """A TLS load on a server wsgibench cannot give a certificate (recorded as unavailable)."""
+    if not load.tls or recipe.tls_args is not None:
+        return None
+    return CellOutcome(
+        CellStatus.UNAVAILABLE,
+        f"takes no certificate here: wsgibench starts {recipe.name} without TLS",
+    )
 
 
 def refusal(

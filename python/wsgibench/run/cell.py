@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -22,8 +22,8 @@ from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.repeat import Counters, Repeat
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus, Verdict
-from wsgibench.run import checks, ws_probe
-from wsgibench.run.admit import app_info, refusal
+from wsgibench.run import checks, tls, ws_probe
+from wsgibench.run.admit import app_info, refusal, tls_refusal
 from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.engine import Engine
 from wsgibench.run.judge import engine_headroom, judge_repeat
@@ -104,7 +104,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     recipe, study = get(cell.server), ctx.study
     placement = place(cell.load, study, recipe, ctx.layout, ctx.topology)
     app = ctx.app(cell.load)
-    refused = refusal(recipe, app, placement.workers, ctx.apps)
+    refused = refusal(recipe, app, placement.workers, ctx.apps) or tls_refusal(recipe, cell.load)
     if refused:
         return refused
     db = ctx.databases.use(cell.load.name, database_kind(study, cell.load), placement.server_cpus)
@@ -112,6 +112,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     env = ctx.databases.env_for(server_python(recipe), recipe.interface)
     deps = ctx.apps.deps_for(app, server_python(recipe))
     options = serve_options(study, placement, env, app, (deps.site,) if deps else ())
+    options = replace(options, tls=cell.load.tls)
     try:
         server, workdir = start(recipe, options)
     except StartupError as exc:
@@ -140,6 +141,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         if placement.cpu_quota is not None:  # the whole cell, warm-up included
             isolation["cpu_throttling"] = server.quota.throttling()
         forced = server.stop()
+        tls.forget(server.host, server.port)
         shutil.rmtree(workdir, ignore_errors=True)
     outcome.isolation = isolation
     outcome.app = app_info(app, recipe, deps)
@@ -215,6 +217,7 @@ def measure(
         cpus=placement.engine_cpus,
         threads=placement.engine_threads,
         host=server.host,
+        tls_ca_pem=_ca_pem(server) if load.tls else None,
     )
     if load.warmup_s > 0:
         ctx.progress(f"{cell.label}: warm-up")
@@ -249,6 +252,14 @@ def measure(
     if headroom := engine_headroom(outcome.repeats):
         outcome.notes.append(headroom)
     return outcome
+
+
+def _ca_pem(server: ServerHandle) -> str:
+    """The CA of the certificate the server was started with (a TLS cell)."""
+    files = tls.endpoint(server.host, server.port)
+    if files is None:
+        raise EngineError(f"a TLS load, but the server on port {server.port} serves no TLS")
+    return files.ca_pem
 
 
 def measure_repeat(

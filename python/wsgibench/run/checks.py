@@ -10,6 +10,7 @@ from typing import Any
 
 from wsgibench.results.diagnose import Diagnosis
 from wsgibench.run import http as _http
+from wsgibench.run import tls
 from wsgibench.servers import ServerRecipe
 from wsgibench.study.apps import PONG_PROBE, PROBE_PATH, Probe
 from wsgibench.study.loads import Load
@@ -35,8 +36,13 @@ class _Conn:
     """A blocking client connection that reads whole responses, bounded by a deadline."""
 
     def __init__(self, host: str, port: int, timeout_s: float):
-        self.sock = socket.create_connection((host, port), timeout=timeout_s)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock = socket.create_connection((host, port), timeout=timeout_s)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        files = tls.endpoint(host, port)
+        # A server started with TLS is checked over TLS, its certificate verified.
+        if files is not None:
+            sock = files.client_context().wrap_socket(sock, server_hostname=host)
+        self.sock = sock
         self.deadline = time.monotonic() + timeout_s
         self.buf = b""
         self.last_raw = b""  # the bytes of the last whole response

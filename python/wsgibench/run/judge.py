@@ -17,9 +17,13 @@ def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> V
         oom = server.cgroup.oom_kills()
         gone += f" (memory limit hit: {oom} OOM kill(s))" if oom else ""
         return _disqualified(rep, f"crashed during repeat {rep.idx + 1}: {gone}")
-    refused = websocket_refused(rep) or http2_refused(rep)
+    refused = websocket_refused(rep) or http2_refused(rep) or h2_alpn_refused(rep)
     if refused:
         return Verdict(CellStatus.UNAVAILABLE, refused, saturated=rep.saturated)
+    tls = result.tls
+    if rep.ok == 0 and tls is not None and tls.failures:
+        why = f"TLS failed on every connection in repeat {rep.idx + 1}: {tls.describe_failures()}"
+        return _disqualified(rep, why)
     if rep.ok == 0:
         return _disqualified(rep, f"stopped answering: 0 valid replies in repeat {rep.idx + 1}")
     if rep.error_rate > error_threshold:
@@ -100,6 +104,17 @@ def http2_refused(rep: Repeat) -> str | None:
     if why is None:
         return None
     return f"does not speak HTTP/2 with prior knowledge (h2c) here: {why} in repeat {rep.idx + 1}"
+
+
+def h2_alpn_refused(rep: Repeat) -> str | None:
+    """An h2 load over TLS on which nothing was answered and ALPN never chose h2: the server
+    does not speak HTTP/2 over TLS here (uvicorn offers HTTP/1.1 only), not a failure under
+    load."""
+    tls = rep.engine.tls
+    why = tls.alpn_refusal() if tls is not None and rep.ok == 0 else None
+    if why is None:
+        return None
+    return f"does not speak HTTP/2 over TLS here: {why} in repeat {rep.idx + 1}"
 
 
 def _disqualified(rep: Repeat, reason: str) -> Verdict:

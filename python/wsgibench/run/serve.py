@@ -13,7 +13,7 @@ from typing import Any
 from wsgibench.errors import EnvironmentProblem, StartupError
 from wsgibench.machine import locks, venvs
 from wsgibench.machine.process import Command, Readiness, RunningServer, free_port, launch
-from wsgibench.run import checks
+from wsgibench.run import checks, tls
 from wsgibench.servers import LaunchContext, ServerRecipe, versions
 from wsgibench.study.apps import APPS, AppSpec
 
@@ -37,6 +37,7 @@ class ServeOptions:
     host: str = "127.0.0.1"
     env: tuple[tuple[str, str], ...] = ()  # WSGIBENCH_* settings for the app
     access_log: bool = False
+    tls: bool = False  # serve TLS with a certificate of the test CA (run/tls.py)
 
 
 def availability(recipe: ServerRecipe) -> tuple[bool, str]:
@@ -144,7 +145,28 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
         python=server_python(recipe),
         access_log=options.access_log,
     )
-    probe = app.probe
+    if options.tls:
+        files = tls.make_files(workdir, host)
+        ctx = replace(ctx, tls_cert=files.cert, tls_key=files.key)
+        tls.serve(host, ctx.port, files)
+    try:
+        return _launch_ready(recipe, options, ctx)
+    except BaseException:
+        tls.forget(host, ctx.port)
+        raise
+
+
+def _with_tls(recipe: ServerRecipe, cmd: Command, ctx: LaunchContext) -> Command:
+    """The server's command with the recipe's TLS arguments, when the cell serves TLS."""
+    if ctx.tls_cert is None or cmd.role != "server" or not recipe.tls_args:
+        return cmd
+    fill = {"cert": str(ctx.tls_cert), "key": str(ctx.tls_key)}
+    return replace(cmd, argv=[*cmd.argv, *(a.format(**fill) for a in recipe.tls_args)])
+
+
+def _launch_ready(recipe: ServerRecipe, options: ServeOptions, ctx: LaunchContext) -> RunningServer:
+    host = ctx.host
+    probe = options.app.probe
     ready = Readiness(
         lambda: checks.probe(host, ctx.port, probe),
         f"{probe.describe()} of port {ctx.port}",
@@ -152,10 +174,10 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
     )
     assert recipe.launch is not None
     return launch(
-        [_on_app_path(cmd, ctx) for cmd in recipe.launch(ctx)],
+        [_with_tls(recipe, _on_app_path(cmd, ctx), ctx) for cmd in recipe.launch(ctx)],
         host,
         ctx.port,
-        workdir,
+        ctx.workdir,
         options.cpus,
         options.memory_limit_bytes,
         ready,

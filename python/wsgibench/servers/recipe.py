@@ -93,6 +93,9 @@ class LaunchContext:
     # The release a server at a release (`name@version`, servers/versions.py) runs, for recipes
     # whose command line changed between releases; None: the catalog's own.
     release: str | None = None
+    # TLS loads: the certificate and key the server serves (None: plain TCP).
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
 
     @property
     def app_ref(self) -> str:
@@ -192,6 +195,9 @@ class ServerRecipe:
     # What the server must run on, read from the running server (e.g. {"loop": "uvloop",
     # "http": "httptools"}): anything else is a fallback, flagged beside the number.
     expects: tuple[tuple[str, str], ...] = ()
+    # How the server is given a certificate: arguments added to its command, `{cert}` and `{key}`
+    # filled in (empty: its launch reads LaunchContext.tls_cert itself); None: no TLS here.
+    tls_args: tuple[str, ...] | None = None
     # The module that defines it (set by the catalog): its folder is the server's home.
     module: str = field(default="", compare=False)
 

@@ -25,7 +25,7 @@ ARRIVALS = ("uniform", "poisson")
 # under a cgroup CPU quota.
 PLACEMENTS = ("pinned", "shared", "quota")
 ENGINE_IOS = ("auto", "epoll", "io_uring")
-PROTOCOLS = ("http", "websocket", "h2c")
+PROTOCOLS = ("http", "websocket", "h2c", "h2")
 _POSITIVE_INT = Int(low=1)
 
 LEVEL_UNITS = {
@@ -254,20 +254,27 @@ LOAD_KEYS: tuple[Key, ...] = (
         "protocol",
         Text(PROTOCOLS),
         '"http"',
-        'What each request is: an HTTP request, or "websocket": a message on a connection the '
-        "load upgraded (its one [[requests]] entry is the upgrade's path), echoed by the app and "
-        "matched by its number, so lost, duplicated and corrupt echoes are counted apart; "
-        'needs HTTP/1.1 with keep-alive; or "h2c": HTTP/2 in clear text with prior knowledge, '
-        "each request a stream, `streams` of them at once on each connection (a server that "
-        "never answers the preface with its SETTINGS is unavailable for the load).",
+        'What each request is: an HTTP request; "websocket": a message on a connection the '
+        "load upgraded (its one [[requests]] entry the upgrade's path), echoed by the app and "
+        "matched by its number (lost, duplicated and corrupt echoes apart), over HTTP/1.1 "
+        'keep-alive; "h2c": an HTTP/2 stream in clear text with prior knowledge, `streams` at '
+        'once per connection (no SETTINGS from the server: unavailable); "h2": the same over '
+        "TLS, h2 chosen by ALPN (implies tls; a server that does not choose h2 is unavailable).",
         example='protocol = "websocket"',
+    ),
+    Key(
+        "tls",
+        Flag(),
+        'false (true for protocol = "h2")',
+        "TLS 1.3: the server serves a certificate of wsgibench's test CA, which the engine "
+        "verifies (a server that takes none is unavailable); handshakes, resumptions counted.",
     ),
     Key(
         "streams",
         Int(low=1, high=1000),
         "1",
-        'protocol = "h2c": the concurrent streams on each connection (fewer when the server\'s '
-        "SETTINGS_MAX_CONCURRENT_STREAMS is lower).",
+        'protocol = "h2c" or "h2": the concurrent streams on each connection (fewer when the '
+        "server's SETTINGS_MAX_CONCURRENT_STREAMS is lower).",
         "streams",
     ),
     Key(

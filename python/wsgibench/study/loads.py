@@ -82,6 +82,7 @@ _NOT_ENGINE_KEYS = {
     "protocol",
     "message_bytes",
     "streams",
+    "tls",
     *_CAPACITY_KEYS,
 }
 
@@ -111,9 +112,11 @@ class Load:
     placement: str = "pinned"  # pinned, shared or quota (run/placement.py)
     cpu_quota: float | None = None  # placement quota: the cores allowed (None: the pinned count)
     engine_io: str = "auto"  # the engine's I/O backend: auto, epoll or io_uring
-    protocol: str = "http"  # http; websocket: each request an echoed message; h2c: a stream
+    # http; websocket: each request an echoed message; h2c, h2 (over TLS): each a stream
+    protocol: str = "http"
     message_bytes: int = 64  # websocket: each message's size
-    streams: int = 1  # h2c: concurrent streams per connection
+    streams: int = 1  # h2c, h2: concurrent streams per connection
+    tls: bool = False  # TLS 1.3 (run/tls.py gives the server its certificate)
 
     @property
     def websocket(self) -> bool:
@@ -140,8 +143,12 @@ class Load:
         warmup: bool = False,
         threads: int = 1,
         host: str = "127.0.0.1",
+        tls_ca_pem: str | None = None,
     ) -> EnginePlan:
-        """The engine plan of one level; a target off loopback is one the study named."""
+        """The engine plan of one level; a target off loopback is one the study named. A TLS
+        load needs the CA of the server's certificate (`tls_ca_pem`)."""
+        if self.tls and tls_ca_pem is None:
+            raise ValueError(f"load {self.name} is TLS: the plan needs the server's CA")
         model = LoadModel(kind=self.model, level=_num(level), **self.params)
         return EnginePlan(
             target=Target(host=host, port=port),
@@ -155,7 +162,8 @@ class Load:
             seed=seed,
             engine_io=self.engine_io,
             websocket_message_bytes=self.message_bytes if self.websocket else None,
-            http2_streams=self.streams if self.protocol == "h2c" else None,
+            http2_streams=self.streams if self.protocol in ("h2c", "h2") else None,
+            tls_ca_pem=tls_ca_pem if self.tls else None,
         )
 
     def nominal_seconds(self) -> float:
@@ -171,15 +179,20 @@ def _check_protocol(values: dict[str, Any], http: str, where: str) -> None:
     """A WebSocket load upgrades an HTTP/1.1 keep-alive connection, an h2c load keeps its
     connections for many streams; message_bytes and streams are theirs alone."""
     protocol = values.get("protocol", "http")
-    for key, owner in (("message_bytes", "websocket"), ("streams", "h2c")):
-        if key in values and protocol != owner:
-            raise UsageError(f'{where}: {key} is for protocol = "{owner}" only')
+    for key, owners in (("message_bytes", ("websocket",)), ("streams", ("h2c", "h2"))):
+        if key in values and protocol not in owners:
+            said = " or ".join(f'"{o}"' for o in owners)
+            raise UsageError(f"{where}: {key} is for protocol = {said} only")
+    if protocol == "h2" and values.get("tls") is False:
+        raise UsageError(f'{where}: protocol = "h2" is HTTP/2 over TLS: tls cannot be false')
+    if protocol == "h2c" and values.get("tls"):
+        raise UsageError(f'{where}: protocol = "h2c" is clear text: for TLS, protocol = "h2"')
     if protocol == "http":
         return
     if http != "1.1" or values.get("keep_alive") is False:
         raise UsageError(f'{where}: protocol = "{protocol}" needs http = "1.1" with keep-alive')
-    if protocol == "h2c" and int(values.get("pipeline", 1)) > 1:
-        raise UsageError(f'{where}: protocol = "h2c" takes streams, not pipeline')
+    if protocol in ("h2c", "h2") and int(values.get("pipeline", 1)) > 1:
+        raise UsageError(f'{where}: protocol = "{protocol}" takes streams, not pipeline')
 
 
 def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
@@ -231,6 +244,7 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
         protocol=values.get("protocol", "http"),
         message_bytes=int(values.get("message_bytes", 64)),
         streams=int(values.get("streams", 1)),
+        tls=bool(values.get("tls", values.get("protocol") == "h2")),
     )
 
 

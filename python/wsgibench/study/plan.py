@@ -41,10 +41,14 @@ def plan_cells(study: Study) -> list[CellPlan]:
     return cells
 
 
+# What a TLS load's plan carries for its CA until the server's certificate is made.
+STAND_IN_CA = "-----BEGIN CERTIFICATE-----\n(made when the server starts)\n-----END CERTIFICATE-----\n"
+
+
 def every_plan(study: Study) -> list[tuple[str, EnginePlan]]:
     """Every plan a run of the study gives the engine, each load at each level with its warm-up
-    (when it has one), and where it comes from; the port is a stand-in (the server's is chosen at
-    start), so the engine can check the plans before anything starts."""
+    (when it has one), and where it comes from; the port and a TLS load's CA are stand-ins (the
+    server's are made at start), so the engine can check the plans before anything starts."""
     found = []
     for load in study.loads:
         # A capacity load's rates are chosen as it runs: its first one stands for them all.
@@ -60,6 +64,7 @@ def every_plan(study: Study) -> list[tuple[str, EnginePlan]]:
                     warmup=warmup,
                     threads=1,
                     host=study.server_host,
+                    tls_ca_pem=STAND_IN_CA if load.tls else None,
                 )
                 what = " (warm-up)" if warmup else ""
                 found.append(

@@ -51,9 +51,13 @@ def _launch_rsgi(ctx: LaunchContext) -> list[Command]:
     return _launch(ctx, "rsgi")
 
 
+# TLS: granian's own --ssl-* options (ALPN offers h2 and HTTP/1.1 with --http auto).
+_TLS = ("--ssl-certificate", "{cert}", "--ssl-keyfile", "{key}")
+
 RECIPES = [
     ServerRecipe(
         name="granian",
+        tls_args=_TLS,
         takes_threads=True,
         project="Granian",
         flavour=Flavour.NATIVE,
@@ -66,6 +70,7 @@ RECIPES = [
     ),
     ServerRecipe(
         name="granian-asgi",
+        tls_args=_TLS,
         project="Granian",
         flavour=Flavour.NATIVE,
         runtime_modes=MODES,
@@ -84,6 +89,7 @@ RECIPES = [
     ),
     ServerRecipe(
         name="granian-rsgi",
+        tls_args=_TLS,
         project="Granian",
         flavour=Flavour.NATIVE,
         runtime_modes=MODES,

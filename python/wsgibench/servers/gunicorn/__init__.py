@@ -76,9 +76,13 @@ def _behind_nginx(ctx: LaunchContext) -> list[Command]:
     return [backend, nginx_proxy(ctx, f"proxy_pass http://{ctx.host}:{ctx.internal_port};")]
 
 
+# TLS: gunicorn's own --certfile/--keyfile, in its workers.
+_TLS = ("--certfile", "{cert}", "--keyfile", "{key}")
+
 RECIPES = [
     ServerRecipe(
         name="gunicorn-sync",
+        tls_args=_TLS,
         project="gunicorn",
         workers_rule="2N+1",
         flavour=Flavour.PROCESS,
@@ -89,6 +93,7 @@ RECIPES = [
     ),
     ServerRecipe(
         name="gunicorn-gthread",
+        tls_args=_TLS,
         project="gunicorn",
         workers_rule="2N+1",
         flavour=Flavour.PROCESS,
@@ -121,6 +126,7 @@ RECIPES = [
     ),
     ServerRecipe(
         name="gunicorn-3w-nginx",
+        tls_args=(),
         project="gunicorn",
         workers_rule="2N+1",
         flavour=Flavour.PROCESS,
@@ -134,6 +140,7 @@ RECIPES = [
     ),
     ServerRecipe(
         name="gunicorn-uvicorn",
+        tls_args=_TLS,
         project="gunicorn",
         workers_rule="2N+1",
         flavour=Flavour.CALLBACK,

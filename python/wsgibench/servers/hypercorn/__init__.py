@@ -17,9 +17,13 @@ _HANDLES = (
     "no access log; no server or date header: the WSGI servers' bytes",
 )
 
+# TLS: the launcher sets Hypercorn's certfile and keyfile (ALPN offers h2 and HTTP/1.1).
+_TLS = ("--certfile", "{cert}", "--keyfile", "{key}")
+
 RECIPES = [
     ServerRecipe(
         name="hypercorn",
+        tls_args=_TLS,
         project="Hypercorn",
         flavour=Flavour.CALLBACK,
         interface=Interface.ASGI,
@@ -34,6 +38,7 @@ RECIPES = [
     ),
     ServerRecipe(
         name="hypercorn-uvloop",
+        tls_args=_TLS,
         project="Hypercorn",
         flavour=Flavour.CALLBACK,
         interface=Interface.ASGI,
@@ -47,6 +52,7 @@ RECIPES = [
     ),
     ServerRecipe(
         name="hypercorn-ka-limit",
+        tls_args=_TLS,
         project="Hypercorn",
         flavour=Flavour.CALLBACK,
         interface=Interface.ASGI,

@@ -14,6 +14,7 @@ def _launch(ctx: LaunchContext) -> list[Command]:
 RECIPES = [
     ServerRecipe(
         name=BASELINE,
+        tls_args=(),
         project="nginx",
         flavour=Flavour.NATIVE,
         binaries=(NGINX,),

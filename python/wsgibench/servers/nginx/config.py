@@ -21,6 +21,18 @@ def nginx_binary() -> str | None:
 NGINX = Binary("nginx", find=nginx_binary, stored_as="nginx_version")
 
 
+def _tls(ctx: LaunchContext) -> str:
+    """The listener's end: TLS 1.3 with h2 offered by ALPN when the cell serves TLS."""
+    if ctx.tls_cert is None:
+        return ";"
+    return (
+        # `listen ... http2`: nginx 1.22 (bookworm) has no `http2 on;` yet.
+        f" ssl http2;\n        ssl_certificate {ctx.tls_cert};\n"
+        f"        ssl_certificate_key {ctx.tls_key};\n        ssl_protocols TLSv1.3;\n"
+        "        ssl_session_cache shared:wsgibench:10m;"
+    )
+
+
 def _config(ctx: LaunchContext, location: str, upstream: str = "", workers: int = 1) -> str:
     tmp = ctx.workdir / "nginx-tmp"
     temps = "\n".join(
@@ -46,7 +58,7 @@ http {{
     keepalive_requests 10000000;
     {upstream}
     server {{
-        listen {ctx.host}:{ctx.port} backlog={ctx.backlog};
+        listen {ctx.host}:{ctx.port} backlog={ctx.backlog}{_tls(ctx)}
         location / {{
             {location}
         }}

@@ -61,9 +61,13 @@ def _launch(loop: str, http: str) -> Callable[[LaunchContext], list[Command]]:
     return launch
 
 
+# TLS: uvicorn's own --ssl-* options (ALPN: HTTP/1.1 only).
+_TLS = ("--ssl-certfile", "{cert}", "--ssl-keyfile", "{key}")
+
 RECIPES = [
     ServerRecipe(
         name="uvicorn",
+        tls_args=_TLS,
         project="uvicorn",
         flavour=Flavour.CALLBACK,
         interface=Interface.ASGI,
@@ -78,6 +82,7 @@ RECIPES = [
     ),
     ServerRecipe(
         name="uvicorn-h11",
+        tls_args=_TLS,
         project="uvicorn",
         flavour=Flavour.CALLBACK,
         interface=Interface.ASGI,

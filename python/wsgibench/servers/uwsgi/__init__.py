@@ -145,6 +145,7 @@ RECIPES = [
     ),
     ServerRecipe(
         name="uwsgi-nginx",
+        tls_args=(),
         project="uWSGI",
         flavour=Flavour.PROCESS,
         env=ENV,
