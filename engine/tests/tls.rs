@@ -80,7 +80,10 @@ fn a_new_connection_per_request_resumes_the_session_as_the_server_counts() {
         assert_eq!(total(&r, "ok"), 200, "{}", r["totals"]);
         assert_eq!(tls(&r, "handshakes"), 200);
         let resumed = tls(&r, "resumed");
-        assert_eq!(settled(before + resumed, || front.n(|c| &c.resumed)) - before, resumed);
+        assert_eq!(
+            settled(before + resumed, || front.n(|c| &c.resumed)) - before,
+            resumed
+        );
         if resume {
             // Only the first connections of each thread find no ticket yet.
             assert!(resumed >= 190, "resumed {resumed} of 200");
@@ -162,7 +165,13 @@ fn a_plaintext_server_a_foreign_ca_and_a_silent_server_fail_tls_by_reason() {
     let silent = TcpListener::bind("127.0.0.1:0").unwrap();
     let held = std::thread::spawn({
         let silent = silent.try_clone().unwrap();
-        move || silent.incoming().take(2).filter_map(Result::ok).collect::<Vec<_>>()
+        move || {
+            silent
+                .incoming()
+                .take(2)
+                .filter_map(Result::ok)
+                .collect::<Vec<_>>()
+        }
     });
     let cases = [
         (plain_port, ca.ca(), "not_tls"),
@@ -195,5 +204,8 @@ fn an_unreadable_ca_file_is_a_clear_error() {
     );
     p["target"]["port"] = json!(1);
     let e = wsgibench_engine::run_value(&p).unwrap_err();
-    assert!(e.to_string().contains("tls.ca_file /nonexistent/ca.pem"), "{e}");
+    assert!(
+        e.to_string().contains("tls.ca_file /nonexistent/ca.pem"),
+        "{e}"
+    );
 }

@@ -9,10 +9,10 @@
 mod expect;
 mod fields;
 mod http2;
-mod tls;
 mod model;
 mod request;
 mod target;
+mod tls;
 mod websocket;
 
 use std::net::SocketAddr;
@@ -21,10 +21,10 @@ use serde_json::{Map, Value};
 
 use fields::{boolean, err, int, num, obj, positive};
 pub use http2::H2Spec;
-pub use tls::{CaSource, TlsSpec};
 pub use model::{Arrival, ModelSpec};
 pub use request::RequestSpec;
 pub use target::is_loopback;
+pub use tls::{CaSource, TlsSpec};
 pub use websocket::WsSpec;
 
 pub const PROTOCOL_VERSION: u64 = 1;

@@ -54,7 +54,9 @@ pub(super) fn parse_tls(v: Option<&Value>, host: &str) -> Result<Option<TlsSpec>
         .unwrap_or(host.trim_start_matches('[').trim_end_matches(']'))
         .to_string();
     if rustls::pki_types::ServerName::try_from(server_name.as_str()).is_err() {
-        return err(format!("tls.server_name {server_name:?} is not a DNS name or IP address"));
+        return err(format!(
+            "tls.server_name {server_name:?} is not a DNS name or IP address"
+        ));
     }
     Ok(Some(TlsSpec {
         server_name,
@@ -92,10 +94,19 @@ mod tests {
     fn tls_refuses_an_unverified_default_and_unknown_fields() {
         for (tls, want) in [
             (json!({}), "tls.ca_file or tls.ca_pem is needed"),
-            (json!({"verify": false, "ca_file": "x"}), "exclude each other"),
+            (
+                json!({"verify": false, "ca_file": "x"}),
+                "exclude each other",
+            ),
             (json!({"ca_pem": "x", "ca_file": "x"}), "exclude each other"),
-            (json!({"verify": false, "sni": "x"}), "tls.sni is not a known field"),
-            (json!({"verify": false, "server_name": "a b"}), "not a DNS name"),
+            (
+                json!({"verify": false, "sni": "x"}),
+                "tls.sni is not a known field",
+            ),
+            (
+                json!({"verify": false, "server_name": "a b"}),
+                "not a DNS name",
+            ),
         ] {
             let mut v = base();
             v["tls"] = tls;
@@ -105,6 +116,9 @@ mod tests {
         let mut v = base();
         v["tls"] = json!({"verify": false, "resume": false, "server_name": "localhost"});
         let t = Plan::from_value(&v).unwrap().tls.unwrap();
-        assert_eq!((t.ca, t.resume, t.server_name.as_str()), (None, false, "localhost"));
+        assert_eq!(
+            (t.ca, t.resume, t.server_name.as_str()),
+            (None, false, "localhost")
+        );
     }
 }

@@ -88,7 +88,12 @@ impl Reactor {
     /// connection ended.
     fn send_records(&mut self, idx: usize, now: u64) -> bool {
         let gen = self.slots.gen(idx);
-        let t = self.slots.live_mut(idx).tls.as_mut().expect("a TLS connection");
+        let t = self
+            .slots
+            .live_mut(idx)
+            .tls
+            .as_mut()
+            .expect("a TLS connection");
         self.out.clear();
         while t.conn.wants_write() {
             t.conn.write_tls(&mut self.out).expect("writing into a Vec");
@@ -124,9 +129,20 @@ impl Reactor {
 
     /// Feed rustls from `rest` (one read's worth), answer what it asks, finish the handshake,
     /// and leave the plaintext it opened in `plain`; false when the connection ended.
-    fn open_records(&mut self, idx: usize, rest: &mut &[u8], plain: &mut Vec<u8>, now: u64) -> bool {
+    fn open_records(
+        &mut self,
+        idx: usize,
+        rest: &mut &[u8],
+        plain: &mut Vec<u8>,
+        now: u64,
+    ) -> bool {
         plain.clear();
-        let t = self.slots.live_mut(idx).tls.as_mut().expect("a TLS connection");
+        let t = self
+            .slots
+            .live_mut(idx)
+            .tls
+            .as_mut()
+            .expect("a TLS connection");
         if t.conn.read_tls(rest).is_err() {
             // rustls's buffers are drained after every read: only a record it cannot hold.
             self.tls_failed(idx, TlsFailure::Other, now);
@@ -159,7 +175,12 @@ impl Reactor {
     /// false when the connection ended.
     fn tls_established(&mut self, idx: usize, now: u64) -> bool {
         let gen = self.slots.gen(idx);
-        let t = self.slots.live_mut(idx).tls.as_mut().expect("a TLS connection");
+        let t = self
+            .slots
+            .live_mut(idx)
+            .tls
+            .as_mut()
+            .expect("a TLS connection");
         t.handshaking = false;
         let us = now.saturating_sub(t.started_ns) / 1000;
         let resumed = t.conn.handshake_kind() == Some(HandshakeKind::Resumed);

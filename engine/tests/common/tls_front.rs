@@ -107,11 +107,7 @@ impl TlsFront {
                 std::thread::spawn(move || relay(conn, backend, cfg, &c));
             }
         });
-        TlsFront {
-            port,
-            counts,
-            stop,
-        }
+        TlsFront { port, counts, stop }
     }
 
     pub fn n(&self, f: impl Fn(&TlsCounts) -> &AtomicU64) -> u64 {
@@ -149,7 +145,11 @@ fn relay(mut client: TcpStream, backend: u16, cfg: Arc<ServerConfig>, c: &TlsCou
     let _ = back.shutdown(Shutdown::Both);
 }
 
-fn pump(client: &mut TcpStream, back: &mut TcpStream, tls: &mut ServerConnection) -> io::Result<()> {
+fn pump(
+    client: &mut TcpStream,
+    back: &mut TcpStream,
+    tls: &mut ServerConnection,
+) -> io::Result<()> {
     client.set_nonblocking(true)?;
     back.set_nonblocking(true)?;
     let mut buf = vec![0u8; 64 * 1024];
@@ -160,8 +160,16 @@ fn pump(client: &mut TcpStream, back: &mut TcpStream, tls: &mut ServerConnection
     loop {
         flush(client, tls)?;
         let mut fds = [
-            libc::pollfd { fd: client.as_raw_fd(), events: libc::POLLIN, revents: 0 },
-            libc::pollfd { fd: back.as_raw_fd(), events: libc::POLLIN, revents: 0 },
+            libc::pollfd {
+                fd: client.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: back.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
         ];
         // SAFETY: two valid pollfd entries.
         unsafe { libc::poll(fds.as_mut_ptr(), 2, 200) };

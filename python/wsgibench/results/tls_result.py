@@ -24,7 +24,8 @@ class TlsResult:
         """The result's `tls` object, None when it has none."""
         if not isinstance(value, Mapping):
             return None
-        times = value.get("handshake_us") if isinstance(value.get("handshake_us"), Mapping) else {}
+        got = value.get("handshake_us")
+        times: Mapping[str, Any] = got if isinstance(got, Mapping) else {}
         return cls(
             int(value.get("handshakes") or 0),
             int(value.get("resumed") or 0),
@@ -35,7 +36,7 @@ class TlsResult:
         )
 
     def describe_failures(self) -> str:
-        """"alpn x4; timeout x1"."""
+        """ "alpn x4; timeout x1"."""
         return "; ".join(f"{why} x{n}" for why, n in sorted(self.failures.items()))
 
     def alpn_refusal(self) -> str | None:

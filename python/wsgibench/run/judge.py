@@ -22,8 +22,8 @@ def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> V
         return Verdict(CellStatus.UNAVAILABLE, refused, saturated=rep.saturated)
     tls = result.tls
     if rep.ok == 0 and tls is not None and tls.failures:
-        why = f"TLS failed on every connection in repeat {rep.idx + 1}: {tls.describe_failures()}"
-        return _disqualified(rep, why)
+        failed = tls.describe_failures()
+        return _disqualified(rep, f"TLS failed in repeat {rep.idx + 1}: {failed}")
     if rep.ok == 0:
         return _disqualified(rep, f"stopped answering: 0 valid replies in repeat {rep.idx + 1}")
     if rep.error_rate > error_threshold:

@@ -42,7 +42,9 @@ def plan_cells(study: Study) -> list[CellPlan]:
 
 
 # What a TLS load's plan carries for its CA until the server's certificate is made.
-STAND_IN_CA = "-----BEGIN CERTIFICATE-----\n(made when the server starts)\n-----END CERTIFICATE-----\n"
+STAND_IN_CA = (
+    "-----BEGIN CERTIFICATE-----\n(made when the server starts)\n-----END CERTIFICATE-----\n"
+)
 
 
 def every_plan(study: Study) -> list[tuple[str, EnginePlan]]:

@@ -19,6 +19,7 @@ from wsgibench.study.model import (
     shown_path,
     study_path,
 )
+from wsgibench.study.plan import STAND_IN_CA
 
 FIXTURE = Path(__file__).with_name("engine_plans.json")
 HOSTS = ("127.0.0.1", "10.0.0.2")
@@ -105,5 +106,7 @@ def cases() -> Iterator[tuple[str, Load, dict[str, Any]]]:
                             "warmup": warmup,
                             "threads": 2 if remote else 1,
                             "host": host,
+                            # A TLS load carries its CA (a stand-in here: the plan only holds it).
+                            "tls_ca_pem": STAND_IN_CA if load.tls else None,
                         }
                         yield f"{name}|{load.name}|{level!r}|{what}|{host}", load, kwargs

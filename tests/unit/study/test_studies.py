@@ -56,7 +56,7 @@ def test_cells_ascend_levels_and_shuffle_servers_reproducibly():
         ({"colour": "red"}, "unknown key colour"),
         (
             {"load": [{"model": "closed", "levels": [1], "duration_s": 1, "streams": 4}]},
-            'streams is for protocol = "h2c" only',
+            'streams is for protocol = "h2c" or "h2" only',
         ),
         (
             {
@@ -99,6 +99,34 @@ def test_cells_ascend_levels_and_shuffle_servers_reproducibly():
                 ]
             },
             "streams",
+        ),
+        (
+            {
+                "load": [
+                    {
+                        "model": "closed",
+                        "levels": [1],
+                        "duration_s": 1,
+                        "protocol": "h2",
+                        "tls": False,
+                    }
+                ]
+            },
+            'protocol = "h2" is HTTP/2 over TLS: tls cannot be false',
+        ),
+        (
+            {
+                "load": [
+                    {
+                        "model": "closed",
+                        "levels": [1],
+                        "duration_s": 1,
+                        "protocol": "h2c",
+                        "tls": True,
+                    }
+                ]
+            },
+            'protocol = "h2c" is clear text: for TLS, protocol = "h2"',
         ),
     ],
 )
