@@ -4,9 +4,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
-
-use common::{assert_accounting, err, run, total, H2Behaviour, H2Server};
+use common::{assert_accounting, err, run, settled, total, H2Behaviour, H2Server};
 use serde_json::{json, Value};
 
 fn h2_plan(port: u16, model: Value, streams: u32) -> Value {
@@ -19,16 +17,6 @@ fn h2(r: &Value, key: &str) -> u64 {
     r["http2"][key]
         .as_u64()
         .unwrap_or_else(|| panic!("http2.{key} missing: {}", r["http2"]))
-}
-
-/// What `count` reads once it reaches `want`, or after 3 s (the server's threads may still be
-/// reading the last frames when the engine returns).
-fn settled(want: u64, count: impl Fn() -> u64) -> u64 {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while count() != want && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    count()
 }
 
 #[test]

@@ -6,11 +6,10 @@ mod common;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::time::{Duration, Instant};
 
 use common::{
-    assert_accounting, err, run, total, Action, H2Behaviour, H2Server, Msg, TestCa, TestServer,
-    TlsFront, Upgrade, WsServer,
+    assert_accounting, err, run, settled, total, Action, H2Behaviour, H2Server, Msg, TestCa,
+    TestServer, TlsFront, Upgrade, WsServer,
 };
 use serde_json::{json, Value};
 
@@ -28,16 +27,6 @@ fn tls(r: &Value, key: &str) -> u64 {
 
 fn failures(r: &Value, why: &str) -> u64 {
     r["tls"]["failures"][why].as_u64().unwrap_or(0)
-}
-
-/// What `count` reads once it reaches `want`, or after 3 s (the front's threads count a
-/// handshake after the engine may have finished).
-fn settled(want: u64, count: impl Fn() -> u64) -> u64 {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while count() != want && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    count()
 }
 
 #[test]

@@ -5,9 +5,8 @@
 mod common;
 
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
 
-use common::{assert_accounting, err, run, total, Msg, Upgrade, WsServer};
+use common::{assert_accounting, err, run, settled, total, Msg, Upgrade, WsServer};
 use serde_json::{json, Value};
 
 fn ws_plan(port: u16, model: Value, message_bytes: u64) -> Value {
@@ -16,16 +15,6 @@ fn ws_plan(port: u16, model: Value, message_bytes: u64) -> Value {
     p["websocket"] = json!({"message_bytes": message_bytes});
     p["timeout_s"] = json!(1.0);
     p
-}
-
-/// What `count` reads once it reaches `want`, or after 3 s: the server's threads may still be
-/// reading the last frames when the engine returns.
-fn settled(want: u64, count: impl Fn() -> u64) -> u64 {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while count() != want && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    count()
 }
 
 fn ws(r: &Value, key: &str) -> u64 {

@@ -28,6 +28,19 @@ impl Conn {
     pub fn tls_handshaking(&self) -> bool {
         self.tls.as_ref().is_some_and(|t| t.handshaking)
     }
+
+    fn tls_mut(&mut self) -> &mut TlsConn {
+        self.tls.as_mut().expect("a TLS connection")
+    }
+}
+
+impl TlsConn {
+    /// Append the records rustls has ready to send to `out`.
+    fn records_into(&mut self, out: &mut Vec<u8>) {
+        while self.conn.wants_write() {
+            self.conn.write_tls(out).expect("writing into a Vec");
+        }
+    }
 }
 
 impl Reactor {
@@ -76,11 +89,7 @@ impl Reactor {
             .write_all(&self.out)
             .expect("rustls takes any plaintext once its buffer limit is off");
         self.sealed.clear();
-        while t.conn.wants_write() {
-            t.conn
-                .write_tls(&mut self.sealed)
-                .expect("writing into a Vec");
-        }
+        t.records_into(&mut self.sealed);
         std::mem::swap(&mut self.out, &mut self.sealed);
     }
 
@@ -88,16 +97,9 @@ impl Reactor {
     /// connection ended.
     fn send_records(&mut self, idx: usize, now: u64) -> bool {
         let gen = self.slots.gen(idx);
-        let t = self
-            .slots
-            .live_mut(idx)
-            .tls
-            .as_mut()
-            .expect("a TLS connection");
+        let t = self.slots.live_mut(idx).tls_mut();
         self.out.clear();
-        while t.conn.wants_write() {
-            t.conn.write_tls(&mut self.out).expect("writing into a Vec");
-        }
+        t.records_into(&mut self.out);
         if !self.out.is_empty() {
             self.put_wire(idx, now);
         }
@@ -137,12 +139,7 @@ impl Reactor {
         now: u64,
     ) -> bool {
         plain.clear();
-        let t = self
-            .slots
-            .live_mut(idx)
-            .tls
-            .as_mut()
-            .expect("a TLS connection");
+        let t = self.slots.live_mut(idx).tls_mut();
         if t.conn.read_tls(rest).is_err() {
             // rustls's buffers are drained after every read: only a record it cannot hold.
             self.tls_failed(idx, TlsFailure::Other, now);
@@ -175,13 +172,7 @@ impl Reactor {
     /// false when the connection ended.
     fn tls_established(&mut self, idx: usize, now: u64) -> bool {
         let gen = self.slots.gen(idx);
-        let t = self
-            .slots
-            .live_mut(idx)
-            .tls
-            .as_mut()
-            .expect("a TLS connection");
-        t.handshaking = false;
+        let t = self.slots.live_mut(idx).tls_mut();
         let us = now.saturating_sub(t.started_ns) / 1000;
         let resumed = t.conn.handshake_kind() == Some(HandshakeKind::Resumed);
         let alpn = t.conn.alpn_protocol();
@@ -189,11 +180,11 @@ impl Reactor {
         let suite = suite.and_then(|s| s.as_str()).unwrap_or("unknown");
         self.stats.tls.handshake(us, resumed, alpn, suite);
         if self.cfg.h2.is_some() && alpn != Some(b"h2".as_slice()) {
-            // Nothing was sent on it: the streams it was opened for never started.
-            self.stats.tls.failed(TlsFailure::Alpn);
-            self.fail(idx, ErrorClass::TlsFailed, now);
+            // Still handshaking for the accounting: the streams it was opened for never started.
+            self.tls_failed(idx, TlsFailure::Alpn, now);
             return false;
         }
+        self.slots.live_mut(idx).tls_mut().handshaking = false;
         self.start_protocol(idx, now);
         self.slots.get_mut(idx, gen).is_some()
     }

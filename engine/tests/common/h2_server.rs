@@ -68,16 +68,9 @@ impl H2Server {
         let port = listener.local_addr().unwrap().port();
         let counts = Arc::new(H2Counts::default());
         let stop = Arc::new(AtomicBool::new(false));
-        let (c, s, body) = (counts.clone(), stop.clone(), Arc::new(body.to_vec()));
-        std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                if s.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(conn) = conn else { continue };
-                let (c, b, body) = (c.clone(), b.clone(), body.clone());
-                std::thread::spawn(move || Conn::new(conn, b, c, body).serve());
-            }
+        let (c, body) = (counts.clone(), Arc::new(body.to_vec()));
+        super::accept_until(listener, stop.clone(), move |_, conn| {
+            Conn::new(conn, b.clone(), c.clone(), body.clone()).serve()
         });
         H2Server { port, counts, stop }
     }

@@ -9,8 +9,9 @@ mod server;
 mod tls_front;
 mod ws_server;
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -56,6 +57,36 @@ pub fn plan(port: u16, model: Value) -> Value {
         "threads": 1,
         "seed": 1
     })
+}
+
+/// What `count` reads once it reaches `want`, or after 3 s: a test server's threads may still
+/// be reading the last bytes (or counting the last handshake) when the engine returns.
+pub fn settled(want: u64, count: impl Fn() -> u64) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while count() != want && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    count()
+}
+
+/// Accept connections on `listener` until `stop` is set, each served by `serve` (with its
+/// index among the accepted) on a thread of its own.
+pub fn accept_until(
+    listener: TcpListener,
+    stop: Arc<AtomicBool>,
+    serve: impl Fn(u64, TcpStream) + Send + Sync + 'static,
+) {
+    let serve = Arc::new(serve);
+    std::thread::spawn(move || {
+        for (i, conn) in listener.incoming().enumerate() {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let Ok(conn) = conn else { continue };
+            let serve = serve.clone();
+            std::thread::spawn(move || serve(i as u64, conn));
+        }
+    });
 }
 
 pub fn run(plan: &Value) -> Value {

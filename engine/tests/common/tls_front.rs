@@ -96,16 +96,9 @@ impl TlsFront {
         let port = listener.local_addr().unwrap().port();
         let counts = Arc::new(TlsCounts::default());
         let stop = Arc::new(AtomicBool::new(false));
-        let (c, s) = (counts.clone(), stop.clone());
-        std::thread::spawn(move || {
-            for conn in listener.incoming() {
-                if s.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(conn) = conn else { continue };
-                let (cfg, c) = (cfg.clone(), c.clone());
-                std::thread::spawn(move || relay(conn, backend, cfg, &c));
-            }
+        let c = counts.clone();
+        super::accept_until(listener, stop.clone(), move |_, conn| {
+            relay(conn, backend, cfg.clone(), &c)
         });
         TlsFront { port, counts, stop }
     }

@@ -71,16 +71,9 @@ impl WsServer {
         let counts = Arc::new(WsCounts::default());
         let stop = Arc::new(AtomicBool::new(false));
         let (up, mp): (Arc<UpgradePolicy>, Arc<MsgPolicy>) = (Arc::new(upgrade), Arc::new(msg));
-        let (c, s) = (counts.clone(), stop.clone());
-        std::thread::spawn(move || {
-            for (i, conn) in listener.incoming().enumerate() {
-                if s.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(conn) = conn else { continue };
-                let (c, up, mp) = (c.clone(), up.clone(), mp.clone());
-                std::thread::spawn(move || serve(conn, i as u64, &c, &*up, &*mp));
-            }
+        let c = counts.clone();
+        super::accept_until(listener, stop.clone(), move |i, conn| {
+            serve(conn, i, &c, &*up, &*mp)
         });
         WsServer { port, counts, stop }
     }
