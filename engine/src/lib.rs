@@ -1,5 +1,6 @@
 //! wsgibench-engine: the load generator of wsgibench, as a library (the binary is a thin CLI over it).
 
+pub mod broadcast;
 pub mod cli;
 pub mod clock;
 pub mod gate;

@@ -118,6 +118,7 @@ pub fn run_after(
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
     let start_ns = now_ns();
+    let fanout = &crate::broadcast::Shared::default();
     let results: Vec<std::io::Result<Finished>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..plan.threads)
             .map(|t| {
@@ -132,7 +133,11 @@ pub fn run_after(
                             &plan.cpus
                         });
                     }
-                    worker(plan, cfg, t, start_ns)
+                    if matches!(plan.model, crate::plan::ModelSpec::Broadcast { .. }) {
+                        crate::broadcast::worker(plan, &cfg, t, start_ns, fanout)
+                    } else {
+                        worker(plan, cfg, t, start_ns)
+                    }
                 })
             })
             .collect();
@@ -166,10 +171,10 @@ pub fn run_after(
 }
 
 /// What one thread hands back.
-struct Finished {
-    stats: ThreadStats,
-    io_backend: &'static str,
-    io_note: Option<String>,
+pub struct Finished {
+    pub stats: ThreadStats,
+    pub io_backend: &'static str,
+    pub io_note: Option<String>,
 }
 
 fn worker(
@@ -198,14 +203,14 @@ fn worker(
 }
 
 /// The thread's CPU time, sampled at the first look at the clock in each timeline second.
-struct CpuSampler {
+pub struct CpuSampler {
     sec: usize,
     wall_ns: u64,
     cpu_ns: u64,
 }
 
 impl CpuSampler {
-    fn new(now: u64, sec: usize) -> CpuSampler {
+    pub fn new(now: u64, sec: usize) -> CpuSampler {
         CpuSampler {
             sec,
             wall_ns: now,
@@ -216,7 +221,7 @@ impl CpuSampler {
     /// In a new second (or at the end, `last`), charge the CPU time used since the previous
     /// sample, and the wall time it took, to the second that sample was taken in. The loop
     /// wakes at every second's start, so that is close to the second the time belongs to.
-    fn sample(&mut self, now: u64, sec: usize, stats: &mut ThreadStats, last: bool) {
+    pub fn sample(&mut self, now: u64, sec: usize, stats: &mut ThreadStats, last: bool) {
         if sec == self.sec && !last {
             return;
         }

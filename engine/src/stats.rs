@@ -260,6 +260,18 @@ impl ThreadStats {
         s.errors[class as usize] += 1;
     }
 
+    /// `n` outcomes of error class `class` at once (0: nothing).
+    pub fn errors_n(&mut self, kind: usize, class: ErrorClass, n: u64, at: Stamp) {
+        if n == 0 {
+            return;
+        }
+        self.kinds[kind].errors[class as usize] += n;
+        self.window.completion(at);
+        let s = self.second(at.sec);
+        s.completed += n;
+        s.errors[class as usize] += n;
+    }
+
     /// A complete reply: classified ok / bad_status / bad_body by the caller.
     pub fn response(
         &mut self,

@@ -318,3 +318,26 @@ fn engine_additions_are_present() {
         "10 requests on 2 connections"
     );
 }
+
+#[test]
+fn a_broadcast_result_validates_with_its_broadcast_object() {
+    let v = validator();
+    let hub = common::HubServer::start(|_| common::Upgrade::Accept, |_, _| common::Msg::Echo);
+    let mut p = plan(
+        hub.port,
+        json!({"kind": "broadcast", "subscribers": 4, "publish_rate": 40, "duration_s": 0.5}),
+    );
+    p["requests"] = json!([{"name": "subscribe", "path": "/ws/broadcast"}]);
+    p["websocket"] = json!({"message_bytes": 48});
+    p["engine_io"] = json!("auto");
+    let (code, stdout, stderr) = run_bin(&p, &[]);
+    assert_eq!(code, 0, "exit {code}, stderr {stderr}");
+    let r = assert_valid(&v, &stdout, "broadcast");
+    assert_eq!(r["websocket"]["broadcast"]["due"], 80, "{}", r["websocket"]);
+    let mut broken = r.clone();
+    broken["websocket"]["broadcast"]["bogus"] = json!(1);
+    assert!(
+        !v.is_valid(&broken),
+        "an unknown broadcast field is refused"
+    );
+}

@@ -90,6 +90,7 @@ pub fn make(plan: &Plan, thread: usize, start_ns: u64) -> Box<dyn Model> {
             requests,
             secs_to_ns(think_s),
         )),
+        ModelSpec::Broadcast { .. } => unreachable!("a broadcast runs in broadcast::run"),
     }
 }
 
@@ -98,9 +99,9 @@ pub fn make(plan: &Plan, thread: usize, start_ns: u64) -> Box<dyn Model> {
 /// `count`, whose window ends at its last completion.
 pub fn window_s(plan: &Plan) -> Option<f64> {
     match plan.model {
-        ModelSpec::Closed { duration_s, .. } | ModelSpec::Sessions { duration_s, .. } => {
-            Some(duration_s)
-        }
+        ModelSpec::Closed { duration_s, .. }
+        | ModelSpec::Sessions { duration_s, .. }
+        | ModelSpec::Broadcast { duration_s, .. } => Some(duration_s),
         ModelSpec::Rate {
             rate,
             duration_s,
@@ -138,6 +139,8 @@ pub fn hard_stop_ns(plan: &Plan, start_ns: u64) -> u64 {
             let rounds = requests.div_ceil(concurrency) as f64;
             rounds * (ct + t)
         }
+        // Connecting, publishing, then the last messages' delivery.
+        ModelSpec::Broadcast { duration_s, .. } => ct + duration_s + t,
     };
     // A WebSocket connection's upgrade has the request timeout of its own.
     let upgrade_s = if plan.websocket.is_some() { t } else { 0.0 };

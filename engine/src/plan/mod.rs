@@ -195,6 +195,8 @@ impl Plan {
             &requests,
         )?;
         let tls = tls::parse_tls(m.get("tls"), &host)?;
+        let engine_io = parse_engine_io(m)?;
+        websocket::check_broadcast(&model, websocket.as_ref(), tls.is_some(), engine_io)?;
         Ok(Plan {
             host,
             addr,
@@ -210,7 +212,7 @@ impl Plan {
             spread_source: boolean(m, "spread_source", "plan")?.unwrap_or(true),
             linger_zero: boolean(m, "linger_zero", "plan")?.unwrap_or(false),
             phase_ns: parse_phase(m)?,
-            engine_io: parse_engine_io(m)?,
+            engine_io,
             websocket,
             http2,
             tls,

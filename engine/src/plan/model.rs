@@ -37,6 +37,13 @@ pub enum ModelSpec {
         requests: u64,
         concurrency: u64,
     },
+    /// WebSocket fan-out: `subscribers` connections listen, one publisher sends
+    /// `publish_rate` messages a second for `duration_s` (engine addition).
+    Broadcast {
+        subscribers: u64,
+        publish_rate: f64,
+        duration_s: f64,
+    },
 }
 
 impl ModelSpec {
@@ -68,8 +75,9 @@ pub(super) fn parse_model(v: &Value) -> Result<ModelSpec, PlanError> {
         "rate" | "conn_rate" => rate(m),
         "sessions" => sessions(m),
         "count" => count(m),
+        "broadcast" => broadcast(m),
         other => err(format!(
-            "model.kind must be closed, rate, conn_rate, sessions or count, not {other:?}"
+            "model.kind must be closed, rate, conn_rate, sessions, count or broadcast, not {other:?}"
         )),
     }
 }
@@ -145,5 +153,17 @@ fn count(m: &Fields) -> Result<ModelSpec, PlanError> {
     Ok(ModelSpec::Count {
         requests,
         concurrency,
+    })
+}
+
+fn broadcast(m: &Fields) -> Result<ModelSpec, PlanError> {
+    let subscribers = req_int(m, "subscribers", C)?;
+    if subscribers == 0 {
+        return err("model.subscribers must be >= 1");
+    }
+    Ok(ModelSpec::Broadcast {
+        subscribers,
+        publish_rate: positive(req_num(m, "publish_rate", C)?, "model.publish_rate")?,
+        duration_s: positive(req_num(m, "duration_s", C)?, "model.duration_s")?,
     })
 }

@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::fields::{err, int, obj};
-use super::{PlanError, RequestSpec};
-use crate::ws::{MAX_PAYLOAD, SEQ_DIGITS};
+use super::{EngineIo, ModelSpec, PlanError, RequestSpec};
+use crate::ws::{BROADCAST_HEAD, MAX_PAYLOAD, SEQ_DIGITS};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WsSpec {
@@ -40,4 +40,32 @@ pub(super) fn parse_websocket(
     Ok(Some(WsSpec {
         message_bytes: bytes as usize,
     }))
+}
+
+/// A broadcast model needs a `websocket` section (its messages of at least their 32-byte head)
+/// and runs over plain TCP on epoll; the other models are not checked here.
+pub(super) fn check_broadcast(
+    model: &ModelSpec,
+    ws: Option<&WsSpec>,
+    tls: bool,
+    engine_io: EngineIo,
+) -> Result<(), PlanError> {
+    if !matches!(model, ModelSpec::Broadcast { .. }) {
+        return Ok(());
+    }
+    let Some(ws) = ws else {
+        return err("model broadcast needs a websocket section (its messages' size)");
+    };
+    if ws.message_bytes < BROADCAST_HEAD {
+        return err(format!(
+            "model broadcast: websocket.message_bytes must be >= {BROADCAST_HEAD} (each message carries its number and when it was due)"
+        ));
+    }
+    if tls {
+        return err("model broadcast runs over plain TCP here: no tls");
+    }
+    if engine_io == EngineIo::IoUring {
+        return err("model broadcast runs on epoll: engine_io \"io_uring\" is not offered");
+    }
+    Ok(())
 }

@@ -6,7 +6,7 @@ use super::Config;
 use crate::clock::Stamp;
 use crate::rng::Rng;
 use crate::stats::{record_us, ErrorClass, ThreadStats};
-use crate::ws::{self, FrameError, HandshakeFailure};
+use crate::ws;
 
 /// Settings of a WebSocket load, shared by its connections.
 pub struct WsConfig {
@@ -25,10 +25,8 @@ pub(super) struct WsConn {
     started_ns: u64,
     /// Mask keys for this connection's frames.
     rng: Rng,
-    /// A data message being put together from fragments: its opcode, frames and bytes.
-    partial_op: Option<u8>,
-    partial_frames: u32,
-    partial: Vec<u8>,
+    /// A data message being put together from its frames.
+    pub(super) assembler: ws::Assembler,
     /// Control frames to send once the bytes at hand are parsed (pongs, the close reply).
     pub ctrl: Vec<u8>,
     /// The handshake completed in the bytes just parsed: the connection may start sending.
@@ -47,9 +45,7 @@ impl WsConn {
             accept: ws::accept_for(key),
             started_ns: now,
             rng: Rng::new(seed),
-            partial_op: None,
-            partial_frames: 0,
-            partial: Vec::new(),
+            assembler: ws::Assembler::default(),
             ctrl: Vec::new(),
             opened: false,
             closed: false,
@@ -58,48 +54,6 @@ impl WsConn {
 
     pub fn mask(&mut self) -> [u8; 4] {
         (self.rng.next_u64() as u32).to_ne_bytes()
-    }
-
-    /// The upgrade's reply in `data`: Ok(None) while incomplete, else the bytes it took.
-    fn handshake(&self, data: &[u8], stats: &mut ThreadStats) -> Result<Option<usize>, ()> {
-        let mut headers = [httparse::EMPTY_HEADER; 32];
-        let mut r = httparse::Response::new(&mut headers);
-        let fail = |stats: &mut ThreadStats, why| {
-            stats.ws.failed(why);
-            Err(())
-        };
-        let used = match r.parse(data) {
-            Ok(httparse::Status::Complete(n)) => n,
-            Ok(httparse::Status::Partial) if data.len() < 64 * 1024 => return Ok(None),
-            _ => return fail(stats, HandshakeFailure::Garbled),
-        };
-        let code = r.code.unwrap_or(0);
-        if code != 101 {
-            *stats.ws.handshake_statuses.entry(code).or_default() += 1;
-            return fail(stats, HandshakeFailure::Status);
-        }
-        let value = |name: &str| {
-            r.headers
-                .iter()
-                .find(|h| h.name.eq_ignore_ascii_case(name))
-                .map(|h| String::from_utf8_lossy(h.value).trim().to_owned())
-        };
-        let upgrade = value("upgrade").is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
-        let connection = value("connection").is_some_and(|v| {
-            v.split(',')
-                .any(|t| t.trim().eq_ignore_ascii_case("upgrade"))
-        });
-        if !upgrade || !connection {
-            return fail(stats, HandshakeFailure::Headers);
-        }
-        if value("sec-websocket-accept").as_deref() != Some(self.accept.as_str()) {
-            return fail(stats, HandshakeFailure::Accept);
-        }
-        if value("sec-websocket-extensions").is_some() || value("sec-websocket-protocol").is_some()
-        {
-            return fail(stats, HandshakeFailure::Unoffered);
-        }
-        Ok(Some(used))
     }
 }
 
@@ -112,10 +66,16 @@ impl WsConn {
         stats: &mut ThreadStats,
         now: u64,
     ) -> Result<Option<usize>, Option<ErrorClass>> {
-        let used = match self.handshake(data, stats) {
+        let used = match ws::check_reply(data, &self.accept) {
             Ok(None) => return Ok(None),
             Ok(Some(n)) => n,
-            Err(()) => return Err(Some(ErrorClass::HandshakeFailed)),
+            Err(r) => {
+                if let Some(code) = r.status {
+                    *stats.ws.handshake_statuses.entry(code).or_default() += 1;
+                }
+                stats.ws.failed(r.why);
+                return Err(Some(ErrorClass::HandshakeFailed));
+            }
         };
         self.upgrading = false;
         self.opened = true;
@@ -124,59 +84,11 @@ impl WsConn {
         record_us(&mut stats.ws.handshake_us, us);
         Ok(Some(used))
     }
-
-    /// A data frame: Ok(None) while its message is incomplete, else the message's opcode and,
-    /// when it came in fragments, its joined bytes (None: the frame's payload is the message).
-    #[allow(clippy::type_complexity)]
-    fn assemble(
-        &mut self,
-        frame: &ws::Frame<'_>,
-        stats: &mut ThreadStats,
-    ) -> Result<Option<(u8, Option<Vec<u8>>)>, Option<ErrorClass>> {
-        match (frame.opcode, self.partial_op) {
-            (ws::OP_CONTINUATION, None) => {
-                Err(protocol_error(stats, "continuation_without_message"))
-            }
-            (ws::OP_CONTINUATION, Some(op)) => {
-                self.partial.extend_from_slice(frame.payload);
-                self.partial_frames += 1;
-                if self.partial.len() as u64 > ws::MAX_PAYLOAD {
-                    return Err(protocol_error(stats, "too_long"));
-                }
-                if !frame.fin {
-                    return Ok(None);
-                }
-                self.partial_op = None;
-                Ok(Some((op, Some(std::mem::take(&mut self.partial)))))
-            }
-            (_, Some(_)) => Err(protocol_error(stats, "interleaved_message")),
-            (op, None) if !frame.fin => {
-                self.partial_op = Some(op);
-                self.partial_frames = 1;
-                self.partial = frame.payload.to_vec();
-                Ok(None)
-            }
-            (op, None) => {
-                self.partial_frames = 1;
-                Ok(Some((op, None)))
-            }
-        }
-    }
 }
 
 fn protocol_error(stats: &mut ThreadStats, what: &'static str) -> Option<ErrorClass> {
     *stats.ws.protocol_errors.entry(what).or_default() += 1;
     Some(ErrorClass::ProtocolError)
-}
-
-fn frame_error(e: FrameError) -> &'static str {
-    match e {
-        FrameError::Masked => "masked_frame",
-        FrameError::Reserved => "reserved_bits",
-        FrameError::Opcode(_) => "unknown_opcode",
-        FrameError::BadControl => "bad_control_frame",
-        FrameError::TooLong => "too_long",
-    }
 }
 
 impl Conn {
@@ -222,14 +134,15 @@ impl Conn {
             let (frame, used) = match ws::parse_frame(&data[off..]) {
                 Ok(None) => break,
                 Ok(Some(f)) => f,
-                Err(e) => return Err(protocol_error(stats, frame_error(e))),
+                Err(e) => return Err(protocol_error(stats, e.name())),
             };
             off += used;
             if frame.opcode & 0x8 != 0 {
                 self.control(w, &frame, stats);
                 continue;
             }
-            let Some((op, joined)) = w.assemble(&frame, stats)? else {
+            let whole = w.assembler.add(&frame);
+            let Some((op, joined)) = whole.map_err(|what| protocol_error(stats, what))? else {
                 continue;
             };
             let payload = joined.as_deref().unwrap_or(frame.payload);
@@ -237,7 +150,7 @@ impl Conn {
                 return Err(protocol_error(stats, "invalid_utf8"));
             }
             stats.ws.messages_received += 1;
-            if w.partial_frames > 1 {
+            if w.assembler.frames > 1 {
                 stats.ws.fragmented += 1;
             }
             completed += self.echo(payload, cfg, stats, now, at)?;

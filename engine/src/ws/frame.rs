@@ -25,6 +25,19 @@ pub enum FrameError {
     TooLong,
 }
 
+impl FrameError {
+    /// The name a result counts it by (`websocket.protocol_errors`).
+    pub fn name(self) -> &'static str {
+        match self {
+            FrameError::Masked => "masked_frame",
+            FrameError::Reserved => "reserved_bits",
+            FrameError::Opcode(_) => "unknown_opcode",
+            FrameError::BadControl => "bad_control_frame",
+            FrameError::TooLong => "too_long",
+        }
+    }
+}
+
 /// The first frame in `data`: Ok(None) while it is incomplete, else the frame and its length.
 pub fn parse_frame(data: &[u8]) -> Result<Option<(Frame<'_>, usize)>, FrameError> {
     let [b0, b1, ..] = *data else {

@@ -5,11 +5,15 @@
 //! from it, so a reply is known for exactly one message: the one due, an earlier one (a
 //! duplicate), a later one (those before it were lost), or none (corrupt).
 
+mod assemble;
 mod frame;
 mod stats;
+mod upgrade;
 
+pub use assemble::{Assembler, Whole};
 pub use frame::{parse_frame, Frame, FrameError, MAX_PAYLOAD};
-pub use stats::{HandshakeFailure, WsStats};
+pub use stats::{BroadcastStats, HandshakeFailure, WsStats};
+pub use upgrade::{check_reply, Refused};
 
 use base64::Engine as _;
 use sha1::{Digest, Sha1};
@@ -108,6 +112,39 @@ fn message_byte(seq: u64, i: usize) -> u8 {
 /// Append the payload of message `seq` (`len` bytes, at least its number).
 pub fn message(seq: u64, len: usize, out: &mut Vec<u8>) {
     out.extend((0..len.max(SEQ_DIGITS)).map(|i| message_byte(seq, i)));
+}
+
+/// Bytes of a broadcast message's head: its number, then when it was due to be published
+/// (the engine's monotonic clock, ns), both in hex.
+pub const BROADCAST_HEAD: usize = 2 * SEQ_DIGITS;
+
+/// Append the frame of broadcast message `seq`, due at `due_ns`, `len` bytes, masked.
+pub fn put_broadcast(out: &mut Vec<u8>, seq: u64, due_ns: u64, len: usize, mask: [u8; 4]) {
+    let len = len.max(BROADCAST_HEAD);
+    put_head(out, OP_TEXT, len, mask);
+    let start = out.len();
+    out.extend((0..SEQ_DIGITS).map(|i| hex_digit(seq, i)));
+    out.extend((0..SEQ_DIGITS).map(|i| hex_digit(due_ns, i)));
+    out.extend((BROADCAST_HEAD..len).map(|i| message_byte(seq ^ due_ns, i)));
+    mask_in_place(&mut out[start..], mask);
+}
+
+/// The broadcast message of `len` bytes that `payload` is, whole and unaltered: its number and
+/// when it was due; None when it is not one.
+pub fn broadcast_of(payload: &[u8], len: usize) -> Option<(u64, u64)> {
+    let len = len.max(BROADCAST_HEAD);
+    if payload.len() != len {
+        return None;
+    }
+    let hex = |b: &[u8]| u64::from_str_radix(std::str::from_utf8(b).ok()?, 16).ok();
+    let seq = hex(&payload[..SEQ_DIGITS])?;
+    let due = hex(&payload[SEQ_DIGITS..BROADCAST_HEAD])?;
+    let whole = payload.iter().enumerate().all(|(i, b)| match i {
+        i if i < SEQ_DIGITS => *b == hex_digit(seq, i),
+        i if i < BROADCAST_HEAD => *b == hex_digit(due, i - SEQ_DIGITS),
+        i => *b == message_byte(seq ^ due, i),
+    });
+    whole.then_some((seq, due))
 }
 
 /// Whether `payload` is exactly message `seq` of `len` bytes.

@@ -59,6 +59,63 @@ pub struct WsStats {
     pub close_codes: BTreeMap<u16, u64>,
     /// Frames that broke the protocol, by what was wrong.
     pub protocol_errors: BTreeMap<&'static str, u64>,
+    /// A broadcast load's fan-out (None for echo loads).
+    pub broadcast: Option<BroadcastStats>,
+}
+
+/// A broadcast load: one publisher, N subscribers, each message due at every subscriber open
+/// when publishing started. Deliveries are the results' responses; lost ones are errors.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct BroadcastStats {
+    pub subscribers: u64,
+    /// Subscribers whose upgrade opened a WebSocket before publishing started.
+    pub subscribers_open: u64,
+    /// Of those, subscribers the server closed (or reset) before the end.
+    pub subscribers_cut: u64,
+    /// Whether the publisher's upgrade opened a WebSocket.
+    pub publisher_open: bool,
+    /// Messages the publisher put on the wire.
+    pub published: u64,
+    /// Messages due at subscribers (published x subscribers open).
+    pub due: u64,
+    /// Received whole, in order, first time.
+    pub delivered: u64,
+    /// Due and never received.
+    pub lost: u64,
+    /// Received, but not a message the publisher sent (altered).
+    pub corrupt: u64,
+    /// Received again, or after a later one (out of order).
+    pub duplicates: u64,
+}
+
+impl BroadcastStats {
+    fn merge(&mut self, o: &BroadcastStats) {
+        self.subscribers += o.subscribers;
+        self.subscribers_open += o.subscribers_open;
+        self.subscribers_cut += o.subscribers_cut;
+        self.publisher_open |= o.publisher_open;
+        self.published += o.published;
+        self.due += o.due;
+        self.delivered += o.delivered;
+        self.lost += o.lost;
+        self.corrupt += o.corrupt;
+        self.duplicates += o.duplicates;
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "subscribers": self.subscribers,
+            "subscribers_open": self.subscribers_open,
+            "subscribers_cut": self.subscribers_cut,
+            "publisher_open": self.publisher_open,
+            "published": self.published,
+            "due": self.due,
+            "delivered": self.delivered,
+            "lost": self.lost,
+            "corrupt": self.corrupt,
+            "duplicates": self.duplicates,
+        })
+    }
 }
 
 impl Default for WsStats {
@@ -76,6 +133,7 @@ impl Default for WsStats {
             pongs_received: 0,
             close_codes: BTreeMap::new(),
             protocol_errors: BTreeMap::new(),
+            broadcast: None,
         }
     }
 }
@@ -104,6 +162,9 @@ impl WsStats {
         self.pongs_received += o.pongs_received;
         add(&mut self.close_codes, &o.close_codes);
         add(&mut self.protocol_errors, &o.protocol_errors);
+        if let Some(b) = &o.broadcast {
+            self.broadcast.get_or_insert_with(Default::default).merge(b);
+        }
     }
 
     /// The result's `websocket` object.
@@ -116,7 +177,7 @@ impl WsStats {
         let codes = |m: &BTreeMap<u16, u64>| -> serde_json::Map<String, Value> {
             m.iter().map(|(k, n)| (k.to_string(), json!(n))).collect()
         };
-        json!({
+        let mut doc = json!({
             "handshakes_ok": self.handshakes_ok,
             "handshake_us": crate::result::hist_summary(&self.handshake_us),
             "handshake_failures": failures,
@@ -129,6 +190,10 @@ impl WsStats {
             "pongs_received": self.pongs_received,
             "close_codes": codes(&self.close_codes),
             "protocol_errors": self.protocol_errors,
-        })
+        });
+        if let Some(b) = &self.broadcast {
+            doc["broadcast"] = b.to_json();
+        }
+        doc
     }
 }

@@ -97,3 +97,45 @@ fn frames_a_client_must_refuse_are_errors() {
         Err(FrameError::TooLong)
     );
 }
+
+#[test]
+fn a_broadcast_message_carries_its_number_and_due_time_and_any_change_shows() {
+    let mut out = Vec::new();
+    put_broadcast(&mut out, 41, 123_456_789, 64, [1, 2, 3, 4]);
+    let (_, body) = unmask(&out);
+    assert_eq!(body.len(), 64);
+    assert_eq!(broadcast_of(&body, 64), Some((41, 123_456_789)));
+    assert_eq!(broadcast_of(&body, 65), None, "another length");
+    for i in [0, 20, 40, 63] {
+        let mut bad = body.clone();
+        bad[i] = if bad[i] == b'z' { b'y' } else { b'z' };
+        assert_eq!(broadcast_of(&bad, 64), None, "byte {i} altered");
+    }
+    let mut signed = body.clone();
+    signed[0] = b'+';
+    assert_eq!(broadcast_of(&signed, 64), None, "a sign is not a digit");
+}
+
+#[test]
+fn fragments_join_and_a_stray_continuation_breaks_the_protocol() {
+    let mut a = Assembler::default();
+    let f = |fin, opcode, payload| Frame {
+        fin,
+        opcode,
+        payload,
+    };
+    assert_eq!(a.add(&f(false, OP_TEXT, b"ab")), Ok(None));
+    assert_eq!(a.add(&f(false, OP_CONTINUATION, b"cd")), Ok(None));
+    assert_eq!(
+        a.add(&f(true, OP_CONTINUATION, b"e")),
+        Ok(Some((OP_TEXT, Some(b"abcde".to_vec()))))
+    );
+    assert_eq!(a.frames, 3);
+    assert_eq!(a.add(&f(true, OP_TEXT, b"x")), Ok(Some((OP_TEXT, None))));
+    assert_eq!(
+        a.add(&f(true, OP_CONTINUATION, b"x")),
+        Err("continuation_without_message")
+    );
+    assert_eq!(a.add(&f(false, OP_TEXT, b"x")), Ok(None));
+    assert_eq!(a.add(&f(true, OP_BINARY, b"y")), Err("interleaved_message"));
+}

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 mod h2_server;
+mod hub_server;
 mod serve;
 mod server;
 mod tls_front;
@@ -18,6 +19,8 @@ use serde_json::{json, Value};
 
 #[allow(unused_imports)]
 pub use h2_server::{H2Behaviour, H2Server};
+#[allow(unused_imports)]
+pub use hub_server::HubServer;
 #[allow(unused_imports)]
 pub use server::{Action, Req, TestServer};
 #[allow(unused_imports)]

@@ -97,7 +97,7 @@ impl WsServer {
     }
 }
 
-fn frame(opcode: u8, fin: bool, payload: &[u8]) -> Vec<u8> {
+pub(super) fn frame(opcode: u8, fin: bool, payload: &[u8]) -> Vec<u8> {
     let mut f = vec![if fin { 0x80 } else { 0 } | opcode];
     match payload.len() {
         n if n < 126 => f.push(n as u8),
@@ -115,7 +115,7 @@ fn frame(opcode: u8, fin: bool, payload: &[u8]) -> Vec<u8> {
 }
 
 /// Read the upgrade request's head; None when the client went away.
-fn read_head(s: &mut TcpStream) -> Option<String> {
+pub(super) fn read_head(s: &mut TcpStream) -> Option<String> {
     let mut head = Vec::new();
     let mut b = [0u8; 1];
     while !head.ends_with(b"\r\n\r\n") {
@@ -128,7 +128,7 @@ fn read_head(s: &mut TcpStream) -> Option<String> {
 }
 
 /// One client frame, unmasked: (opcode, payload, was masked); None at the end.
-fn read_frame(s: &mut TcpStream) -> Option<(u8, Vec<u8>, bool)> {
+pub(super) fn read_frame(s: &mut TcpStream) -> Option<(u8, Vec<u8>, bool)> {
     let mut h = [0u8; 2];
     s.read_exact(&mut h).ok()?;
     let masked = h[1] & 0x80 != 0;
@@ -157,11 +157,11 @@ fn read_frame(s: &mut TcpStream) -> Option<(u8, Vec<u8>, bool)> {
     Some((h[0] & 0x0f, payload, masked))
 }
 
-fn bump<K: std::hash::Hash + Eq>(m: &Mutex<HashMap<K, u64>>, k: K) {
+pub(super) fn bump<K: std::hash::Hash + Eq>(m: &Mutex<HashMap<K, u64>>, k: K) {
     *m.lock().unwrap().entry(k).or_default() += 1;
 }
 
-fn upgrade(s: &mut TcpStream, head: &str, how: Upgrade) -> bool {
+pub(super) fn upgrade(s: &mut TcpStream, head: &str, how: Upgrade) -> bool {
     let key = head
         .lines()
         .find_map(|l| l.strip_prefix("Sec-WebSocket-Key: "))
@@ -190,7 +190,7 @@ fn upgrade(s: &mut TcpStream, head: &str, how: Upgrade) -> bool {
 }
 
 /// The frames the server answers message `payload` with, as `what` says; None: nothing.
-fn reply(what: Msg, payload: &[u8]) -> Option<Vec<u8>> {
+pub(super) fn reply(what: Msg, payload: &[u8]) -> Option<Vec<u8>> {
     Some(match what {
         Msg::Echo => frame(0x1, true, payload),
         Msg::Drop => return None,
