@@ -32,13 +32,15 @@ class MalformedPlan(jf.FieldError):
 class ModelFields(NamedTuple):
     """A load model's plan fields: the one a level sets, those a load may set, those it must; and
     how it is split among load hosts: the integer attributes divided (the first one present
-    decides how many hosts have anything to do), and whether its level is a rate, divided evenly."""
+    decides how many hosts have anything to do), whether its level is a rate, divided evenly, and
+    whether it runs whole on one host (a broadcast's due and receipt times share one clock)."""
 
     level: str
     allowed: frozenset[str]
     required: frozenset[str]
     divided: tuple[str, ...] = ()
     rate_level: bool = False
+    one_host: bool = False
 
 
 def _words(text: str) -> frozenset[str]:
@@ -52,6 +54,7 @@ _RATE = ModelFields(
     ("connections_total",),
     True,
 )
+_BROADCAST = _words("duration_s publish_rate")
 MODELS: dict[str, ModelFields] = {
     "closed": ModelFields(
         "connections", _words("duration_s pipeline"), _words("duration_s"), ("level",)
@@ -67,6 +70,7 @@ MODELS: dict[str, ModelFields] = {
         "concurrency", _words("requests"), _words("requests"), ("level", "requests")
     ),
     "conn_rate": _RATE,
+    "broadcast": ModelFields("subscribers", _BROADCAST, _BROADCAST, one_host=True),
 }
 # What a stored cell's `level` counts, by load model (the engine plan field the level sets).
 LEVEL_FIELDS: dict[str, str] = {kind: fields.level for kind, fields in MODELS.items()}
@@ -87,6 +91,7 @@ _MODEL_FIELDS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
     "arrival": jf.text,
     "requests": jf.integer,
     "think_s": jf.number,
+    "publish_rate": jf.number,
 }
 
 
@@ -115,6 +120,7 @@ class LoadModel:
     arrival: str | None = None
     requests: int | None = None
     think_s: float | None = None
+    publish_rate: float | None = None  # broadcast: messages a second from the one publisher
 
     def __post_init__(self) -> None:
         fields = MODELS.get(self.kind)
@@ -159,6 +165,8 @@ class LoadModel:
 
     def active_hosts(self, hosts: int) -> int:
         """How many of `hosts` get a non-empty share (a closed loop of 2 connections uses 2)."""
+        if MODELS[self.kind].one_host:
+            return 1
         divided = MODELS[self.kind].divided
         counts = [int(getattr(self, a)) for a in divided if getattr(self, a) is not None]
         return max(1, min([hosts, *counts]))
@@ -347,6 +355,7 @@ class EnginePlan:
             base += (m.requests or 1) * ((m.think_s or 0) + self.timeout_s)
         if m.kind == "count" or m.connections_total is not None:
             base = max(base, 600.0)
+        base += self.connect_timeout_s + self.timeout_s if m.kind == "broadcast" else 0
         return base + 2 * self.timeout_s + 30.0
 
     @property

@@ -249,9 +249,15 @@ def measure(
     oom = server.cgroup.oom_kills()
     if oom:
         outcome.notes.append(f"memory limit hit: {oom} OOM kill(s)")
-    if headroom := engine_headroom(outcome.repeats):
-        outcome.notes.append(headroom)
+    notes = (engine_headroom(outcome.repeats), _broadcast_note(outcome.repeats))
+    outcome.notes += [n for n in notes if n]
     return outcome
+
+
+def _broadcast_note(repeats: list[Repeat]) -> str | None:
+    """A broadcast load's fan-out in its last repeat, in one line."""
+    ws = repeats[-1].engine.websocket if repeats else None
+    return ws.broadcast.summary() if ws is not None and ws.broadcast is not None else None
 
 
 def _ca_pem(server: ServerHandle) -> str:

@@ -67,6 +67,14 @@ APPS: dict[str, AppSpec] = {
             wsgi=False,
             asgi_module="asgi_ws_echo",
         ),
+        AppSpec(
+            "ws_broadcast",
+            "WebSocket broadcast (ASGI only), an in-process hub per worker: a message from one "
+            "connection goes to every other; any HTTP request is `Pong!`",
+            (RequestKind(name="subscribe", path="/ws/broadcast"),),
+            wsgi=False,
+            asgi_module="asgi_ws_broadcast",
+        ),
     )
 }
 APPS.update((spec.name, spec) for spec in FRAMEWORKS)

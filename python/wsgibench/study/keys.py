@@ -18,14 +18,8 @@ from wsgibench.study.kinds import (
     TableOf,
     Text,
 )
-from wsgibench.study.load_keys import (
-    BODY_FLOAT_KEYS,
-    EXPECT_KEYS,
-    LOAD_KEYS,
-    PROBE_KEYS,
-    REQUEST_KEYS,
-    SERVER_SETTING_KEYS,
-)
+from wsgibench.study.load_keys import LOAD_KEYS, SERVER_SETTING_KEYS
+from wsgibench.study.request_keys import BODY_FLOAT_KEYS, EXPECT_KEYS, PROBE_KEYS, REQUEST_KEYS
 
 _POSITIVE_INT = Int(low=1)
 _SERVER_SETTINGS = TableOf(

@@ -4,21 +4,17 @@ its `expect`, and [server_settings.NAME]; see study/keys.py for the top level.""
 from __future__ import annotations
 
 from wsgibench.study.kinds import (
-    EnvValue,
     Flag,
     Int,
-    JsonPaths,
     Key,
     ListOf,
     Number,
-    Section,
-    TableOf,
     Text,
 )
 
-MODEL_NAMES = ("closed", "rate", "conn_rate", "sessions", "count", "capacity")
+MODEL_NAMES = ("closed", "rate", "conn_rate", "sessions", "count", "capacity", "broadcast")
 # Engine models, which sweep the levels a study gives; capacity searches the rate itself.
-SWEPT = ("closed", "rate", "conn_rate", "sessions", "count")
+SWEPT = ("closed", "rate", "conn_rate", "sessions", "count", "broadcast")
 DATABASES = ("sqlite", "postgresql", "mariadb")
 ARRIVALS = ("uniform", "poisson")
 # Where the server runs (run/placement.py): its own CPUs, every CPU the engine leaves, or those
@@ -34,6 +30,7 @@ LEVEL_UNITS = {
     "conn_rate": "new connections per second",
     "sessions": "users arriving per second",
     "count": "requests in flight (concurrency)",
+    "broadcast": "WebSocket subscribers",
 }
 _OPEN = ("rate", "conn_rate")
 
@@ -52,7 +49,8 @@ LOAD_KEYS: tuple[Key, ...] = (
         "closed: N connections each sending as soon as "
         "answered (wrk); rate/conn_rate: new connections at a rate, `calls` requests each "
         "(httperf); sessions: users arriving at a rate, `requests` each `think_s` apart (tsung); "
-        "count: `requests` in all at a concurrency (ab).",
+        "count: `requests` in all at a concurrency (ab); broadcast: WebSocket subscribers and one "
+        "publisher at `publish_rate`.",
         required=MODEL_NAMES,
     ),
     Key(
@@ -70,11 +68,21 @@ LOAD_KEYS: tuple[Key, ...] = (
         "duration_s",
         Number(low=0, above=True),
         "",
-        "Seconds per repeat (closed); the arrival window (rate, sessions).",
+        "Seconds per repeat (closed); the arrival window (rate, sessions); publishing (broadcast).",
         "s",
         "duration_s = 30.0",
-        ("closed", *_OPEN, "sessions", "capacity"),
-        ("closed", "sessions", "capacity"),
+        ("closed", *_OPEN, "sessions", "capacity", "broadcast"),
+        ("closed", "sessions", "capacity", "broadcast"),
+    ),
+    Key(
+        "publish_rate",
+        Number(low=0, above=True),
+        "(required)",
+        "broadcast: messages a second from the one publisher, each due at every subscriber.",
+        "messages/s",
+        "publish_rate = 10",
+        ("broadcast",),
+        ("broadcast",),
     ),
     Key(
         "http",
@@ -307,91 +315,6 @@ LOAD_KEYS: tuple[Key, ...] = (
         "The study's servers this load runs on (those its app's documentation recommends).",
         example='servers = ["gunicorn-sync", "uwsgi-http11"]',
     ),
-)
-
-REQUEST_KEYS: tuple[Key, ...] = (
-    Key("name", Text(), '"pong"', "The kind's name: per-kind figures are stored under it."),
-    Key("method", Text(what="an HTTP method"), '"GET"', "The request method."),
-    Key("path", Text(what="a path starting with /"), '"/"', "The request target."),
-    Key(
-        "query",
-        TableOf(EnvValue(), names="parameters"),
-        "none",
-        "Query parameters, encoded and appended to the path.",
-        example='query = { page = 2, q = "pong" }',
-    ),
-    Key("weight", Number(low=0), "1", "Share of this kind in the mix (relative)."),
-    Key("headers", TableOf(Text(), names="header names"), "none", "Extra request headers."),
-    Key("body", Text(), '""', "The request body."),
-    Key(
-        "body_file",
-        Text(what="a path"),
-        "none",
-        "The request body read from a file (relative to the study file); not with `body`.",
-        example='body_file = "item.json"',
-    ),
-    Key(
-        "expect",
-        Section("[[requests]] expect"),
-        '{ status = 200, body = "Pong!" }',
-        "What a valid reply is; any other reply is an error of its class.",
-    ),
-)
-
-EXPECT_KEYS: tuple[Key, ...] = (
-    Key("status", Int(low=100, high=999), "(required)", "The exact status code."),
-    Key(
-        "body",
-        Text(),
-        "none",
-        "The exact body (at most one of body, body_len, body_sha256, body_float).",
-    ),
-    Key("body_len", Int(low=0), "none", "The body's length.", "bytes"),
-    Key("body_sha256", Text(what="64 hex digits"), "none", "The body's SHA-256."),
-    Key(
-        "body_float",
-        TableOf(Number(), names="min, max"),
-        "none",
-        "The body is a number in [min, max] (the db app's sum).",
-        example="body_float = { min = 30, max = 70 }",
-    ),
-    Key(
-        "body_contains",
-        Text(),
-        "none",
-        "The body contains this string. This key and the two below combine with each other and "
-        "with any one check above; with this one or `json` the body is read whole, up to 1 MiB "
-        "(a longer body fails).",
-        example='body_contains = "Hello"',
-    ),
-    Key(
-        "json",
-        JsonPaths(),
-        "none",
-        "The body is JSON holding each value at its path: keys joined by dots (quote the path), "
-        "a number indexes an array; numbers compare by value (1020 = 1020.0). A missing path, "
-        "another value or a body that is not JSON fails.",
-        example='json = { "message" = "Hello, World!", "rows.19.id" = 1020 }',
-    ),
-    Key(
-        "content_type",
-        Text(what="a media type (a string)"),
-        "none",
-        "The media type of the reply's Content-Type (before any `;`), compared without case; a "
-        "reply without Content-Type fails.",
-        example='content_type = "application/json"',
-    ),
-)
-
-PROBE_KEYS: tuple[Key, ...] = (
-    Key("path", Text(what="a path starting with /"), '"/ping"', "The probe's request target."),
-    Key("status", Int(low=100, high=999), "200", "The status of a valid reply."),
-    Key("body", Text(), "none (your app); Pong! (built-ins)", "The exact body of a valid reply."),
-)
-
-BODY_FLOAT_KEYS: tuple[Key, ...] = (
-    Key("min", Number(), "no bound", "The smallest valid value."),
-    Key("max", Number(), "no bound", "The largest valid value."),
 )
 
 SERVER_SETTING_KEYS: tuple[Key, ...] = (

@@ -20,7 +20,8 @@ from wsgibench.results.engine_plan import (
 from wsgibench.results.plan_expect import Expect
 from wsgibench.servers import get
 from wsgibench.study.kinds import read_table
-from wsgibench.study.load_keys import BODY_FLOAT_KEYS, EXPECT_KEYS, LOAD_KEYS, REQUEST_KEYS
+from wsgibench.study.load_keys import LOAD_KEYS
+from wsgibench.study.request_keys import BODY_FLOAT_KEYS, EXPECT_KEYS, REQUEST_KEYS
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,15 @@ def _check_protocol(values: dict[str, Any], http: str, where: str) -> None:
     """A WebSocket load upgrades an HTTP/1.1 keep-alive connection, an h2c load keeps its
     connections for many streams; message_bytes and streams are theirs alone."""
     protocol = values.get("protocol", "http")
+    if values.get("model") == "broadcast":
+        if protocol != "websocket":
+            raise UsageError(f'{where}: model broadcast needs protocol = "websocket"')
+        if int(values.get("message_bytes", 64)) < 32:
+            raise UsageError(
+                f"{where}: broadcast messages carry a 32-byte head: message_bytes >= 32"
+            )
+        if values.get("tls"):
+            raise UsageError(f"{where}: model broadcast runs over plain TCP: no tls")
     for key, owners in (("message_bytes", ("websocket",)), ("streams", ("h2c", "h2"))):
         if key in values and protocol not in owners:
             said = " or ".join(f'"{o}"' for o in owners)

@@ -11,8 +11,8 @@ from typing import Any
 from wsgibench.errors import UsageError
 from wsgibench.study.apps import APPS, AppSpec, Probe
 from wsgibench.study.kinds import read_table
-from wsgibench.study.load_keys import PROBE_KEYS
 from wsgibench.study.loads import RequestKind
+from wsgibench.study.request_keys import PROBE_KEYS
 
 _MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 _CALLABLE = re.compile(r"[A-Za-z_]\w*")
