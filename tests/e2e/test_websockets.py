@@ -1,6 +1,6 @@
 """The websockets study at small size, run as users run it (the installed `wsgibench` script),
 on two servers that speak WebSocket through different libraries: every upgrade validated, every
-echo counted once; and a server whose app does not speak WebSocket is unavailable with the
+echo counted once, every broadcast message delivered to every subscriber once; and a server whose app does not speak WebSocket is unavailable with the
 statuses it gave, not a wall of errors."""
 
 from __future__ import annotations
@@ -33,9 +33,12 @@ def test_the_websockets_study_echoes_on_two_servers(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     store = Store(results, create=False)
     cells = store.cells(store.study()["id"])
-    assert sorted(c.server for c in cells) == sorted(SERVERS)
+    assert sorted(c.server for c in cells) == sorted([*SERVERS, *SERVERS])
     for cell in cells:
         assert cell.status == "measured", (cell.server, cell.reason)
+        if cell.load == "broadcast":
+            _check_broadcast(store, cell)
+            continue
         assert f"WebSocket: {SERVERS[cell.server]}" in cell.notes, cell.notes
         (rep,) = store.repeats(cell.id)
         engine = json.loads(rep["engine_json"])
@@ -46,6 +49,22 @@ def test_the_websockets_study_echoes_on_two_servers(tmp_path):
         assert rep["ok"] > 500 and rep["errors"] == 0, totals
         # Every echo came back once, matched to the message it answers.
         assert ws["messages_received"] == totals["responses"] == totals["ok"]
+
+
+def _check_broadcast(store: Store, cell) -> None:
+    """One publisher at 20 messages a second for 1 s through the app's hub: each message reached
+    every subscriber once, in order, its latency measured from when it was due."""
+    (rep,) = store.repeats(cell.id)
+    engine = json.loads(rep["engine_json"])
+    fan, totals = engine["websocket"]["broadcast"], engine["totals"]
+    assert engine["plan"]["model"]["kind"] == "broadcast"
+    assert engine["plan"]["requests"][0]["path"] == "/ws/broadcast"
+    assert fan["publisher_open"] and fan["subscribers_open"] == CONNECTIONS, fan
+    assert fan["published"] == 20, fan
+    assert fan["due"] == fan["delivered"] == 20 * CONNECTIONS == totals["ok"], fan
+    assert fan["lost"] == fan["duplicates"] == fan["corrupt"] == 0, fan
+    assert engine["kinds"][0]["latency_us"]["count"] == 20 * CONNECTIONS
+    assert any(n.startswith(f"broadcast: {CONNECTIONS} of {CONNECTIONS}") for n in cell.notes)
 
 
 def test_an_app_that_does_not_speak_websocket_is_unavailable_with_its_answers(tmp_path):
