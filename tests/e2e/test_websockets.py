@@ -1,7 +1,8 @@
 """The websockets study at small size, run as users run it (the installed `wsgibench` script),
 on two servers that speak WebSocket through different libraries: every upgrade validated, every
-echo counted once, every broadcast message delivered to every subscriber once; and a server whose app does not speak WebSocket is unavailable with the
-statuses it gave, not a wall of errors."""
+echo counted once, every broadcast message delivered to every subscriber once; and a server
+whose app does not speak WebSocket is unavailable with the statuses it gave, not a wall of
+errors."""
 
 from __future__ import annotations
 
