@@ -8,7 +8,7 @@ from typing import Any
 from hdrh.histogram import HdrHistogram
 
 from wsgibench.results.engine_result import EngineResult, Histogram
-from wsgibench.results.merge import histogram_doc
+from wsgibench.results.hdr_docs import histogram_doc
 
 
 def _decoded(h: Histogram) -> HdrHistogram:

@@ -9,9 +9,9 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hdrh.histogram import HdrHistogram
-
 from wsgibench.results.engine_plan import EnginePlan
+from wsgibench.results.hdr_docs import merge_histograms
+from wsgibench.results.protocol_merge import merge_protocols
 
 HISTOGRAMS = ("latency_us", "service_us", "connect_us")
 _SUMMED_TOTALS = (
@@ -36,34 +36,6 @@ def add_counts(into: dict[str, int], more: Mapping[str, Any] | None) -> dict[str
     for key, value in (more or {}).items():
         into[str(key)] = into.get(str(key), 0) + int(value or 0)
     return into
-
-
-def histogram_doc(h: HdrHistogram) -> dict[str, Any]:
-    """The engine's histogram shape, read off a (merged) HdrHistogram."""
-    empty = h.get_total_count() == 0
-    return {
-        "count": h.get_total_count(),
-        "min": 0 if empty else h.get_min_value(),
-        "mean": 0.0 if empty else h.get_mean_value(),
-        "p50": h.get_value_at_percentile(50),
-        "p90": h.get_value_at_percentile(90),
-        "p99": h.get_value_at_percentile(99),
-        "p999": h.get_value_at_percentile(99.9),
-        "max": h.get_max_value(),
-        "stdev": 0.0 if empty else h.get_stddev(),
-        "hdr": h.encode().decode(),
-    }
-
-
-def merge_histograms(parts: Sequence[Mapping[str, Any] | None]) -> dict[str, Any] | None:
-    """The exact sum of the hosts' histograms of one kind (None when no host has one)."""
-    present = [p for p in parts if p and p.get("hdr")]
-    if not present:
-        return None
-    merged = HdrHistogram.decode(present[0]["hdr"])
-    for part in present[1:]:
-        merged.add(HdrHistogram.decode(part["hdr"]))
-    return histogram_doc(merged)
 
 
 def _merge_kinds(docs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -187,6 +159,7 @@ def merge_results(
         },
         "saturated": saturated,
         "saturation_reasons": reasons or (["saturated"] if saturated else []),
+        **merge_protocols(docs),
     }
 
 

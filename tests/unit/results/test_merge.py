@@ -150,3 +150,59 @@ def test_show_and_the_report_say_where_the_load_came_from():
     text = load_hosts_text(env)
     assert text.startswith("2 load host(s) from tcp://10.0.0.1:8786: tcp://10.0.0.11:4000 (a)")
     assert "largest clock offset 2.10 ms" in text and "more than 5 ms apart is invalid" in text
+
+
+def _protocols(values: list[int], handshakes: int, failed: int, h2_limit: int) -> dict:
+    return {
+        "websocket": {
+            "handshakes_ok": handshakes,
+            "handshake_us": _hist(values),
+            "handshake_failures": {"status": failed},
+            "handshake_statuses": {"403": failed},
+            "close_codes": {"1000": handshakes},
+            "protocol_errors": {},
+        },
+        "http2": {
+            "connections": handshakes,
+            "streams": 10 * handshakes,
+            "goaways": {"0": 1},
+            "max_concurrent_streams": h2_limit,
+        },  # fmt: skip
+        "tls": {
+            "version": "TLSv1_3",
+            "verified": True,
+            "handshakes": handshakes,
+            "resumed": 1,
+            "handshake_us": {"p50": 300, "p99": 900, "max": 700 + handshakes},
+            "alpn": {"h2": handshakes},
+            "failures": {"alpn": failed},
+        },  # fmt: skip
+    }
+
+
+def test_protocol_objects_of_the_hosts_join_exactly():
+    a = {**_doc([5], 1, {}), **_protocols([100, 200], 2, 1, 100)}
+    b = {**_doc([5], 1, {}), **_protocols([300], 3, 0, 50)}
+    b["tls"]["verified"] = False
+    merged = merge_results(EnginePlan.from_dict(a["plan"]), [a, b], [1.0, 1.0], "ab")
+    ws, h2, tls = merged["websocket"], merged["http2"], merged["tls"]
+    assert ws["handshakes_ok"] == 5 and ws["handshake_failures"] == {"status": 1}
+    assert ws["handshake_statuses"] == {"403": 1} and ws["close_codes"] == {"1000": 5}
+    got = HdrHistogram.decode(ws["handshake_us"]["hdr"])
+    assert got.get_total_count() == 3 and ws["handshake_us"]["count"] == 3
+    assert got.get_max_value() == pytest.approx(300, rel=1e-3)
+    assert (h2["connections"], h2["streams"], h2["goaways"]) == (5, 50, {"0": 2})
+    assert h2["max_concurrent_streams"] == 50  # the smallest the hosts were told
+    assert (tls["handshakes"], tls["resumed"], tls["alpn"]) == (5, 2, {"h2": 5})
+    assert tls["version"] == "TLSv1_3" and tls["verified"] is False  # not every host verified
+    # No histogram of TLS handshakes: only their maximum joins exactly.
+    assert tls["handshake_us"] == {"p50": None, "p99": None, "max": 703}
+    result = EngineResult.from_dict(merged)
+    assert result.websocket is not None and result.websocket.handshakes_ok == 5
+    assert result.tls is not None and result.tls.handshake_p50_us is None
+
+
+def test_a_document_without_protocol_objects_merges_without_them():
+    docs = [_doc([1], 1, {}), _doc([2], 1, {})]
+    merged = merge_results(EnginePlan.from_dict(docs[0]["plan"]), docs, [1.0, 1.0], "ab")
+    assert not {"websocket", "http2", "tls"} & set(merged)
