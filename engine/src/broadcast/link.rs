@@ -166,10 +166,7 @@ impl Link {
                     record_us(&mut stats.ws.handshake_us, us);
                 }
                 Err(r) => {
-                    if let Some(code) = r.status {
-                        *stats.ws.handshake_statuses.entry(code).or_default() += 1;
-                    }
-                    stats.ws.failed(r.why);
+                    stats.ws.refused(r);
                     self.state = State::Gone;
                     return messages;
                 }
@@ -200,47 +197,32 @@ impl Link {
 
     /// One frame: control frames handled here, data frames assembled into messages.
     fn frame(&mut self, frame: &ws::Frame<'_>, stats: &mut ThreadStats) -> Option<Vec<u8>> {
-        match frame.opcode {
-            ws::OP_PING => {
-                stats.ws.pings += 1;
-                stats.ws.pongs_sent += 1;
-                let mask = self.mask();
-                ws::put_frame(&mut self.out, ws::OP_PONG, frame.payload, mask);
-                None
-            }
-            ws::OP_PONG => {
-                stats.ws.pongs_received += 1;
-                None
-            }
-            ws::OP_CLOSE => {
-                let code = match frame.payload {
-                    [a, b, ..] => u16::from_be_bytes([*a, *b]),
-                    _ => 1005,
-                };
-                *stats.ws.close_codes.entry(code).or_default() += 1;
-                self.queue_close();
+        if frame.opcode & 0x8 != 0 {
+            let mut out = std::mem::take(&mut self.out);
+            if stats.ws.control(frame, &mut out, || self.mask()) {
                 self.state = State::Gone;
+            }
+            self.out = out;
+            return None;
+        }
+        match self.asm.add(frame) {
+            Err(what) => {
+                self.broke(stats, what);
                 None
             }
-            _ => match self.asm.add(frame) {
-                Err(what) => {
-                    self.broke(stats, what);
-                    None
+            Ok(None) => None,
+            Ok(Some((op, joined))) => {
+                let payload = joined.unwrap_or_else(|| frame.payload.to_vec());
+                if op == ws::OP_TEXT && std::str::from_utf8(&payload).is_err() {
+                    self.broke(stats, "invalid_utf8");
+                    return None;
                 }
-                Ok(None) => None,
-                Ok(Some((op, joined))) => {
-                    let payload = joined.unwrap_or_else(|| frame.payload.to_vec());
-                    if op == ws::OP_TEXT && std::str::from_utf8(&payload).is_err() {
-                        self.broke(stats, "invalid_utf8");
-                        return None;
-                    }
-                    stats.ws.messages_received += 1;
-                    if self.asm.frames > 1 {
-                        stats.ws.fragmented += 1;
-                    }
-                    Some(payload)
+                stats.ws.messages_received += 1;
+                if self.asm.frames > 1 {
+                    stats.ws.fragmented += 1;
                 }
-            },
+                Some(payload)
+            }
         }
     }
 }

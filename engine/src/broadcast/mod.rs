@@ -26,7 +26,6 @@ use crate::runner::{CpuSampler, Finished};
 use crate::stats::{ErrorClass, ThreadStats};
 use crate::ws::{self, BroadcastStats};
 use link::{Link, State};
-
 use publish::Publisher;
 
 const PUBLISHER: Token = Token(usize::MAX - 1);
@@ -77,6 +76,8 @@ struct Fanout<'a> {
     /// When this thread saw publishing start and end.
     started: Option<u64>,
     done_at: Option<u64>,
+    /// The subscribers not open by the settle time (or the start) have been failed.
+    expired: bool,
     len: usize,
     duration_ns: u64,
 }
@@ -121,6 +122,7 @@ pub fn worker(
         hard_stop: crate::models::hard_stop_ns(plan, start_ns),
         started: None,
         done_at: None,
+        expired: false,
         len: cfg.ws.as_ref().expect("a websocket load").message_bytes,
         duration_ns: secs_to_ns(duration_s),
     };

@@ -70,10 +70,7 @@ impl WsConn {
             Ok(None) => return Ok(None),
             Ok(Some(n)) => n,
             Err(r) => {
-                if let Some(code) = r.status {
-                    *stats.ws.handshake_statuses.entry(code).or_default() += 1;
-                }
-                stats.ws.failed(r.why);
+                stats.ws.refused(r);
                 return Err(Some(ErrorClass::HandshakeFailed));
             }
         };
@@ -161,31 +158,12 @@ impl Conn {
     /// A control frame: a ping is answered, a pong counted, a close answered with its code and
     /// the connection marked closing.
     fn control(&mut self, w: &mut WsConn, frame: &ws::Frame<'_>, stats: &mut ThreadStats) {
-        match frame.opcode {
-            ws::OP_PING => {
-                stats.ws.pings += 1;
-                stats.ws.pongs_sent += 1;
-                let mask = w.mask();
-                ws::put_frame(&mut w.ctrl, ws::OP_PONG, frame.payload, mask);
-            }
-            ws::OP_PONG => stats.ws.pongs_received += 1,
-            _ => {
-                let code = match frame.payload {
-                    [a, b, ..] => u16::from_be_bytes([*a, *b]),
-                    _ => 1005,
-                };
-                *stats.ws.close_codes.entry(code).or_default() += 1;
-                let mask = w.mask();
-                let reply = if code == 1005 {
-                    &[][..]
-                } else {
-                    &frame.payload[..2]
-                };
-                ws::put_frame(&mut w.ctrl, ws::OP_CLOSE, reply, mask);
-                w.closed = true;
-                self.closing = true;
-            }
+        let mut ctrl = std::mem::take(&mut w.ctrl);
+        if stats.ws.control(frame, &mut ctrl, || w.mask()) {
+            w.closed = true;
+            self.closing = true;
         }
+        w.ctrl = ctrl;
     }
 
     /// A whole data message: the echo of the message due, of one already answered (a duplicate),

@@ -149,6 +149,51 @@ impl WsStats {
         *self.handshake_failures.entry(why).or_default() += 1;
     }
 
+    /// An upgrade the server refused or garbled, counted by reason (and status).
+    pub fn refused(&mut self, r: super::Refused) {
+        if let Some(code) = r.status {
+            *self.handshake_statuses.entry(code).or_default() += 1;
+        }
+        self.failed(r.why);
+    }
+
+    /// A control frame from the server, counted and answered into `out` (masked with a key
+    /// from `mask`): a ping with a pong carrying its payload, a close with its code. True when
+    /// it was a close.
+    pub fn control(
+        &mut self,
+        frame: &super::Frame<'_>,
+        out: &mut Vec<u8>,
+        mask: impl FnOnce() -> [u8; 4],
+    ) -> bool {
+        match frame.opcode {
+            super::OP_PING => {
+                self.pings += 1;
+                self.pongs_sent += 1;
+                super::put_frame(out, super::OP_PONG, frame.payload, mask());
+                false
+            }
+            super::OP_PONG => {
+                self.pongs_received += 1;
+                false
+            }
+            _ => {
+                let code = match frame.payload {
+                    [a, b, ..] => u16::from_be_bytes([*a, *b]),
+                    _ => 1005,
+                };
+                *self.close_codes.entry(code).or_default() += 1;
+                let reply = if code == 1005 {
+                    &[][..]
+                } else {
+                    &frame.payload[..2]
+                };
+                super::put_frame(out, super::OP_CLOSE, reply, mask());
+                true
+            }
+        }
+    }
+
     pub fn merge(&mut self, o: &WsStats) {
         self.handshakes_ok += o.handshakes_ok;
         self.handshake_us.add(&o.handshake_us).expect("same bounds");

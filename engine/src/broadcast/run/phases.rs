@@ -5,12 +5,14 @@ use super::super::*;
 
 impl Fanout<'_> {
     /// Past the settle time, or once publishing started, a subscriber not yet open failed:
-    /// its connect or its upgrade timed out. The publisher, too.
+    /// its connect or its upgrade timed out. The publisher, too. Once: no subscriber connects
+    /// later.
     pub(in crate::broadcast) fn expire(&mut self, now: u64) {
         let late = self.started.is_some() || now >= self.settle_by;
-        if !late {
+        if !late || self.expired {
             return;
         }
+        self.expired = true;
         for i in 0..self.subs.len() {
             let Some(link) = self.subs[i].link.as_ref() else {
                 continue;
