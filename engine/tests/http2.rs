@@ -107,3 +107,30 @@ fn flow_control_is_honoured_both_ways_with_small_windows() {
     assert!(h2(&r, "window_updates_sent") >= 200 * 40, "{}", r["http2"]);
     assert!(h2(&r, "window_updates_received") > 0);
 }
+
+#[test]
+fn header_blocks_over_16_kib_go_both_ways_in_continuation_frames() {
+    // A 40,000-byte request header: HEADERS and two CONTINUATION frames from the engine; a
+    // 40,000-byte reply header: the same from the server. Every stream answered and valid.
+    let big = "v".repeat(40_000);
+    let b = H2Behaviour {
+        want_header: Some((b"x-big".to_vec(), big.as_bytes().to_vec())),
+        reply_pad: 40_000,
+        ..H2Behaviour::default()
+    };
+    let srv = H2Server::start(b, b"");
+    let mut p = h2_plan(
+        srv.port,
+        json!({"kind": "count", "requests": 60, "concurrency": 2}),
+        3,
+    );
+    p["requests"][0]["headers"] = json!({"X-Big": big});
+    let r = run(&p);
+    assert_accounting(&r);
+    assert_eq!(total(&r, "ok"), 60, "{}", r["totals"]);
+    assert_eq!(srv.n(|c| &c.bad_requests), 0);
+    assert_eq!(srv.n(|c| &c.answered), 60);
+    assert_eq!(srv.n(|c| &c.continuations_in), 60 * 2);
+    assert_eq!(srv.n(|c| &c.continuations_out), 60 * 2);
+    assert_eq!(r["http2"]["protocol_errors"], json!({}));
+}

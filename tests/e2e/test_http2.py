@@ -1,7 +1,8 @@
 """The http2 study at small size, run as users run it (the installed `wsgibench` script), on a
 server that speaks HTTP/2 in clear text (Hypercorn) and one that does not (uvicorn): the h2c
 loads are measured on the first with every stream validated, and said unavailable on the
-second, with what it sent instead of SETTINGS; HTTP/1.1 is measured on both."""
+second, with what it sent instead of SETTINGS (found by the behaviour checks, before any load,
+and stored with the cell); HTTP/1.1 is measured on both."""
 
 from __future__ import annotations
 
@@ -46,7 +47,12 @@ def test_the_http2_study_measures_h2c_where_it_is_spoken(tmp_path):
         assert h2["rst_streams"] == {} and h2["protocol_errors"] == {}, h2
         assert rep["ok"] > 100 and rep["errors"] == 0, totals
         assert h2["streams"] == totals["requests_sent"]
+        # The behaviour checks found h2c on one and stored it; the other is unavailable before
+        # any load, with what it sent instead of SETTINGS.
+        assert cell.capabilities["h2c"] is True, cell.capabilities
         refused = cells[("uvicorn", load)]
         assert refused.status == "unavailable", (load, refused.status)
         assert "does not speak HTTP/2 with prior knowledge (h2c) here" in refused.reason
-        assert "no SETTINGS on" in refused.reason, refused.reason
+        assert "no SETTINGS: it " in refused.reason, refused.reason
+        assert refused.capabilities["h2c"] is False, refused.capabilities
+        assert store.repeats(refused.id) == []

@@ -61,4 +61,11 @@ def test_the_tls_study_measures_each_server_with_and_without_tls(tmp_path):
     assert h2["http2"]["settings_received"] == h2["http2"]["connections"] >= CONNECTIONS
     refused = cells[("uvicorn", "h2-10")]
     assert refused.status == "unavailable", refused.reason
-    assert "does not speak HTTP/2 over TLS here: ALPN chose no h2" in refused.reason
+    # uvicorn's TLS negotiates no ALPN protocol at all.
+    assert "does not speak HTTP/2 over TLS here: ALPN chose no h2 (it chose nothing)" in (
+        refused.reason
+    )
+    # Found by the behaviour checks and stored, on both servers.
+    assert refused.capabilities["h2"] is False, refused.capabilities
+    assert cells[("hypercorn", "h2-10")].capabilities["h2"] is True
+    assert store.repeats(refused.id) == []

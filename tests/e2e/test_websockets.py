@@ -37,6 +37,7 @@ def test_the_websockets_study_echoes_on_two_servers(tmp_path):
     assert sorted(c.server for c in cells) == sorted([*SERVERS, *SERVERS])
     for cell in cells:
         assert cell.status == "measured", (cell.server, cell.reason)
+        assert cell.capabilities["websocket"] is True, cell.capabilities
         if cell.load == "broadcast":
             _check_broadcast(store, cell)
             continue
@@ -93,5 +94,8 @@ warmup_s = 0.2
     store = Store(results, create=False)
     (cell,) = store.cells(store.study()["id"])
     assert cell.status == "unavailable"
-    # The pong app answers a WebSocket scope with an HTTP reply: uvicorn refuses the upgrade.
-    assert "upgrades failed in repeat 1 (HTTP 500 x" in cell.reason, cell.reason
+    # The pong app answers a WebSocket scope with an HTTP reply: uvicorn refuses the upgrade,
+    # as the behaviour checks find before any load and store with the cell.
+    assert "the upgrade got 'HTTP/1.1 500" in cell.reason, cell.reason
+    assert cell.capabilities["websocket"] is False, cell.capabilities
+    assert store.repeats(cell.id) == []

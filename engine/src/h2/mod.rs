@@ -1,6 +1,7 @@
 //! HTTP/2 (RFC 9113) on the client side, cleartext with prior knowledge (h2c): the connection
 //! preface, frame headers in and out, each request kind's header block encoded once, and the
-//! settings the engine offers and honours. HPACK decoding of replies is `httlib-hpack`'s.
+//! settings the engine offers and honours. HPACK decoding of replies is `loona-hpack`'s
+//! (which returns an error, never panics, on a malformed block).
 
 mod stats;
 
@@ -72,6 +73,21 @@ pub fn put_head(out: &mut Vec<u8>, len: usize, kind: u8, flags: u8, stream: u32)
 pub fn put_frame(out: &mut Vec<u8>, kind: u8, flags: u8, stream: u32, payload: &[u8]) {
     put_head(out, payload.len(), kind, flags, stream);
     out.extend_from_slice(payload);
+}
+
+/// Append a header block as one HEADERS frame and as many CONTINUATION frames as `max_frame`
+/// needs, back to back (RFC 9113 §4.3, §6.10); END_STREAM goes on the HEADERS frame.
+pub fn put_block(out: &mut Vec<u8>, stream: u32, block: &[u8], end_stream: bool, max_frame: usize) {
+    let max_frame = max_frame.max(1);
+    let (first, mut rest) = block.split_at(block.len().min(max_frame));
+    let end_headers = |rest: &[u8]| if rest.is_empty() { END_HEADERS } else { 0 };
+    let es = if end_stream { END_STREAM } else { 0 };
+    put_frame(out, HEADERS, es | end_headers(rest), stream, first);
+    while !rest.is_empty() {
+        let (part, after) = rest.split_at(rest.len().min(max_frame));
+        rest = after;
+        put_frame(out, CONTINUATION, end_headers(rest), stream, part);
+    }
 }
 
 /// Append a SETTINGS frame with `pairs`.

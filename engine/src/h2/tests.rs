@@ -77,3 +77,38 @@ fn request_blocks_decode_to_the_request() {
     assert_eq!(get[2], (b":path".to_vec(), b"/".to_vec()));
     assert_eq!(get[3], (b":authority".to_vec(), b"h:1".to_vec()));
 }
+
+#[test]
+fn a_header_block_over_the_frame_size_goes_on_in_continuation_frames() {
+    let block: Vec<u8> = (0..25u8).collect();
+    let mut out = Vec::new();
+    put_block(&mut out, 3, &block, true, 10);
+    let mut frames = Vec::new();
+    let mut rest = &out[..];
+    while let Some(h) = frame_head(rest) {
+        frames.push((h.kind, h.flags, h.stream, rest[9..9 + h.len].to_vec()));
+        rest = &rest[9 + h.len..];
+    }
+    assert!(rest.is_empty());
+    assert_eq!(
+        frames,
+        [
+            (HEADERS, END_STREAM, 3, block[..10].to_vec()),
+            (CONTINUATION, 0, 3, block[10..20].to_vec()),
+            (CONTINUATION, END_HEADERS, 3, block[20..].to_vec()),
+        ]
+    );
+    // A block that fits is one HEADERS frame; an empty one too.
+    for (b, flags) in [
+        (&block[..10], END_HEADERS),
+        (&[][..], END_HEADERS | END_STREAM),
+    ] {
+        let mut one = Vec::new();
+        put_block(&mut one, 1, b, flags & END_STREAM != 0, 10);
+        assert_eq!(
+            frame_head(&one).map(|h| (h.kind, h.flags, h.len)),
+            Some((HEADERS, flags, b.len()))
+        );
+        assert_eq!(one.len(), 9 + b.len());
+    }
+}

@@ -192,6 +192,11 @@ impl Conn {
         self.done_seq <= seq && seq < self.sent_seq
     }
 
+    /// Bytes kept for the next read (an incomplete reply head, chunk line or frame).
+    pub fn pending_bytes(&self) -> usize {
+        self.stash.len()
+    }
+
     /// No byte of a reply is pending: the last reply is complete and none has begun since.
     pub fn between_replies(&self) -> bool {
         self.stash.is_empty() && self.parser.is_idle()

@@ -39,9 +39,7 @@ struct Stream {
 
 /// The HTTP/2 side of one connection.
 pub(super) struct H2Conn {
-    decoder: httlib_hpack::Decoder<'static>,
-    /// Decoded fields of the block at hand (kept to reuse its allocation).
-    fields: Vec<(Vec<u8>, Vec<u8>, u8)>,
+    decoder: loona_hpack::Decoder<'static>,
     streams: HashMap<u32, Stream>,
     /// Streams whose body waits for flow-control window, oldest first.
     waiting: VecDeque<u32>,
@@ -109,8 +107,7 @@ fn send_body(
 impl H2Conn {
     pub fn new(window: u32) -> H2Conn {
         H2Conn {
-            decoder: httlib_hpack::Decoder::default(),
-            fields: Vec::new(),
+            decoder: loona_hpack::Decoder::new(),
             streams: HashMap::new(),
             waiting: VecDeque::new(),
             peer_max_frame: h2::MAX_FRAME,
@@ -138,8 +135,7 @@ impl H2Conn {
         stats: &mut ThreadStats,
     ) {
         let k = &cfg.kinds[kind as usize];
-        let end = if k.body.is_empty() { h2::END_STREAM } else { 0 };
-        h2::put_frame(out, h2::HEADERS, h2::END_HEADERS | end, id, &k.block);
+        h2::put_block(out, id, &k.block, k.body.is_empty(), self.peer_max_frame);
         let mut s = Stream {
             kind,
             status: 0,

@@ -20,6 +20,7 @@ mod driver;
 mod events;
 mod h2_conn;
 mod h2_flow;
+pub mod h2_replay;
 mod resend;
 mod ring;
 mod ring_io;

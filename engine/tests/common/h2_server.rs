@@ -27,6 +27,11 @@ pub struct H2Behaviour {
     pub body_bytes: usize,
     /// A PING before every n-th reply.
     pub ping_every: Option<u64>,
+    /// A header every request must carry (name, value): a request without it is a bad one.
+    pub want_header: Option<(Vec<u8>, Vec<u8>)>,
+    /// Bytes of an `x-pad` header added to each reply, whose head then goes on in
+    /// CONTINUATION frames of at most 16,384 bytes.
+    pub reply_pad: usize,
 }
 
 #[derive(Default)]
@@ -47,6 +52,9 @@ pub struct H2Counts {
     pub window_violations: AtomicU64,
     /// Requests whose headers or body were not what the client was asked to send.
     pub bad_requests: AtomicU64,
+    /// CONTINUATION frames received, and sent.
+    pub continuations_in: AtomicU64,
+    pub continuations_out: AtomicU64,
 }
 
 pub struct H2Server {
@@ -113,6 +121,8 @@ struct Conn {
     my_window_left: HashMap<u32, i64>,
     /// The client acknowledged our SETTINGS: our window applies from then on.
     acked: bool,
+    /// A request header block being put together: its stream, HEADERS flags and bytes.
+    block: Option<(u32, u8, Vec<u8>)>,
 }
 
 impl Conn {
@@ -134,6 +144,7 @@ impl Conn {
             client_initial: 65_535,
             my_window_left: HashMap::new(),
             acked: false,
+            block: None,
         }
     }
 
@@ -206,6 +217,22 @@ impl Conn {
             0x6 if flags & 1 != 0 => {
                 self.c.pings_acked.fetch_add(1, Ordering::SeqCst);
             }
+            0x1 if flags & 4 == 0 => self.block = Some((id, flags, p.to_vec())),
+            0x9 => {
+                self.c.continuations_in.fetch_add(1, Ordering::SeqCst);
+                let Some((sid, first, mut block)) = self.block.take() else {
+                    self.c.bad_requests.fetch_add(1, Ordering::SeqCst);
+                    return true;
+                };
+                block.extend_from_slice(p);
+                if sid != id {
+                    self.c.bad_requests.fetch_add(1, Ordering::SeqCst);
+                } else if flags & 4 != 0 {
+                    self.on_headers(first, id, &block);
+                } else {
+                    self.block = Some((sid, first, block));
+                }
+            }
             0x1 => self.on_headers(flags, id, p),
             0x0 => self.on_data(flags, id, p),
             _ => {}
@@ -217,6 +244,9 @@ impl Conn {
         let mut ok = true;
         let mut path = false;
         let fields = self.dec.decode(p).unwrap_or_default();
+        if let Some((name, value)) = &self.b.want_header {
+            ok &= fields.iter().any(|(k, v)| k == name && v == value);
+        }
         for (k, v) in &fields {
             match k.as_slice() {
                 b":method" => ok &= v == b"GET" || v == b"POST",
@@ -289,11 +319,16 @@ impl Conn {
                 vec![b'x'; self.b.body_bytes]
             };
             let len = body.len().to_string();
-            let block = self.enc.encode([
+            let pad = vec![b'p'; self.b.reply_pad];
+            let mut fields = vec![
                 (&b":status"[..], &b"200"[..]),
                 (b"content-type", b"text/plain"),
                 (b"content-length", len.as_bytes()),
-            ]);
+            ];
+            if !pad.is_empty() {
+                fields.push((b"x-pad", &pad));
+            }
+            let block = self.enc.encode(fields);
             if self
                 .b
                 .ping_every
@@ -302,7 +337,18 @@ impl Conn {
                 self.c.pings_sent.fetch_add(1, Ordering::SeqCst);
                 let _ = self.s.write_all(&frame(6, 0, 0, &[7; 8]));
             }
-            let _ = self.s.write_all(&frame(1, 4, id, &block));
+            let mut parts = block.chunks(16_384).peekable();
+            let mut head = Vec::new();
+            let mut kind = 1;
+            while let Some(part) = parts.next() {
+                let flags = if parts.peek().is_none() { 4 } else { 0 };
+                head.extend_from_slice(&frame(kind, flags, id, part));
+                if kind == 9 {
+                    self.c.continuations_out.fetch_add(1, Ordering::SeqCst);
+                }
+                kind = 9;
+            }
+            let _ = self.s.write_all(&head);
             self.replies.push_back(Reply {
                 stream: id,
                 body,

@@ -68,12 +68,18 @@ def level(value: float) -> str:
     return f"{value:g}"
 
 
+# The protocol capabilities (run/protocol_probe.py): label, short label, key.
+PROTOCOLS = [("WebSocket", "ws", "websocket"), ("h2c", "h2c", "h2c"), ("h2 (ALPN)", "h2", "h2")]
+
+
 def caps(capabilities: dict[str, Any] | None) -> str:
     """HTTP/1.0, keep-alive and pipelining support, as the behaviour checks found it, and the
     bytes of one pong reply on the wire (a server that sends less is seen to)."""
     if not capabilities:
         return "-"
     marks = [("HTTP/1.0", "http10"), ("keep-alive", "keep_alive"), ("pipelining", "pipelining")]
+    # The protocols probed for a load that needed them (None: not probed).
+    marks += [(label, key) for label, _, key in PROTOCOLS if capabilities.get(key) is not None]
     said = ", ".join(label if capabilities.get(key) else f"no {label}" for label, key in marks)
     wire = capabilities.get("wire_bytes")
     return said + (f"; {wire} B per reply ({capabilities.get('wire_head', '')})" if wire else "")
@@ -84,6 +90,7 @@ def caps_short(capabilities: dict[str, Any] | None) -> str:
     if not capabilities:
         return "-"
     marks = [("1.0", "http10"), ("ka", "keep_alive"), ("pipe", "pipelining")]
+    marks += [(short, key) for _, short, key in PROTOCOLS if capabilities.get(key) is not None]
     said = " ".join(label if capabilities.get(key) else f"no-{label}" for label, key in marks)
     return said + (f" {capabilities['wire_bytes']}B" if capabilities.get("wire_bytes") else "")
 

@@ -22,7 +22,7 @@ from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.repeat import Counters, Repeat
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus, Verdict
-from wsgibench.run import checks, tls, ws_probe
+from wsgibench.run import checks, protocol_probe, tls, ws_probe
 from wsgibench.run.admit import app_info, refusal, tls_refusal
 from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.engine import Engine
@@ -186,6 +186,8 @@ def check_and_measure(
     cell: CellPlan, server: ServerHandle, ctx: CellContext, placement: Placement
 ) -> CellOutcome:
     caps = checks.check(server.host, server.port, ctx.app(cell.load).probe)
+    path = ctx.study.requests_of(cell.load)[0].path
+    caps = protocol_probe.learn(caps, cell.load, server.host, server.port, path)
     return measure(cell, server, caps, ctx, placement)
 
 
@@ -201,10 +203,8 @@ def measure(
 ) -> CellOutcome:
     """Warm up, run the repeats, judge each, diagnose the cell. Needs no real server: the handle
     and the engine may be fakes (tests/unit/run)."""
-    outcome, study = CellOutcome(), ctx.study
-    outcome.capabilities = caps.as_dict()
-    if not caps.pong:
-        outcome.disqualify(f"wrong answer to a plain request: {caps.detail}")
+    outcome, study = _checked(cell.load, caps), ctx.study
+    if outcome.status != CellStatus.MEASURED:
         return outcome
     load, adapted = checks.as_supported(cell.load, caps)
     outcome.diagnoses.extend(d.as_dict() for d in adapted)
@@ -251,6 +251,17 @@ def measure(
         outcome.notes.append(f"memory limit hit: {oom} OOM kill(s)")
     notes = (engine_headroom(outcome.repeats), _broadcast_note(outcome.repeats))
     outcome.notes += [n for n in notes if n]
+    return outcome
+
+
+def _checked(load: Load, caps: checks.Capabilities) -> CellOutcome:
+    """The cell as the behaviour checks leave it: disqualified for a wrong answer to a plain
+    request, unavailable for a protocol its server does not speak, else still to measure."""
+    outcome = CellOutcome(capabilities=caps.as_dict())
+    if not caps.pong:
+        outcome.disqualify(f"wrong answer to a plain request: {caps.detail}")
+    elif lacks := protocol_probe.lacking(load, caps):
+        outcome.status, outcome.reason = CellStatus.UNAVAILABLE, lacks
     return outcome
 
 

@@ -27,6 +27,13 @@ class Capabilities:
     # bytes (status line, headers, body) and its status line with the header names.
     wire_bytes: int | None = None
     wire_head: str = ""
+    # Probed only for a load that needs them (run/protocol_probe.py); None: not probed. A
+    # WebSocket upgrade accepted, HTTP/2 with prior knowledge, HTTP/2 over TLS by ALPN; and
+    # what the server did instead of the one that failed.
+    websocket: bool | None = None
+    h2c: bool | None = None
+    h2: bool | None = None
+    protocol_detail: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -371,3 +371,19 @@ def test_no_limit_is_claimed_without_regular_closes(tmp_path, closes, connection
     outcome, _ = _measure(tmp_path, [run])
     assert "closes-after-n" not in _codes(outcome)
     assert other is None or other in _codes(outcome)
+
+
+def test_a_server_without_the_loads_protocol_is_unavailable_before_any_load(tmp_path):
+    no_h2c = replace(GOOD, h2c=False, protocol_detail="no SETTINGS: it replied 'HTTP/1.1 400'")
+    outcome, engine = _measure(tmp_path, [result()], caps=no_h2c, protocol="h2c", streams=10)
+    assert outcome.status == "unavailable" and engine.plans == []
+    assert outcome.reason == (
+        "does not speak HTTP/2 with prior knowledge (h2c) here: no SETTINGS: it replied "
+        "'HTTP/1.1 400' (behaviour check)"
+    )
+    assert outcome.capabilities is not None and outcome.capabilities["h2c"] is False
+    # Found: measured as usual.
+    outcome, engine = _measure(
+        tmp_path, [result()] * 3, caps=replace(GOOD, h2c=True), protocol="h2c"
+    )
+    assert outcome.status == "measured" and len(engine.plans) == 4

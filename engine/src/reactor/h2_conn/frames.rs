@@ -271,27 +271,25 @@ fn decode(h: &mut H2Conn, stats: &mut ThreadStats) -> Result<Head, Option<ErrorC
         length: None,
     };
     let mut bad = false;
-    h.fields.clear();
-    let r = h.decoder.decode(&mut h.block_bytes, &mut h.fields);
-    for (k, v, _) in &h.fields {
+    let r = h.decoder.decode_with_cb(&h.block_bytes, |k, v| {
         let num = || {
-            std::str::from_utf8(v)
+            std::str::from_utf8(&v)
                 .ok()
                 .and_then(|t| t.parse::<u64>().ok())
         };
-        match k.as_slice() {
+        match &*k {
             b":status" => match num() {
                 Some(n @ 100..=999) => got.status = Some(n as u16),
                 _ => bad = true,
             },
-            b"content-type" => got.media = MediaType::from_header(v),
+            b"content-type" => got.media = MediaType::from_header(&v),
             b"content-length" => match num() {
                 Some(n) => got.length = Some(n),
                 None => bad = true,
             },
             _ => {}
         }
-    }
+    });
     if r.is_err() {
         return Err(protocol_error(stats, "hpack"));
     }
