@@ -31,3 +31,9 @@ def test_spread_and_behaviour_columns():
     caps = {"http10": True, "keep_alive": True, "pipelining": False, "wire_bytes": 123}
     assert fmt.caps_short(caps) == "1.0 ka no-pipe 123B" and fmt.caps_short(None) == "-"
     assert fmt.whole(12345.6) == "12,346" == fmt.rps(12345.6)
+
+
+def test_the_protocols_probed_for_a_load_are_said_and_the_others_left_out():
+    caps = {"http10": True, "keep_alive": True, "pipelining": True, "h2c": False, "websocket": None}
+    assert fmt.caps(caps) == "HTTP/1.0, keep-alive, pipelining, no h2c"
+    assert fmt.caps_short({**caps, "h2c": True, "websocket": True}) == "1.0 ka pipe ws h2c"
