@@ -1,8 +1,9 @@
 //! HTTP/2 (RFC 9113) on the client side, cleartext with prior knowledge (h2c): the connection
 //! preface, frame headers in and out, each request kind's header block encoded once, and the
-//! settings the engine offers and honours. HPACK decoding of replies is `loona-hpack`'s
-//! (which returns an error, never panics, on a malformed block).
+//! settings the engine offers and honours. HPACK decoding of replies is `httlib-hpack`'s,
+//! behind a check of each block's structure (`hpack.rs`).
 
+pub mod hpack;
 mod stats;
 
 pub use stats::H2Stats;

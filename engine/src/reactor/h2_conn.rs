@@ -39,7 +39,9 @@ struct Stream {
 
 /// The HTTP/2 side of one connection.
 pub(super) struct H2Conn {
-    decoder: loona_hpack::Decoder<'static>,
+    decoder: httlib_hpack::Decoder<'static>,
+    /// Decoded fields of the block at hand (kept to reuse its allocation).
+    fields: Vec<(Vec<u8>, Vec<u8>, u8)>,
     streams: HashMap<u32, Stream>,
     /// Streams whose body waits for flow-control window, oldest first.
     waiting: VecDeque<u32>,
@@ -107,7 +109,8 @@ fn send_body(
 impl H2Conn {
     pub fn new(window: u32) -> H2Conn {
         H2Conn {
-            decoder: loona_hpack::Decoder::new(),
+            decoder: httlib_hpack::Decoder::default(),
+            fields: Vec::new(),
             streams: HashMap::new(),
             waiting: VecDeque::new(),
             peer_max_frame: h2::MAX_FRAME,

@@ -271,25 +271,32 @@ fn decode(h: &mut H2Conn, stats: &mut ThreadStats) -> Result<Head, Option<ErrorC
         length: None,
     };
     let mut bad = false;
-    let r = h.decoder.decode_with_cb(&h.block_bytes, |k, v| {
+    // httlib-hpack indexes past the end of a truncated integer or string: such a block is
+    // refused before it is decoded.
+    if !h2::hpack::well_formed(&h.block_bytes) {
+        return Err(protocol_error(stats, "hpack"));
+    }
+    h.fields.clear();
+    let r = h.decoder.decode(&mut h.block_bytes, &mut h.fields);
+    for (k, v, _) in &h.fields {
         let num = || {
-            std::str::from_utf8(&v)
+            std::str::from_utf8(v)
                 .ok()
                 .and_then(|t| t.parse::<u64>().ok())
         };
-        match &*k {
+        match k.as_slice() {
             b":status" => match num() {
                 Some(n @ 100..=999) => got.status = Some(n as u16),
                 _ => bad = true,
             },
-            b"content-type" => got.media = MediaType::from_header(&v),
+            b"content-type" => got.media = MediaType::from_header(v),
             b"content-length" => match num() {
                 Some(n) => got.length = Some(n),
                 None => bad = true,
             },
             _ => {}
         }
-    });
+    }
     if r.is_err() {
         return Err(protocol_error(stats, "hpack"));
     }
