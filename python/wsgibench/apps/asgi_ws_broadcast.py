@@ -9,19 +9,14 @@ whose send fails leaves. /wsgibench-runtime answers as in asgi_ws_echo. Any HTTP
 
 import itertools
 
-from asgi_pong import BODY, RUNTIME_PATH, lifespan, reply
-from asgi_ws_echo import tell_runtime
+from asgi_ws_echo import outgoing, websocket_app
 
 MEMBERS = {}  # member number -> its ASGI send
 _NUMBERS = itertools.count()
 
 
 async def fan_out(sender, message):
-    out = {"type": "websocket.send"}
-    if message.get("text") is not None:
-        out["text"] = message["text"]
-    else:
-        out["bytes"] = message.get("bytes") or b""
+    out = outgoing(message)
     for number, send in list(MEMBERS.items()):
         if number == sender:
             continue
@@ -48,14 +43,4 @@ async def member(receive, send):
         MEMBERS.pop(me, None)
 
 
-async def app(scope, receive, send):
-    if scope["type"] == "lifespan":
-        return await lifespan(receive, send)
-    if scope["type"] == "websocket":
-        if scope["path"] == RUNTIME_PATH:
-            return await tell_runtime(receive, send)
-        return await member(receive, send)
-    await reply(send, BODY)
-
-
-application = app
+app = application = websocket_app(member)

@@ -21,6 +21,13 @@ def runtime():
     return {**pong_runtime(), "loaded": [name for name in LIBRARIES if name in sys.modules]}
 
 
+def outgoing(message):
+    """A received message to send as it came: text as text, bytes as bytes."""
+    if message.get("text") is not None:
+        return {"type": "websocket.send", "text": message["text"]}
+    return {"type": "websocket.send", "bytes": message.get("bytes") or b""}
+
+
 async def echo(receive, send):
     while True:
         message = await receive()
@@ -28,10 +35,7 @@ async def echo(receive, send):
         if kind == "websocket.connect":
             await send({"type": "websocket.accept"})
         elif kind == "websocket.receive":
-            if message.get("text") is not None:
-                await send({"type": "websocket.send", "text": message["text"]})
-            else:
-                await send({"type": "websocket.send", "bytes": message.get("bytes") or b""})
+            await send(outgoing(message))
         elif kind == "websocket.disconnect":
             return
 
@@ -45,14 +49,20 @@ async def tell_runtime(receive, send):
     await send({"type": "websocket.close", "code": 1000})
 
 
-async def app(scope, receive, send):
-    if scope["type"] == "lifespan":
-        return await lifespan(receive, send)
-    if scope["type"] == "websocket":
-        if scope["path"] == RUNTIME_PATH:
-            return await tell_runtime(receive, send)
-        return await echo(receive, send)
-    await reply(send, BODY)
+def websocket_app(handler):
+    """An ASGI app whose WebSocket connections go to `handler` (RUNTIME_PATH's to tell_runtime)
+    and whose HTTP requests get "Pong!"."""
+
+    async def app(scope, receive, send):
+        if scope["type"] == "lifespan":
+            return await lifespan(receive, send)
+        if scope["type"] == "websocket":
+            if scope["path"] == RUNTIME_PATH:
+                return await tell_runtime(receive, send)
+            return await handler(receive, send)
+        await reply(send, BODY)
+
+    return app
 
 
-application = app
+app = application = websocket_app(echo)

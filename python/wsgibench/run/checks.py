@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -43,13 +42,8 @@ class _Conn:
     """A blocking client connection that reads whole responses, bounded by a deadline."""
 
     def __init__(self, host: str, port: int, timeout_s: float):
-        sock = socket.create_connection((host, port), timeout=timeout_s)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        files = tls.endpoint(host, port)
         # A server started with TLS is checked over TLS, its certificate verified.
-        if files is not None:
-            sock = files.client_context().wrap_socket(sock, server_hostname=host)
-        self.sock = sock
+        self.sock = tls.connect(host, port, timeout_s)
         self.deadline = time.monotonic() + timeout_s
         self.buf = b""
         self.last_raw = b""  # the bytes of the last whole response

@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import socket
 import ssl
 import struct
 import time
@@ -38,12 +37,10 @@ class _Wire:
 
     def __init__(self, host: str, port: int, timeout_s: float, alpn: tuple[str, ...]):
         self.deadline = time.monotonic() + timeout_s
-        self.sock: socket.socket = socket.create_connection((host, port), timeout=timeout_s)
-        self.alpn: str | None = None
-        files = tls.endpoint(host, port)
-        if files is not None:
-            self.sock = files.client_context(alpn).wrap_socket(self.sock, server_hostname=host)
-            self.alpn = self.sock.selected_alpn_protocol()
+        self.sock = tls.connect(host, port, timeout_s, alpn)
+        self.alpn = (
+            self.sock.selected_alpn_protocol() if isinstance(self.sock, ssl.SSLSocket) else None
+        )
         self.buf = b""
 
     def fill(self) -> bool:
@@ -74,16 +71,22 @@ class _Wire:
         self.sock.close()
 
 
-def websocket(host: str, port: int, path: str, timeout_s: float = 2.0) -> Probed:
-    """A WebSocket upgrade on `path`: accepted when the server answers 101 with the
-    Sec-WebSocket-Accept that RFC 6455 derives from the key sent."""
+def upgrade_request(host: str, port: int, path: str) -> tuple[bytes, bytes]:
+    """A WebSocket upgrade of `path` with a fresh key, and the Sec-WebSocket-Accept that RFC 6455
+    derives from it."""
     key = base64.b64encode(os.urandom(16))
-    want = base64.b64encode(hashlib.sha1(key + WS_GUID).digest())
     request = (
         f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key.decode()}\r\n"
         "Sec-WebSocket-Version: 13\r\n\r\n"
     ).encode()
+    return request, base64.b64encode(hashlib.sha1(key + WS_GUID).digest())
+
+
+def websocket(host: str, port: int, path: str, timeout_s: float = 2.0) -> Probed:
+    """A WebSocket upgrade on `path`: accepted when the server answers 101 with the
+    Sec-WebSocket-Accept that RFC 6455 derives from the key sent."""
+    request, want = upgrade_request(host, port, path)
     try:
         wire = _Wire(host, port, timeout_s, ("http/1.1",))
     except (OSError, ssl.SSLError) as exc:

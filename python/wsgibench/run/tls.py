@@ -4,6 +4,7 @@ and the table of TLS endpoints by address that the behaviour checks and the engi
 
 from __future__ import annotations
 
+import socket
 import ssl
 from dataclasses import dataclass
 from functools import cache
@@ -69,3 +70,16 @@ def forget(host: str, port: int) -> None:
 def endpoint(host: str, port: int) -> TlsFiles | None:
     """The TLS files of the server on host:port; None: it speaks plain TCP."""
     return _ENDPOINTS.get((host, port))
+
+
+def connect(
+    host: str, port: int, timeout_s: float, alpn: tuple[str, ...] = ("http/1.1",)
+) -> socket.socket:
+    """A client connection to host:port (no Nagle), over TLS with its certificate verified when
+    the server there was started with TLS."""
+    sock = socket.create_connection((host, port), timeout=timeout_s)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    files = endpoint(host, port)
+    if files is None:
+        return sock
+    return files.client_context(alpn).wrap_socket(sock, server_hostname=host)

@@ -4,11 +4,10 @@ of the server's call into the app."""
 
 from __future__ import annotations
 
-import base64
 import json
-import os
 import socket
 
+from wsgibench.run import protocol_probe, tls
 from wsgibench.run.checks import RUNTIME_PATH
 
 # Markers of a server's WebSocket implementation among those modules, first match wins.
@@ -61,14 +60,10 @@ class _Reader:
 
 def websocket_library(host: str, port: int, timeout_s: float = 2.0) -> str | None:
     """The library that ran the app's WebSocket connection, or None when the upgrade failed."""
-    key = base64.b64encode(os.urandom(16)).decode()
-    request = (
-        f"GET {RUNTIME_PATH} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
-        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-    )
+    request, _accept = protocol_probe.upgrade_request(host, port, RUNTIME_PATH)
     try:
-        with socket.create_connection((host, port), timeout=timeout_s) as sock:
-            sock.sendall(request.encode())
+        with tls.connect(host, port, timeout_s) as sock:
+            sock.sendall(request)
             head = b""
             while b"\r\n\r\n" not in head:
                 chunk = sock.recv(4096)
