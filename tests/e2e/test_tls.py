@@ -3,7 +3,8 @@ servers that offer h2 by ALPN (Hypercorn; Daphne, whose certificate goes in a Tw
 string) and one that offers HTTP/1.1 only (uvicorn): each is started with a certificate of the
 test CA, which the engine verifies; keep-alive TLS holds one
 handshake per connection, a new connection per request resumes the session, h2 over TLS is
-measured on the first and said unavailable on the second with what ALPN chose."""
+measured on the first and said unavailable on the second with what ALPN chose; uvicorn behind
+nginx (`uvicorn+nginx`) gets h2 and session resumption from the nginx that terminates its TLS."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from wsgibench.results.store import Store
 from .helpers import cli, require
 
 CONNECTIONS = 4
-SERVERS = ("hypercorn", "daphne", "uvicorn")
+SERVERS = ("hypercorn", "daphne", "uvicorn", "uvicorn+nginx")
 
 
 def test_the_tls_study_measures_each_server_with_and_without_tls(tmp_path):
@@ -61,7 +62,9 @@ def test_the_tls_study_measures_each_server_with_and_without_tls(tmp_path):
             assert tls["resumed"] == 0, tls
         else:
             assert tls["resumed"] >= tls["handshakes"] - CONNECTIONS, tls
-    for server in ("hypercorn", "daphne"):  # Daphne: Twisted's h2 on its ssl: endpoint
+    _behind_nginx(cells)
+    # Daphne: Twisted's h2 on its ssl: endpoint; uvicorn+nginx: nginx's h2 in front of HTTP/1.1.
+    for server in ("hypercorn", "daphne", "uvicorn+nginx"):
         h2, _ = engine(server, "h2-10")
         assert h2["tls"]["alpn"] == {"h2": h2["tls"]["handshakes"]}
         assert h2["http2"]["settings_received"] == h2["http2"]["connections"] >= CONNECTIONS
@@ -75,3 +78,12 @@ def test_the_tls_study_measures_each_server_with_and_without_tls(tmp_path):
     # Found by the behaviour checks and stored.
     assert refused.capabilities["h2"] is False, refused.capabilities
     assert store.repeats(refused.id) == []
+
+
+def _behind_nginx(cells: dict) -> None:
+    """nginx answers for uvicorn behind it (its Server header; uvicorn is started without one),
+    with uvicorn's own loop read back through it."""
+    for server in ("uvicorn", "uvicorn+nginx"):
+        cell = cells[(server, "https")]
+        assert ("server," in cell.capabilities["wire_head"]) is server.endswith("+nginx"), cell
+        assert cell.isolation["runtime"]["loop"] == "uvloop", cell.isolation

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from wsgibench.errors import UsageError
-from wsgibench.servers import versions
+from wsgibench.servers import fronts, versions
 from wsgibench.servers.recipe import (
     Binary,
     Command,
@@ -75,10 +75,16 @@ def listed(hidden: bool = False) -> dict[str, ServerRecipe]:
 
 
 def get(name: str) -> ServerRecipe:
-    """The recipe of a catalog name, or of `name@version` (the server at that release)."""
+    """The recipe of a catalog name, of `name@version` (the server at that release), or of
+    `name+nginx` (the server behind nginx, servers/fronts.py)."""
     recipes = catalog()
     if name in recipes:
         return recipes[name]
+    base, fronted = fronts.split(name)
+    if f"{fronts.SUFFIX}@" in name:
+        raise UsageError(f"{name!r}: a server at a release behind nginx is SERVER@VERSION+nginx")
+    if fronted:
+        return _behind_nginx(base)
     base, version = versions.split(name)
     if version is not None:
         return _at_version(base, version)
@@ -88,6 +94,11 @@ def get(name: str) -> ServerRecipe:
 @cache
 def _at_version(base: str, version: str) -> ServerRecipe:
     return versions.at_version(get(base), version)
+
+
+@cache
+def _behind_nginx(base: str) -> ServerRecipe:
+    return fronts.behind_nginx(get(base))
 
 
 def _hint(name: str, names: list[str]) -> str:

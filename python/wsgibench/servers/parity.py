@@ -4,9 +4,9 @@ production use (study/parity.py checks that a study's servers differ only where 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from wsgibench.servers import versions
+from wsgibench.servers import fronts, versions
 
 SETTINGS = ("loop", "parser", "concurrency", "keep_alive", "backlog", "access_log")
 # Most audited recipes take the study's backlog; none logs requests unless the study asks, and
@@ -346,8 +346,16 @@ AUDITS: dict[str, Audit] = {
 
 
 def audited(name: str) -> Audit | None:
-    """A server's audit (a server at a release is audited as its catalog entry)."""
-    return AUDITS.get(versions.split(name)[0])
+    """A server's audit (a server at a release is audited as its catalog entry; behind nginx, as
+    its entry with nginx holding the connections)."""
+    found = AUDITS.get(versions.split(name)[0])
+    if found is None or not fronts.split(name)[1]:
+        return found
+    return replace(
+        found,
+        keep_alive=f"{found.keep_alive}; nginx holds the client's, upstream keep-alive behind",
+        production=f"{found.production}; behind nginx as its deployment docs show (servers/fronts.py)",
+    )
 
 
 def audit_markdown() -> str:

@@ -17,14 +17,16 @@ from packaging.version import InvalidVersion, Version
 from wsgibench.errors import UsageError
 from wsgibench.machine import locks
 from wsgibench.paths import home
+from wsgibench.servers import fronts
 from wsgibench.servers.recipe import ServerRecipe
 
 
 def split(name: str) -> tuple[str, str | None]:
-    """`server@version` -> (server, version); a plain name -> (name, None)."""
-    base, at, version = name.partition("@")
+    """`server@version` -> (server, version); a plain name -> (name, None); a server behind nginx
+    (`server@version+nginx`) as its server."""
+    base, at, version = fronts.split(name)[0].partition("@")
     if not at:
-        return name, None
+        return base, None
     if not base or not version:
         raise UsageError(f"{name!r}: a server at a release is written SERVER@VERSION")
     return base, version
