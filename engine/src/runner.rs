@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use crate::clock::{now_ns, secs_to_ns, Timeline, NS_PER_S};
+use crate::h2::encoder::FieldTable;
 use crate::http::build_request;
 use crate::models::{self, Model};
 use crate::plan::Plan;
@@ -68,17 +69,23 @@ pub fn config_of(plan: &Plan) -> Result<Config, String> {
             host: host.clone(),
             headers: plan.requests[0].headers.clone(),
         }),
-        h2: plan.http2.as_ref().map(|h| H2Config {
-            streams: h.streams,
-            window: h.window_bytes,
-            kinds: plan
+        h2: plan.http2.as_ref().map(|h| {
+            let scheme = if plan.tls.is_some() { "https" } else { "http" };
+            let mut table = FieldTable::default();
+            let kinds = plan
                 .requests
                 .iter()
                 .map(|r| H2Kind {
-                    block: crate::h2::request_block(&r.method, &r.path, &host, &r.headers),
+                    fields: table.request(&r.method, scheme, &r.path, &host, &r.headers),
                     body: r.body.clone(),
                 })
-                .collect(),
+                .collect();
+            H2Config {
+                streams: h.streams,
+                window: h.window_bytes,
+                kinds,
+                table,
+            }
         }),
         tls,
     })

@@ -85,7 +85,12 @@ fn a_new_connection_per_request_resumes_the_session_as_the_server_counts() {
 #[test]
 fn h2_over_tls_is_chosen_by_alpn_and_refused_without_it() {
     let ca = TestCa::new();
-    let srv = H2Server::start(H2Behaviour::default(), b"");
+    // Over TLS every request says `:scheme https`; the server counts any other as bad.
+    let want_https = H2Behaviour {
+        scheme: Some("https"),
+        ..H2Behaviour::default()
+    };
+    let srv = H2Server::start(want_https, b"");
     let model = json!({"kind": "count", "requests": 1000, "concurrency": 2});
     // The CA as PEM text in the plan (what the harness sends to load hosts).
     let pem = std::fs::read_to_string(&ca.ca_file).unwrap();
@@ -99,6 +104,7 @@ fn h2_over_tls_is_chosen_by_alpn_and_refused_without_it() {
     assert_eq!(r["tls"]["alpn"], json!({"h2": 2}));
     assert_eq!(r["http2"]["streams"], 1000);
     assert_eq!(srv.n(|c| &c.answered), 1000);
+    assert_eq!(srv.n(|c| &c.bad_requests), 0);
     assert_eq!(settled(2, || h2_front.n(|c| &c.alpn_h2)), 2);
 
     // A server that chooses no protocol, and one that offers only HTTP/1.1.

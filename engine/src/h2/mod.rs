@@ -1,8 +1,9 @@
 //! HTTP/2 (RFC 9113) on the client side, cleartext with prior knowledge (h2c): the connection
-//! preface, frame headers in and out, each request kind's header block encoded once, and the
-//! settings the engine offers and honours. HPACK decoding of replies is `httlib-hpack`'s,
-//! behind a check of each block's structure (`hpack.rs`).
+//! preface, frame headers in and out, and the settings the engine offers and honours. Request
+//! header blocks are encoded per connection with a dynamic table (`encoder.rs`); HPACK decoding
+//! of replies is `httlib-hpack`'s, behind a check of each block's structure (`hpack.rs`).
 
+pub mod encoder;
 pub mod hpack;
 mod stats;
 
@@ -122,83 +123,23 @@ pub fn opening(window: u32) -> Vec<u8> {
     out
 }
 
-/// Headers that are HTTP/1.1's connection management and must not appear in HTTP/2
-/// (RFC 9113 §8.2.2); `host` becomes `:authority`.
-const DROPPED: [&str; 6] = [
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "transfer-encoding",
-    "upgrade",
-    "host",
-];
-
-/// One field as HPACK "literal without indexing" (RFC 7541 §6.2.2): its name by the static
-/// table's index when it has one there, else as a literal; never Huffman-coded, never indexed,
-/// so the block is the same on every connection and every stream.
-fn put_literal(out: &mut Vec<u8>, static_name: Option<usize>, name: &str, value: &str) {
-    match static_name {
-        Some(i) => put_int(out, 0x00, 4, i),
-        None => {
-            out.push(0x00);
-            put_int(out, 0x00, 7, name.len());
-            out.extend_from_slice(name.as_bytes());
-        }
-    }
-    put_int(out, 0x00, 7, value.len());
-    out.extend_from_slice(value.as_bytes());
-}
-
-/// An HPACK integer with an `n`-bit prefix after the bits `high` (RFC 7541 §5.1).
-fn put_int(out: &mut Vec<u8>, high: u8, n: u32, mut v: usize) {
-    let max = (1usize << n) - 1;
-    if v < max {
-        out.push(high | v as u8);
-        return;
-    }
-    out.push(high | max as u8);
-    v -= max;
-    while v >= 128 {
-        out.push((v % 128) as u8 | 0x80);
-        v /= 128;
-    }
-    out.push(v as u8);
-}
-
-/// The header block of a request (pseudo-headers first, names lowercased, HTTP/1.1's
-/// connection headers dropped, `host` as `:authority` unless one is given).
+/// A request's header block as a connection with no dynamic table sends it: every field the
+/// static table does not hold whole as a literal without indexing (see `encoder`).
 pub fn request_block(
     method: &str,
+    scheme: &str,
     path: &str,
     host: &str,
     headers: &[(String, String)],
 ) -> Vec<u8> {
+    let mut table = encoder::FieldTable::default();
+    let items = table.request(method, scheme, path, host, headers);
     let mut out = Vec::new();
-    match method {
-        "GET" => out.push(0x82),
-        "POST" => out.push(0x83),
-        m => put_literal(&mut out, Some(2), "", m),
-    }
-    out.push(0x86); // :scheme http
-    match path {
-        "/" => out.push(0x84),
-        p => put_literal(&mut out, Some(4), "", p),
-    }
-    let authority = headers
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("host"))
-        .map_or(host, |(_, v)| v.as_str());
-    put_literal(&mut out, Some(1), "", authority);
-    for (k, v) in headers {
-        let name = k.to_ascii_lowercase();
-        if DROPPED.contains(&name.as_str()) || (name == "te" && !v.eq_ignore_ascii_case("trailers"))
-        {
-            continue;
-        }
-        put_literal(&mut out, None, &name, v);
-    }
+    encoder::Encoder::new(table.len(), 0).encode(&items, &table, &mut out);
     out
 }
 
+#[cfg(test)]
+mod encoder_tests;
 #[cfg(test)]
 mod tests;

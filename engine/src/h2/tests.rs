@@ -51,7 +51,7 @@ fn request_blocks_decode_to_the_request() {
         ("X-Long".to_owned(), "v".repeat(300)),
         ("Accept".to_owned(), "text/plain".to_owned()),
     ];
-    let block = request_block("DELETE", "/items/7?x=1", "127.0.0.1:80", &headers);
+    let block = request_block("DELETE", "http", "/items/7?x=1", "127.0.0.1:80", &headers);
     let got = loona_hpack::Decoder::new().decode(&block).unwrap();
     let got: Vec<(String, String)> = got
         .into_iter()
@@ -71,9 +71,10 @@ fn request_blocks_decode_to_the_request() {
         .collect();
     assert_eq!(got, want);
     let get = loona_hpack::Decoder::new()
-        .decode(&request_block("GET", "/", "h:1", &[]))
+        .decode(&request_block("GET", "https", "/", "h:1", &[]))
         .unwrap();
     assert_eq!(get[0], (b":method".to_vec(), b"GET".to_vec()));
+    assert_eq!(get[1], (b":scheme".to_vec(), b"https".to_vec()));
     assert_eq!(get[2], (b":path".to_vec(), b"/".to_vec()));
     assert_eq!(get[3], (b":authority".to_vec(), b"h:1".to_vec()));
 }

@@ -5,13 +5,14 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::Config;
+use crate::h2::encoder::{Encoder, FieldTable, Item};
 use crate::h2::{self, FrameHead};
 use crate::stats::{ErrorClass, ThreadStats};
 use crate::validate::ReplyCheck;
 
-/// One request kind as HTTP/2 sends it: its header block (encoded once) and its body.
+/// One request kind as HTTP/2 sends it: its header fields (encoded per connection) and body.
 pub struct H2Kind {
-    pub block: Vec<u8>,
+    pub fields: Vec<Item>,
     pub body: Vec<u8>,
 }
 
@@ -21,6 +22,8 @@ pub struct H2Config {
     /// The receive window offered for each stream and the connection.
     pub window: u32,
     pub kinds: Vec<H2Kind>,
+    /// The kinds' fields that the static table does not hold whole.
+    pub table: FieldTable,
 }
 
 /// A stream sent and not yet complete.
@@ -60,6 +63,9 @@ pub(super) struct H2Conn {
     pub ctrl: Vec<u8>,
     /// The last stream id of a GOAWAY that came and the reactor has not acted on yet.
     pub goaway: Option<u32>,
+    encoder: Encoder,
+    /// The header block of the request at hand (kept to reuse its allocation).
+    request_block: Vec<u8>,
 }
 
 type Parsed = Result<(usize, u32), Option<ErrorClass>>;
@@ -107,7 +113,7 @@ fn send_body(
 }
 
 impl H2Conn {
-    pub fn new(window: u32) -> H2Conn {
+    pub fn new(window: u32, fields: usize) -> H2Conn {
         H2Conn {
             decoder: httlib_hpack::Decoder::default(),
             fields: Vec::new(),
@@ -124,6 +130,8 @@ impl H2Conn {
             block_bytes: Vec::new(),
             ctrl: Vec::new(),
             goaway: None,
+            encoder: Encoder::new(fields, h2::encoder::DEFAULT_TABLE),
+            request_block: Vec::new(),
         }
     }
 
@@ -138,7 +146,16 @@ impl H2Conn {
         stats: &mut ThreadStats,
     ) {
         let k = &cfg.kinds[kind as usize];
-        h2::put_block(out, id, &k.block, k.body.is_empty(), self.peer_max_frame);
+        self.request_block.clear();
+        self.encoder
+            .encode(&k.fields, &cfg.table, &mut self.request_block);
+        h2::put_block(
+            out,
+            id,
+            &self.request_block,
+            k.body.is_empty(),
+            self.peer_max_frame,
+        );
         let mut s = Stream {
             kind,
             status: 0,
@@ -244,7 +261,8 @@ impl H2Conn {
                     }
                     self.peer_max_frame = v as usize;
                 }
-                _ => {} // the header table (never indexed into) and unknown settings
+                h2::SETTINGS_HEADER_TABLE_SIZE => self.encoder.peer_table_size(v),
+                _ => {} // unknown settings
             }
         }
         stats.h2.settings_received += 1;

@@ -20,9 +20,10 @@ pub const LAST_STREAM: u32 = (1 << 31) - 1;
 impl Reactor {
     /// Connected: the preface and settings, then the first streams at once (prior knowledge).
     pub(super) fn h2_open(&mut self, idx: usize, now: u64) {
-        let window = self.cfg.h2.as_ref().expect("an HTTP/2 load").window;
+        let hc = self.cfg.h2.as_ref().expect("an HTTP/2 load");
+        let (window, fields) = (hc.window, hc.table.len());
         let gen = self.slots.gen(idx);
-        self.slots.live_mut(idx).h2 = Some(Box::new(H2Conn::new(window)));
+        self.slots.live_mut(idx).h2 = Some(Box::new(H2Conn::new(window, fields)));
         self.stats.h2.connections += 1;
         self.out.clear();
         self.out.extend_from_slice(&h2::opening(window));

@@ -14,6 +14,7 @@ use super::h2_conn::{H2Config, H2Conn, H2Kind};
 use super::{h2_flow, Config, KindConfig, Script};
 use crate::clock::Timeline;
 use crate::h2;
+use crate::h2::encoder::FieldTable;
 use crate::stats::{ErrorClass, ThreadStats};
 use crate::validate::{Body, Expect};
 
@@ -70,13 +71,18 @@ fn config(streams: u32) -> Config {
         spread_source: false,
         linger_zero: false,
         ws: None,
-        h2: Some(H2Config {
-            streams,
-            window: h2::DEFAULT_WINDOW as u32,
-            kinds: vec![H2Kind {
-                block: h2::request_block("GET", "/", "127.0.0.1", &[]),
-                body: Vec::new(),
-            }],
+        h2: Some({
+            let mut table = FieldTable::default();
+            let fields = table.request("GET", "http", "/", "127.0.0.1", &[]);
+            H2Config {
+                streams,
+                window: h2::DEFAULT_WINDOW as u32,
+                kinds: vec![H2Kind {
+                    fields,
+                    body: Vec::new(),
+                }],
+                table,
+            }
         }),
         tls: None,
     }
@@ -103,7 +109,7 @@ fn connection(cfg: &Config, stats: &mut ThreadStats, streams: u32) -> Conn {
     };
     let mut c = Conn::new(sock, script, VecDeque::new(), None, 0);
     c.connecting = false;
-    let mut h = H2Conn::new(hc.window);
+    let mut h = H2Conn::new(hc.window, hc.table.len());
     let mut wire = Vec::new();
     for seq in 0..u64::from(streams) {
         let stream = h2_flow::stream_id(seq);

@@ -32,6 +32,8 @@ pub struct H2Behaviour {
     /// Bytes of an `x-pad` header added to each reply, whose head then goes on in
     /// CONTINUATION frames of at most 16,384 bytes.
     pub reply_pad: usize,
+    /// The `:scheme` every request must carry (None: "http"; "https" behind a TLS front).
+    pub scheme: Option<&'static str>,
 }
 
 #[derive(Default)]
@@ -250,7 +252,7 @@ impl Conn {
         for (k, v) in &fields {
             match k.as_slice() {
                 b":method" => ok &= v == b"GET" || v == b"POST",
-                b":scheme" => ok &= v == b"http",
+                b":scheme" => ok &= v == self.b.scheme.unwrap_or("http").as_bytes(),
                 b":path" => path = v == b"/",
                 b"connection" | b"host" => ok = false,
                 _ => {}
