@@ -29,7 +29,8 @@ pub enum Item {
     Field(u16),
 }
 
-/// A field the static table does not hold whole: its name by static index when it has one.
+/// A field the static table does not hold whole: its name (sent by static index when it has
+/// one) and value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Literal {
     name_index: Option<usize>,
@@ -40,23 +41,9 @@ struct Literal {
 impl Literal {
     /// Its size in a dynamic table (RFC 7541 §4.1).
     fn size(&self) -> usize {
-        let name = match self.name_index {
-            Some(i) => STATIC_NAMES[i - 1].len(),
-            None => self.name.len(),
-        };
-        name + self.value.len() + 32
+        self.name.len() + self.value.len() + 32
     }
 }
-
-/// The names of the static entries a request's pseudo-headers use (indexes 1 to 6).
-const STATIC_NAMES: [&str; 6] = [
-    ":authority",
-    ":method",
-    ":method",
-    ":path",
-    ":path",
-    ":scheme",
-];
 
 /// The distinct literal fields of a load's requests, shared by its connections.
 #[derive(Debug, Default)]
@@ -100,22 +87,22 @@ impl FieldTable {
         let mut items = vec![match method {
             "GET" => Item::Static(2),
             "POST" => Item::Static(3),
-            m => self.add(Some(2), "", m),
+            m => self.add(Some(2), ":method", m),
         }];
         items.push(match scheme {
             "http" => Item::Static(6),
             "https" => Item::Static(7),
-            s => self.add(Some(6), "", s),
+            s => self.add(Some(6), ":scheme", s),
         });
         items.push(match path {
             "/" => Item::Static(4),
-            p => self.add(Some(4), "", p),
+            p => self.add(Some(4), ":path", p),
         });
         let authority = headers
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case("host"))
             .map_or(host, |(_, v)| v.as_str());
-        items.push(self.add(Some(1), "", authority));
+        items.push(self.add(Some(1), ":authority", authority));
         for (k, v) in headers {
             let name = k.to_ascii_lowercase();
             let te = name == "te" && !v.eq_ignore_ascii_case("trailers");
