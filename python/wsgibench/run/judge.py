@@ -126,6 +126,12 @@ def _starved(rep: Repeat) -> bool:
     return rep.counters is not None and rep.counters.interference.engine_starved
 
 
+def _stolen(steal_pct: float) -> str:
+    """The hypervisor's share, when it took enough to say: on a shared VM it is the usual cause
+    (a vCPU descheduled between the engine's wake-ups), and no process on this machine is."""
+    return f" and the hypervisor took {steal_pct:.0f} % (steal)" if steal_pct >= 1 else ""
+
+
 def saturation_reasons(rep: Repeat) -> list[str]:
     """Why the engine limited this repeat: its own reasons, and the harness's when other work
     starved the engine of its CPUs (the engine cannot see that; its CPU share only drops). A
@@ -137,6 +143,6 @@ def saturation_reasons(rep: Repeat) -> list[str]:
         reasons.append(
             f"engine starved: it waited for its CPU(s) {list(use.engine.cpus)} "
             f"{use.engine_waited_pct:.0f} % of the time, other work took "
-            f"{use.engine.other_pct:.0f} % of them"
+            f"{use.engine.other_pct:.0f} % of them{_stolen(use.engine.steal_pct)}"
         )
     return reasons

@@ -230,6 +230,29 @@ def test_an_engine_that_waited_for_its_cpu_is_starved_and_the_cell_invalid(tmp_p
     assert "engine-saturated" in _codes(outcome)
 
 
+def stolen_cpu1(seconds_per_repeat: float):
+    """/proc/stat as a hypervisor that descheduled CPU 1 (the engine's) leaves it: its steal
+    later by that many seconds at each reading, no process on this machine busy."""
+    readings = iter(range(1000))
+
+    def read() -> CpuTimes:
+        n = next(readings)
+        return CpuTimes({0: 0.0, 1: 0.0}, {0: 0.0, 1: n * seconds_per_repeat})
+
+    return read
+
+
+def test_a_starved_engine_names_the_hypervisor_when_it_took_the_cpu(tmp_path):
+    starved = replace(result(ok=10_000, mean_us=1000), runqueue_wait_s=0.3)
+    outcome, _ = _measure(tmp_path, [starved], cpu_times=stolen_cpu1(0.3))
+    assert outcome.status == "invalid"
+    assert "other work took 0 % of them and the hypervisor took" in outcome.reason
+    assert outcome.repeats[0].counters.interference.engine.steal_pct > 5
+    # without steal, the reason says nothing of a hypervisor
+    plain, _ = _measure(tmp_path / "plain", [starved])
+    assert "hypervisor" not in plain.reason
+
+
 def test_a_little_run_queue_wait_is_not_starvation(tmp_path):
     fine = replace(result(ok=10_000, mean_us=1000), runqueue_wait_s=0.01)
     outcome, _ = _measure(tmp_path, [fine])
