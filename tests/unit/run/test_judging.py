@@ -194,14 +194,15 @@ def test_each_diagnosis(tmp_path, run, code):
     assert outcome.status == "measured"
 
 
-def busy_cpu0(seconds_per_repeat: float):
-    """/proc/stat as a busy loop on CPU 0 (the server's) would leave it: each reading later by
-    that many seconds of CPU 0 busy time; nothing the fake server's processes used."""
+def cpu_readings(busy_cpu0: float = 0.0, steal_cpu1: float = 0.0):
+    """/proc/stat as other work leaves it: each reading later by that many seconds of CPU 0 busy
+    time (a busy loop on the server's CPU) and of CPU 1 steal (a hypervisor that descheduled the
+    engine's); nothing the fake server's processes used."""
     readings = iter(range(1000))
 
     def read() -> CpuTimes:
         n = next(readings)
-        return CpuTimes({0: n * seconds_per_repeat, 1: 0.0}, {0: 0.0, 1: 0.0})
+        return CpuTimes({0: n * busy_cpu0, 1: 0.0}, {0: 0.0, 1: n * steal_cpu1})
 
     return read
 
@@ -209,7 +210,7 @@ def busy_cpu0(seconds_per_repeat: float):
 def test_other_work_on_the_servers_cpu_is_flagged_contended(tmp_path):
     # Each repeat's before/after readings differ by 5 CPU-seconds on CPU 0; the repeat lasts
     # however long the fake engine takes (milliseconds), so other work is far over 5 %.
-    outcome, _ = _measure(tmp_path, [result(ok=10_000, mean_us=1000)], cpu_times=busy_cpu0(5.0))
+    outcome, _ = _measure(tmp_path, [result(ok=10_000, mean_us=1000)], cpu_times=cpu_readings(5.0))
     assert "contended" in _codes(outcome) and outcome.status == "measured"
     use = outcome.repeats[0].counters.interference
     assert use.server.cpus == (0,) and use.server.other_pct > 5
@@ -230,26 +231,13 @@ def test_an_engine_that_waited_for_its_cpu_is_starved_and_the_cell_invalid(tmp_p
     assert "engine-saturated" in _codes(outcome)
 
 
-def stolen_cpu1(seconds_per_repeat: float):
-    """/proc/stat as a hypervisor that descheduled CPU 1 (the engine's) leaves it: its steal
-    later by that many seconds at each reading, no process on this machine busy."""
-    readings = iter(range(1000))
-
-    def read() -> CpuTimes:
-        n = next(readings)
-        return CpuTimes({0: 0.0, 1: 0.0}, {0: 0.0, 1: n * seconds_per_repeat})
-
-    return read
-
-
 def test_a_starved_engine_names_the_hypervisor_when_it_took_the_cpu(tmp_path):
     starved = replace(result(ok=10_000, mean_us=1000), runqueue_wait_s=0.3)
-    outcome, _ = _measure(tmp_path, [starved], cpu_times=stolen_cpu1(0.3))
+    outcome, _ = _measure(tmp_path, [starved], cpu_times=cpu_readings(steal_cpu1=0.3))
     assert outcome.status == "invalid"
     assert "other work took 0 % of them and the hypervisor took" in outcome.reason
     assert outcome.repeats[0].counters.interference.engine.steal_pct > 5
-    # without steal, the reason says nothing of a hypervisor
-    plain, _ = _measure(tmp_path / "plain", [starved])
+    plain, _ = _measure(tmp_path / "plain", [starved])  # no steal: no hypervisor named
     assert "hypervisor" not in plain.reason
 
 
