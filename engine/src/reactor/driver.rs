@@ -46,6 +46,9 @@ pub(super) struct RingSock {
     pub connecting: bool,
     /// Its receive ends later in the batch being handled (see `Reactor::mark_ends`).
     pub ending: bool,
+    /// `sending` holds bytes not submitted yet: they go as one send before the ring is next
+    /// entered, with whatever else the batch adds (see `Reactor::submit_sends`).
+    pub unsent: bool,
 }
 
 impl RingSock {
@@ -55,7 +58,7 @@ impl RingSock {
 
     /// A send is in flight.
     pub fn busy(&self) -> bool {
-        !self.sending.is_empty()
+        !self.unsent && !self.sending.is_empty()
     }
 }
 
@@ -134,7 +137,11 @@ impl Reactor {
                     _ => Ok(()),
                 }
             }
-            Driver::Ring(r) => {
+            Driver::Ring(_) => {
+                self.submit_sends();
+                let Driver::Ring(r) = &mut self.io else {
+                    unreachable!("the backend does not change")
+                };
                 let until = precise_ns.map_or(coarse_ns, |p| p.min(coarse_ns));
                 r.wait((!now_only && until > now).then(|| left(until)))
             }

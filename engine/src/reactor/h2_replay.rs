@@ -99,6 +99,7 @@ fn connection(cfg: &Config, stats: &mut ThreadStats, streams: u32) -> Conn {
         receiving: false,
         connecting: false,
         ending: false,
+        unsent: false,
     });
     let script = Script {
         remaining: u64::MAX,

@@ -147,6 +147,8 @@ pub struct Ring {
     target: socket2::SockAddr,
     /// io_uring_enter calls.
     pub enters: u64,
+    /// Connections (index, generation) with bytes to send before the ring is next entered.
+    pub unsent: Vec<(usize, u32)>,
 }
 
 impl Ring {
@@ -189,6 +191,7 @@ impl Ring {
             done: Vec::with_capacity(RING_ENTRIES as usize * 2),
             target: target.into(),
             enters: 0,
+            unsent: Vec::new(),
         })
     }
 

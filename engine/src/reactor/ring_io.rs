@@ -30,6 +30,7 @@ impl Reactor {
             receiving: false,
             connecting: true,
             ending: false,
+            unsent: false,
         };
         let raw = rs.raw();
         self.ring()
@@ -37,8 +38,11 @@ impl Reactor {
         Sock::Ring(rs)
     }
 
-    /// Send `self.out` on connection `idx`: at once when nothing is in flight, else after it.
+    /// Send `self.out` on connection `idx`: with the rest of this batch's bytes for it when
+    /// nothing is in flight (one send per connection per entry of the ring, as a closed loop of
+    /// many streams refills them reply by reply), else after the send in flight.
     pub(super) fn ring_send(&mut self, idx: usize) {
+        let gen = self.slots.gen(idx);
         let Sock::Ring(rs) = &mut self.slots.live_mut(idx).sock else {
             unreachable!("a ring send on an epoll socket")
         };
@@ -47,7 +51,27 @@ impl Reactor {
             return;
         }
         rs.sending.extend_from_slice(&self.out);
-        self.submit_send(idx);
+        if !rs.unsent {
+            rs.unsent = true;
+            self.ring().unsent.push((idx, gen));
+        }
+    }
+
+    /// Submit the sends the batch left (before the ring is entered).
+    pub(super) fn submit_sends(&mut self) {
+        let unsent = std::mem::take(&mut self.ring().unsent);
+        for &(idx, gen) in &unsent {
+            if let Some(c) = self.slots.get_mut(idx, gen) {
+                if let Sock::Ring(rs) = &mut c.sock {
+                    if std::mem::take(&mut rs.unsent) {
+                        self.submit_send(idx);
+                    }
+                }
+            }
+        }
+        let mut unsent = unsent;
+        unsent.clear();
+        self.ring().unsent = unsent;
     }
 
     /// Submit the bytes in `sending` (not empty) of connection `idx`.
@@ -67,9 +91,20 @@ impl Reactor {
     /// Close a connection that has left its slot (`idx`, `gen` were its address). `graceful`:
     /// its script is done, so a send in flight completes and the bytes queued behind it (a pong,
     /// a close frame) go out before the close; otherwise pending sends are cancelled.
-    pub(super) fn ring_release(&mut self, rs: RingSock, idx: usize, gen: u32, graceful: bool) {
-        let fd = rs.fd.into_raw_fd();
+    pub(super) fn ring_release(&mut self, mut rs: RingSock, idx: usize, gen: u32, graceful: bool) {
         let ud = |op| ring::user_data(op, idx, gen);
+        if std::mem::take(&mut rs.unsent) {
+            if graceful {
+                // SAFETY: the graveyard keeps these bytes until the send's completion (below).
+                let bytes =
+                    unsafe { std::slice::from_raw_parts(rs.sending.as_ptr(), rs.sending.len()) };
+                let fd = rs.raw();
+                self.ring().send(fd, bytes, ud(Op::Send));
+            } else {
+                rs.sending.clear();
+            }
+        }
+        let fd = rs.fd.into_raw_fd();
         let sending = !rs.sending.is_empty();
         let pending = [
             rs.connecting.then(|| ud(Op::Connect)),
