@@ -115,6 +115,9 @@ impl Reactor {
         coarse_ns: u64,
         now_only: bool,
     ) -> io::Result<()> {
+        if matches!(self.io, Driver::Ring(_)) {
+            self.submit_sends();
+        }
         let left = |t: u64| Duration::from_nanos(t.saturating_sub(now));
         match &mut self.io {
             Driver::Epoll(ep) => {
@@ -137,11 +140,7 @@ impl Reactor {
                     _ => Ok(()),
                 }
             }
-            Driver::Ring(_) => {
-                self.submit_sends();
-                let Driver::Ring(r) = &mut self.io else {
-                    unreachable!("the backend does not change")
-                };
+            Driver::Ring(r) => {
                 let until = precise_ns.map_or(coarse_ns, |p| p.min(coarse_ns));
                 r.wait((!now_only && until > now).then(|| left(until)))
             }

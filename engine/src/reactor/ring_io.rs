@@ -59,7 +59,7 @@ impl Reactor {
 
     /// Submit the sends the batch left (before the ring is entered).
     pub(super) fn submit_sends(&mut self) {
-        let unsent = std::mem::take(&mut self.ring().unsent);
+        let mut unsent = std::mem::take(&mut self.ring().unsent);
         for &(idx, gen) in &unsent {
             if let Some(c) = self.slots.get_mut(idx, gen) {
                 if let Sock::Ring(rs) = &mut c.sock {
@@ -69,7 +69,6 @@ impl Reactor {
                 }
             }
         }
-        let mut unsent = unsent;
         unsent.clear();
         self.ring().unsent = unsent;
     }
@@ -92,19 +91,13 @@ impl Reactor {
     /// its script is done, so a send in flight completes and the bytes queued behind it (a pong,
     /// a close frame) go out before the close; otherwise pending sends are cancelled.
     pub(super) fn ring_release(&mut self, mut rs: RingSock, idx: usize, gen: u32, graceful: bool) {
-        let ud = |op| ring::user_data(op, idx, gen);
         if std::mem::take(&mut rs.unsent) {
-            if graceful {
-                // SAFETY: the graveyard keeps these bytes until the send's completion (below).
-                let bytes =
-                    unsafe { std::slice::from_raw_parts(rs.sending.as_ptr(), rs.sending.len()) };
-                let fd = rs.raw();
-                self.ring().send(fd, bytes, ud(Op::Send));
-            } else {
-                rs.sending.clear();
-            }
+            // Never submitted (so nothing is queued behind them): they go as the tail of a
+            // graceful close, and with the connection otherwise.
+            rs.queued = std::mem::take(&mut rs.sending);
         }
         let fd = rs.fd.into_raw_fd();
+        let ud = |op| ring::user_data(op, idx, gen);
         let sending = !rs.sending.is_empty();
         let pending = [
             rs.connecting.then(|| ud(Op::Connect)),
