@@ -281,6 +281,14 @@ impl Worker {
                 self.rt.stats.abandoned += self.model.abandon();
                 break;
             }
+            let model = &mut self.model;
+            let paced = self.rt.submit_paced(|rt, now| {
+                rt.expire_schedule(now);
+                model.on_timer(now, rt);
+            });
+            if paced {
+                continue; // the clock moved on: look at the schedule and the ends again
+            }
             let (precise, coarse) = self.wake_at(sec);
             let now_only = !self.rt.ended.is_empty();
             self.rt.wait(now, precise, coarse, now_only)?;

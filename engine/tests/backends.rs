@@ -161,3 +161,19 @@ fn closed_loop_without_keep_alive_counts_alike() {
     assert_eq!(both[0]["connections_opened"], 150, "{}", both[0]);
     assert_same("a connection per request", both);
 }
+
+#[test]
+fn batches_larger_than_a_submission_chunk_count_alike() {
+    // 300 connections: their first requests, and the refills of replies that come together,
+    // are more sends than io_uring submits in one chunk before it looks at the schedule again.
+    let mixed = || {
+        |seq: u64, _: &Req| match seq % 20 {
+            9 => Action::Status500,
+            _ => Action::Reply,
+        }
+    };
+    let both = on_both(mixed, |port| count_plan(port, 3000, 300));
+    assert_eq!(both[0]["ok"], 2850, "{}", both[0]);
+    assert_eq!(both[0]["requests_sent"], 3000, "{}", both[0]);
+    assert_same("300 connections at once", both);
+}

@@ -116,7 +116,7 @@ impl Reactor {
         now_only: bool,
     ) -> io::Result<()> {
         if matches!(self.io, Driver::Ring(_)) {
-            self.submit_sends();
+            self.submit_sends(None);
         }
         let left = |t: u64| Duration::from_nanos(t.saturating_sub(now));
         match &mut self.io {
@@ -145,6 +145,12 @@ impl Reactor {
                 r.wait((!now_only && until > now).then(|| left(until)))
             }
         }
+    }
+
+    /// Before a wait: submit a large batch of sends in chunks, with `between(self, now)` after
+    /// each (io_uring; epoll writes as it goes). True when it submitted any: read the clock again.
+    pub fn submit_paced(&mut self, mut between: impl FnMut(&mut Reactor, u64)) -> bool {
+        matches!(self.io, Driver::Ring(_)) && self.submit_sends(Some(&mut between))
     }
 
     /// Hand what the last wait brought to the connections; `between(self, now)` runs every

@@ -261,6 +261,22 @@ impl Ring {
         self.push(&close);
     }
 
+    /// Entries queued and not yet submitted.
+    pub fn queued(&mut self) -> usize {
+        self.ring.submission().len()
+    }
+
+    /// Submit what is queued without waiting (completions stay in the queue for the next wait,
+    /// unless the kernel is busy with a full completion queue: they are reaped first then).
+    pub fn submit_queued(&mut self) {
+        self.enters += 1;
+        if let Err(err) = self.ring.submit() {
+            if err.raw_os_error() == Some(libc::EBUSY) {
+                self.reap();
+            }
+        }
+    }
+
     /// Submit what is queued and wait until a completion comes or `timeout` passes (none:
     /// submit only); the completions are then in `done`.
     pub fn wait(&mut self, timeout: Option<Duration>) -> io::Result<()> {
