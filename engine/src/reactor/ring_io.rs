@@ -14,6 +14,9 @@ use crate::stats::ErrorClass;
 /// Submission entries queued before a paced submission enters the ring and looks at the schedule.
 const SUBMIT_CHUNK: usize = 64;
 
+/// What a paced submission runs between its chunks (the schedule's arrivals).
+pub(super) type Between<'a> = &'a mut dyn FnMut(&mut Reactor, u64);
+
 impl Reactor {
     fn ring(&mut self) -> &mut Ring {
         match &mut self.io {
@@ -67,10 +70,7 @@ impl Reactor {
     /// hundreds of refills in one entry of the ring would hold up the schedule for milliseconds
     /// (the epoll backend writes them between its looks at the schedule). True when a chunk was
     /// submitted, so the caller reads the clock again before it waits.
-    pub(super) fn submit_sends(
-        &mut self,
-        mut between: Option<&mut dyn FnMut(&mut Reactor, u64)>,
-    ) -> bool {
+    pub(super) fn submit_sends(&mut self, mut between: Option<Between<'_>>) -> bool {
         let mut entered = false;
         let mut batch = std::mem::take(&mut self.ring().unsent);
         while !batch.is_empty() {
