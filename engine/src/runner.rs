@@ -114,7 +114,7 @@ pub fn run_after(
     plan: &Plan,
     gate: impl FnOnce() -> std::io::Result<()>,
 ) -> std::io::Result<RunOutcome> {
-    let nofile_limit = sys::raise_nofile();
+    let nofile_limit = sys::make_room_for_fds();
     let pin_error = sys::pin_current_thread(&plan.cpus)
         .err()
         .map(|e| format!("sched_setaffinity: {e}"));
