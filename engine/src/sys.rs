@@ -57,12 +57,14 @@ fn presize_fd_table(limit: u64) {
     if top < 1024 {
         return;
     }
-    // SAFETY: fcntl(F_DUPFD) of stdin-or-any open descriptor to a free number at or above `top`,
-    // then closing the copy; failures (no descriptor 0) leave the table as it was.
-    unsafe {
-        let fd = libc::fcntl(0, libc::F_DUPFD_CLOEXEC, top as libc::c_int);
+    for open in 0..3 {
+        // SAFETY: fcntl(F_DUPFD) of a standard descriptor to a free number at or above `top`,
+        // then closing the copy; a closed standard descriptor fails and the next one is tried.
+        let fd = unsafe { libc::fcntl(open, libc::F_DUPFD_CLOEXEC, top as libc::c_int) };
         if fd >= 0 {
-            libc::close(fd);
+            // SAFETY: `fd` was just opened here and is used by nothing else.
+            unsafe { libc::close(fd) };
+            return;
         }
     }
 }
