@@ -13,6 +13,8 @@ use crate::stats::ErrorClass;
 
 /// Submission entries queued before a paced submission enters the ring and looks at the schedule.
 const SUBMIT_CHUNK: usize = 64;
+/// Rounds over what the schedule refilled meanwhile before a paced submission hands back.
+const PACED_PASSES: u32 = 4;
 
 /// What a paced submission runs between its chunks (the schedule's arrivals).
 pub(super) type Between<'a> = &'a mut dyn FnMut(&mut Reactor, u64);
@@ -73,7 +75,9 @@ impl Reactor {
     pub(super) fn submit_sends(&mut self, mut between: Option<Between<'_>>) -> bool {
         let mut entered = false;
         let mut batch = std::mem::take(&mut self.ring().unsent);
+        let mut passes = 0;
         while !batch.is_empty() {
+            passes += 1;
             for &(idx, gen) in &batch {
                 if let Some(c) = self.slots.get_mut(idx, gen) {
                     if let Sock::Ring(rs) = &mut c.sock {
@@ -90,9 +94,14 @@ impl Reactor {
                     }
                 }
             }
-            // What `between` refilled (a sessions model's next request) goes in the same way.
+            // What `between` refilled (a sessions model's next request) goes in the same way,
+            // for a few passes; then it waits for the caller's next round (the wait queues it).
             batch.clear();
             std::mem::swap(&mut batch, &mut self.ring().unsent);
+            if passes == PACED_PASSES {
+                std::mem::swap(&mut batch, &mut self.ring().unsent);
+                break;
+            }
         }
         entered
     }
