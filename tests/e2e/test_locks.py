@@ -37,3 +37,14 @@ def test_installed_twice_from_its_lock_gives_the_same_packages(tmp_path: Path):
     assert first["lock_sha256"] == again["lock_sha256"] == locks.digest(lock)
     for name, version in locks.pins(lock).items():
         assert first["packages"][name] == version
+
+
+def test_a_pinned_release_is_locked_on_a_machine_that_never_locked_one(tmp_path: Path):
+    # A new home has no locks/ folder yet: `lock` makes it, as a newcomer's first command would.
+    env = {**os.environ, "WSGIBENCH_HOME": str(tmp_path / "home")}
+    proc = subprocess.run(
+        cli("lock", "gunicorn-gthread@19.9.0"), capture_output=True, text=True, timeout=300, env=env
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lock = tmp_path / "home" / "locks" / "gunicorn@19.9.0.lock"
+    assert locks.pins(lock)["gunicorn"] == "19.9.0", lock.read_text()

@@ -77,7 +77,12 @@ def compile_lock(
                 f"{(proc.stderr.strip().splitlines() or ['?'])[-1]}"
             )
         parts.append(proc.stdout)
-    out.write_text(HEADER.format(what=_what(requirements, no_deps)) + "".join(parts))
+    try:
+        # A pinned release's lock goes under wsgibench's home, which a new machine lacks.
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(HEADER.format(what=_what(requirements, no_deps)) + "".join(parts))
+    except OSError as e:
+        raise EnvironmentProblem(f"cannot write the lock {out}: {e.strerror or e}") from e
 
 
 def _what(requirements: tuple[str, ...], no_deps: tuple[str, ...]) -> str:
