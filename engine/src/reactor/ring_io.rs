@@ -75,9 +75,10 @@ impl Reactor {
     pub(super) fn submit_sends(&mut self, mut between: Option<Between<'_>>) -> bool {
         let mut entered = false;
         let mut batch = std::mem::take(&mut self.ring().unsent);
-        let mut passes = 0;
-        while !batch.is_empty() {
-            passes += 1;
+        for _ in 0..PACED_PASSES {
+            if batch.is_empty() {
+                break;
+            }
             for &(idx, gen) in &batch {
                 if let Some(c) = self.slots.get_mut(idx, gen) {
                     if let Sock::Ring(rs) = &mut c.sock {
@@ -94,15 +95,13 @@ impl Reactor {
                     }
                 }
             }
-            // What `between` refilled (a sessions model's next request) goes in the same way,
-            // for a few passes; then it waits for the caller's next round (the wait queues it).
+            // What `between` refilled (a sessions model's next request) goes in the next round.
             batch.clear();
             std::mem::swap(&mut batch, &mut self.ring().unsent);
-            if passes == PACED_PASSES {
-                std::mem::swap(&mut batch, &mut self.ring().unsent);
-                break;
-            }
         }
+        // What the last round refilled waits for the wait, which queues it (and the vector's
+        // room is kept for the next batch).
+        std::mem::swap(&mut batch, &mut self.ring().unsent);
         entered
     }
 
