@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from wsgibench.results.verdict import CellStatus
+from wsgibench.run.capacity import step_repeats
 from wsgibench.run.outcome import CellOutcome
 from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan
@@ -23,7 +24,8 @@ CAPACITY_CELLS = 12
 def planned_seconds(study: Study, cell: CellPlan) -> float:
     """What the plan says a cell takes: its repeats, its warm-up, and the start and stop."""
     load = cell.load
-    return START_S + load.warmup_s + study.repeats * (load.nominal_seconds() + 0.5)
+    repeats = cell.repeats or study.repeats
+    return START_S + load.warmup_s + repeats * (load.nominal_seconds() + 0.5)
 
 
 def plural(n: int, word: str) -> str:
@@ -44,13 +46,15 @@ class CellProgress:
         self.planned = {c.position: planned_seconds(study, c) for c in cells}
         self.left_s = sum(self.planned.values())
         # The capacity loads' cells, estimated: the bar's total and the time left count them.
+        # A step runs up to its own repeats (fewer when it misses): an estimate from above.
         searched = [
-            CellPlan(0, s, load, load.capacity.start_rate)
+            CellPlan(0, s, load, load.capacity.start_rate, step_repeats(load, study))
             for load in study.loads
             if load.capacity is not None
             for s in study.servers_of(load)
         ]
         self.estimated = len(searched) * CAPACITY_CELLS
+        self._step_repeats = max((c.repeats or 0 for c in searched), default=0)
         self.left_s += sum(planned_seconds(study, c) * CAPACITY_CELLS for c in searched)
         self.done = 0
         self.actual_s = self.expected_s = 0.0
@@ -74,8 +78,9 @@ class CellProgress:
             f"[bold]{self.study.name}[/]: {plural(len(self.study.servers), 'server')}, "
             f"{plural(len(self.cells), 'cell')}"
             + (f" and about {self.estimated} capacity steps" if self.estimated else "")
-            + f", {plural(self.study.repeats, 'repeat')} each; "
-            f"about {_clock(self.left_s)} by the plan"
+            + f", {plural(self.study.repeats, 'repeat')} each"
+            + (f" (a step up to {self._step_repeats})" if self.estimated else "")
+            + f"; about {_clock(self.left_s)} by the plan"
         )
         if self.study.changes:
             self.console.print("changed on the command line: " + ", ".join(self.study.changes))

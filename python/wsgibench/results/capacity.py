@@ -81,14 +81,22 @@ def judge_step(
 ) -> Step:
     """A step meets the budget only when every repeat does (the repeats confirm it, so one lucky
     repeat cannot move the boundary) and keeps up with the requests offered (`offered_rps`); an
-    engine-limited step is invalid, never the server's."""
+    engine-limited step is invalid, never the server's, and so is a repeat that missed while the
+    hypervisor took more than STOLEN_PCT of the server's CPUs."""
     errors = any((r.error_rate or 0) > 0 for r in repeats)
     if invalid:
         return Step(rate, StepStatus.INVALID, invalid, errors)
     if gave_up or not repeats:
         return Step(rate, StepStatus.MISSED, gave_up or "no repeat measured", True)
     for i, r in enumerate(repeats, 1):
-        over = _over(r, budget) or _behind(r, offered_rps)
+        over = repeat_miss(r, budget, offered_rps)
+        stolen = stolen_pct(r)
+        if over and stolen is not None:
+            why = (
+                f"repeat {i}: {over} while the hypervisor took {stolen:.0f} % of the server's "
+                "CPUs (steal): the machine's miss, not the server's"
+            )
+            return Step(rate, StepStatus.INVALID, why, errors, harness=True)
         if over:
             return Step(rate, StepStatus.MISSED, f"repeat {i}: {over}", errors)
     worst = max(r.latency_p99_us or 0 for r in repeats) / 1000
@@ -149,6 +157,36 @@ def missed_beyond_lag(reason: str | None, repeats: Sequence[RepeatFigures], budg
                 f"engine's worst schedule lag ({lag_ms:.3g} ms): the server's miss"
             )
     return ""
+
+
+# A repeat whose server CPUs the hypervisor took more of than this share (steal; run/records.py
+# flags a repeat contended from the same share) while they had no room left (busy and stolen
+# together at least FULL_PCT) cannot show the server's miss: the server needed the stolen time.
+STOLEN_PCT = 5.0
+FULL_PCT = 90.0
+
+
+def stolen_pct(r: RepeatFigures) -> float | None:
+    """The share of the server's CPUs the hypervisor took during the repeat (steal) when it is
+    over STOLEN_PCT and the CPUs were full with it; None when not, or not recorded (a Repeat's
+    counters as measured, or its extra_json as stored)."""
+    counters = getattr(r, "counters", None)
+    if counters is not None:
+        use = counters.interference.server
+        steal, busy = use.steal_pct, use.busy_pct
+    else:
+        more = getattr(r, "more", None) or {}
+        server = (more.get("interference") or {}).get("server") or {}
+        steal, busy = server.get("steal_pct"), server.get("busy_pct")
+    if not isinstance(steal, (int, float)) or not isinstance(busy, (int, float)):
+        return None
+    return float(steal) if steal > STOLEN_PCT and busy + steal >= FULL_PCT else None
+
+
+def repeat_miss(r: RepeatFigures, budget: Budget, offered_rps: float | None = None) -> str:
+    """Why one repeat misses the budget (over it, or falling behind the requests offered), or
+    "": a step stops at its first such repeat, whose verdict is then known."""
+    return _over(r, budget) or _behind(r, offered_rps)
 
 
 def _behind(r: RepeatFigures, offered_rps: float | None) -> str:

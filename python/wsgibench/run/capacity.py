@@ -17,6 +17,7 @@ from wsgibench.results.capacity import (
     Search,
     Step,
     cost_rates,
+    repeat_miss,
     step_of,
 )
 from wsgibench.results.repeat import Repeat
@@ -24,6 +25,13 @@ from wsgibench.results.verdict import CellStatus
 from wsgibench.study.loads import CapacitySpec, Load
 from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan
+
+
+def step_repeats(load: Load, study: Study) -> int:
+    """The most repeats a step of the load's search runs: its `step_repeats`, at least the
+    study's repeats."""
+    assert load.capacity is not None
+    return max(load.capacity.step_repeats, study.repeats)
 
 
 def budget_of(spec: CapacitySpec, study: Study) -> Budget:
@@ -55,6 +63,7 @@ def search_server(
     budget = budget_of(spec, study)
     calls = int(load.params.get("calls", 1))
     search = Search(spec.start_rate, spec.resolution, spec.max_rate)
+    repeats = step_repeats(load, study)
     while (rate := search.next_rate()) is not None:
 
         def note(
@@ -62,7 +71,10 @@ def search_server(
         ) -> list[str]:
             return [step_note(step_of(at, status, reason, reps, budget, calls), budget)]
 
-        measured = run(CellPlan(position, server, load, rate), note)
+        def stop_at(rep: Repeat, offered: float = rate * calls) -> str:
+            return repeat_miss(rep, budget, offered)
+
+        measured = run(CellPlan(position, server, load, rate, repeats, stop_at), note)
         position += 1
         step = step_of(rate, measured.status, measured.reason, measured.repeats, budget, calls)
         search.record(replace(step, cell_id=measured.cell_id))

@@ -222,15 +222,7 @@ def measure(
     if load.warmup_s > 0:
         ctx.progress(f"{cell.label}: warm-up")
         ctx.engine.run(plan_at(seed=seed, warmup=True))
-    judged: list[tuple[Repeat, Verdict]] = []
-    for idx in range(study.repeats):
-        ctx.progress(f"{cell.label}: repeat {idx + 1}/{study.repeats}")
-        rep = measure_repeat(idx, plan_at(seed=seed + idx), server, ctx, placement)
-        verdict = judge_repeat(rep, server, study.error_threshold)
-        judged.append((rep, verdict))
-        outcome.apply(rep, verdict)
-        if verdict.ends_cell:
-            break
+    judged = _repeats(cell, lambda idx: plan_at(seed=seed + idx), server, ctx, placement, outcome)
     share = 100.0 * (placement.cpu_quota or len(placement.server_cpus))
     facts = [
         diagnose.facts_from(r, v, load.model, cell.level, load.wants_keep_alive, share)
@@ -252,6 +244,33 @@ def measure(
     notes = (engine_headroom(outcome.repeats), _broadcast_note(outcome.repeats))
     outcome.notes += [n for n in notes if n]
     return outcome
+
+
+def _repeats(
+    cell: CellPlan,
+    plan_of: Callable[[int], EnginePlan],
+    server: ServerHandle,
+    ctx: CellContext,
+    placement: Placement,
+    outcome: CellOutcome,
+) -> list[tuple[Repeat, Verdict]]:
+    """The cell's repeats, each judged and applied to `outcome`: the study's count (or the
+    cell's), until a repeat ends the cell or the cell's stop rule says its verdict is known."""
+    judged: list[tuple[Repeat, Verdict]] = []
+    count = cell.repeats or ctx.study.repeats
+    for idx in range(count):
+        ctx.progress(f"{cell.label}: repeat {idx + 1}/{count}")
+        rep = measure_repeat(idx, plan_of(idx), server, ctx, placement)
+        verdict = judge_repeat(rep, server, ctx.study.error_threshold)
+        judged.append((rep, verdict))
+        outcome.apply(rep, verdict)
+        if verdict.ends_cell:
+            break
+        enough = cell.stop_at(rep) if cell.stop_at and idx + 1 < count else ""
+        if enough:
+            outcome.notes.append(f"stopped after repeat {idx + 1} of {count}: {enough}")
+            break
+    return judged
 
 
 def _checked(load: Load, caps: checks.Capabilities) -> CellOutcome:

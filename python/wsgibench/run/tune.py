@@ -98,13 +98,14 @@ def trial_loads(
     settings: list[Setting], round_: int, budget: dict[str, Any], start_rate: float
 ) -> list[dict[str, Any]]:
     """One capacity load per setting for this round ([[load]] tables, as a study file has them)."""
-    resolution, _, duration = ROUNDS[round_]
+    resolution, repeats, duration = ROUNDS[round_]
     return [
         {
             "name": f"r{round_ + 1} {s.label}",
             "model": "capacity",
             **budget,
             "resolution": resolution,
+            "step_repeats": repeats,  # the round's, as its study's repeats
             "duration_s": duration,
             "warmup_s": 0.5,
             "start_rate": start_rate,

@@ -220,6 +220,16 @@ LOAD_KEYS: tuple[Key, ...] = (
         models=("capacity",),
     ),
     Key(
+        "step_repeats",
+        _POSITIVE_INT,
+        "5 (at least the study's repeats)",
+        "capacity: the most repeats a step of the search runs. A step meets the budget only when "
+        "every one of them does, and stops at the first that does not (its verdict is then "
+        "known); the cells at 25, 50 and 75 % of the capacity run the study's repeats.",
+        "repeats",
+        models=("capacity",),
+    ),
+    Key(
         "workers",
         _POSITIVE_INT,
         "the study's",

@@ -56,6 +56,8 @@ class CapacitySpec:
     resolution: float = 0.05
     start_rate: float = 100.0
     max_rate: float = 1e6
+    # The most repeats a step runs; it stops at the first over the budget (its verdict is known).
+    step_repeats: int = 5
 
 
 _CAPACITY_KEYS = (
@@ -65,6 +67,7 @@ _CAPACITY_KEYS = (
     "resolution",
     "start_rate",
     "max_rate",
+    "step_repeats",
 )
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.study.loads import Load
@@ -16,6 +18,9 @@ class CellPlan:
     server: str
     load: Load
     level: float
+    repeats: int | None = None  # the most repeats it runs (None: the study's)
+    # Asked after each repeat (a results.repeat.Repeat): a reason to run no more, or "".
+    stop_at: Callable[[Any], str] | None = field(default=None, compare=False)
 
     @property
     def key(self) -> tuple[str, str, float]:

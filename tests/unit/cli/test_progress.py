@@ -83,3 +83,20 @@ def test_one_of_each_is_said_in_the_singular():
     out = io.StringIO()
     CellProgress(Console(file=out, width=200), study, plan_cells(study)).start()
     assert "1 server, 1 cell, 1 repeat each" in out.getvalue()
+
+
+def test_a_capacity_search_is_planned_with_its_steps_repeats():
+    study = parse_study(
+        {"servers": ["bjoern"], "repeats": 3,
+         "load": [{"name": "p99", "model": "capacity", "slo_p99_ms": 10, "duration_s": 2,
+                   "warmup_s": 0.5, "step_repeats": 5}]},
+        "cap",
+    )  # fmt: skip
+    out = io.StringIO()
+    progress = CellProgress(Console(file=out, width=200), study, plan_cells(study))
+    progress.start()
+    # 12 steps estimated, each planned at its 5 repeats: 12 x (2 + 0.5 + 5 x 2.5) = 3m00s
+    assert out.getvalue().splitlines()[0] == (
+        "cap: 1 server, 0 cells and about 12 capacity steps, 3 repeats each (a step up to 5); "
+        "about 3m00s by the plan"
+    )

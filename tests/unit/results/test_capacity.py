@@ -140,3 +140,36 @@ def test_a_met_step_above_a_miss_is_not_trusted():
 
 def test_cpu_cost_rates_are_the_shares_not_tried_yet():
     assert cost_rates(1000.0, [1000.0, 500.0]) == [250.0, 750.0]
+
+
+@dataclass(frozen=True)
+class StolenRep(Rep):
+    """A repeat as read back from the store, with the share of the server's CPUs stolen."""
+
+    more: dict | None = None
+
+
+def _stolen(p99_us: float, steal_pct: float | None, busy_pct: float = 90.0) -> StolenRep:
+    server = {"busy_pct": busy_pct} | ({} if steal_pct is None else {"steal_pct": steal_pct})
+    return StolenRep(p99_us, more={"interference": {"server": server}})
+
+
+def test_a_miss_while_the_hypervisor_took_the_servers_cpu_is_not_the_servers():
+    # Over the budget in repeat 2, the server's CPU busy 85 % and 8 % stolen on top (full): the
+    # machine's miss. The step is invalid, said as the harness's (the capacity below it is a
+    # lower bound).
+    step = judge_step(500, [_stolen(2000, 9.0), _stolen(20_000, 8.0, busy_pct=85.0)], BUDGET)
+    assert (step.status, step.harness) == (StepStatus.INVALID, True)
+    assert step.reason == (
+        "repeat 2: p99 20 ms > 10 ms while the hypervisor took 8 % of the server's CPUs (steal): "
+        "the machine's miss, not the server's"
+    )
+    result = capacity_of([judge_step(250, [_stolen(2000, 0.0)], BUDGET), step], 0.05)
+    assert result.capacity == 250 and result.lower_bound and result.above is None
+    # A repeat that met the budget with its CPUs stolen met it. A miss is the server's with 5 %
+    # stolen or less, with none recorded, or when its CPUs had room left all the same (a sleeping
+    # app: 10 % busy and 20 % stolen).
+    assert judge_step(500, [_stolen(2000, 30.0)], BUDGET).status == StepStatus.MET
+    for steal, busy in ((5.0, 95.0), (None, 95.0), (20.0, 10.0)):
+        missed = judge_step(500, [_stolen(20_000, steal, busy)], BUDGET)
+        assert (missed.status, missed.harness) == (StepStatus.MISSED, False), (steal, busy)

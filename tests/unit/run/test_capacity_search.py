@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from wsgibench.databases import LoadDatabase
+from wsgibench.machine.cpustat import CpuTimes
 from wsgibench.machine.topology import build, layout
 from wsgibench.results.capacity import COST_NOTE, STEP_NOTE, StepStatus
 from wsgibench.results.engine_plan import EnginePlan
@@ -41,6 +42,8 @@ class KneeEngine:
     # from this rate on the engine's schedule lags (worst lag_ms): its only bottleneck reason
     lagging_from: float | None = None
     lag_ms: float = 13.0
+    # from this rate on, the second repeat of every step is as slow as past the knee (a hiccup)
+    second_slow_from: float | None = None
     plans: list[EnginePlan] = field(default_factory=list)
 
     def run(self, plan: EnginePlan) -> EngineResult:
@@ -48,7 +51,9 @@ class KneeEngine:
         model = plan.model
         rate, seconds = float(model.level), float(model.duration_s or 1.0)
         ok = max(1, int(rate * (model.calls or 1) * seconds))
-        slow = rate >= self.knee
+        nth = sum(float(p.model.level) == rate for p in self.plans)
+        hiccup = self.second_slow_from is not None and rate >= self.second_slow_from and nth == 2
+        slow = rate >= self.knee or hiccup
         saturated = self.saturated_from is not None and rate >= self.saturated_from
         lagging = self.lagging_from is not None and rate >= self.lagging_from
         errors = {"timeout": ok // 4} if self.errors_from and rate >= self.errors_from else {}
@@ -97,21 +102,22 @@ class Ran:
     cell: CellPlan
     status: CellStatus
     notes: list[str]
+    cell_notes: list[str] = field(default_factory=list)  # what measuring noted on the cell
+    cell_diagnoses: list[dict] = field(default_factory=list)
 
 
-def _search(tmp_path: Path, engine: KneeEngine, study: Study | None = None):
+def _search(tmp_path: Path, engine: KneeEngine, study: Study | None = None, cpus=idle_cpus):
     """search_server on the fake engine; each cell measured by the runner's `measure`."""
     study = study or _study()
     topo = build([0, 1], [(0,), (1,)], [(0, 1)])
-    ctx = CellContext(
-        study, engine, LoadDatabase(tmp_path), layout(topo), topo, cpu_times=idle_cpus
-    )
+    ctx = CellContext(study, engine, LoadDatabase(tmp_path), layout(topo), topo, cpu_times=cpus)
     ran: list[Ran] = []
 
     def run(cell: CellPlan, note_of: NoteOf) -> Measured:
         outcome = measure(cell, FakeServer(), GOOD, ctx, PLACED)
         reps: Sequence[Repeat] = outcome.repeats
-        ran.append(Ran(cell, outcome.status, note_of(outcome.status, outcome.reason, reps)))
+        notes = note_of(outcome.status, outcome.reason, reps)
+        ran.append(Ran(cell, outcome.status, notes, list(outcome.notes), outcome.diagnoses))
         return Measured(outcome.status, outcome.reason, reps, cell_id=1000 + cell.position)
 
     found, position = search_server(study.loads[0], SERVER, study, run, position=7)
@@ -143,8 +149,11 @@ def test_a_known_knee_is_found_within_the_resolution(tmp_path):
         pytest.approx(found.capacity * share, rel=0.01) for share in (0.25, 0.5, 0.75)
     ]
     assert all(r.notes == [COST_NOTE] for r in costs)
-    # every repeat of every cell ran on the engine, at the cell's rate (no warm-up: warmup_s = 0)
-    assert len(engine.plans) == 2 * len(ran)
+    # every repeat of every cell ran on the engine, at the cell's rate (no warm-up: warmup_s = 0):
+    # a met step all 5 of its repeats, a missed one only its first (over the budget), a cost cell
+    # the study's 2
+    met = sum(s.status == StepStatus.MET for s in found.steps)
+    assert len(engine.plans) == 5 * met + (len(steps) - met) + 2 * len(costs)
     assert {float(p.model.level) for p in engine.plans} == {r.cell.level for r in ran}
 
 
@@ -211,3 +220,65 @@ def test_a_lagging_step_that_met_or_missed_by_little_stays_invalid(tmp_path):
     # and an engine out of CPU is never bounded this way, however far past the budget
     found, _, _ = _search(tmp_path, KneeEngine(knee=1234, saturated_from=1600))
     assert found.steps[-1].status == StepStatus.INVALID and found.capacity == 800
+
+
+def test_a_step_stops_at_its_first_repeat_over_the_budget_and_one_slow_repeat_fails_it(tmp_path):
+    # The knee is at 1,234/s, but from 1,000/s on every step's second repeat is slow: a step
+    # there misses on that repeat (its verdict is then known, no third is run), so the capacity
+    # found is below 1,000, not below the knee.
+    engine = KneeEngine(knee=1234, second_slow_from=1000)
+    found, _, ran = _search(tmp_path, engine, _study(step_repeats=4))
+    assert found.capacity is not None and found.above is not None
+    assert found.capacity < 1000 <= found.above, [(s.rate, s.status) for s in found.steps]
+    runs = {
+        r.cell.level: sum(float(p.model.level) == r.cell.level for p in engine.plans) for r in ran
+    }
+    for step, cell in zip(found.steps, ran, strict=False):
+        if step.status == StepStatus.MET:
+            assert runs[step.rate] == 4 and step.reason == "p99 ≤ 2 ms in 4 repeats"
+        elif step.rate >= 1234:  # past the knee: the first repeat misses
+            assert runs[step.rate] == 1 and step.reason.startswith("repeat 1: p99 200 ms")
+        else:  # the hiccup: two repeats, the second over
+            assert runs[step.rate] == 2 and step.reason.startswith("repeat 2: p99 200 ms")
+            assert "stopped after repeat 2 of 4: p99 200 ms > 10 ms" in cell.cell_notes
+        assert cell.cell.repeats == 4
+    # the cost cells after the search run the study's repeats (2), with no stop rule
+    costs = ran[len(found.steps) :]
+    assert costs and all(c.cell.repeats is None and c.cell.stop_at is None for c in costs)
+    assert all(runs[c.cell.level] == 2 for c in costs)
+
+
+def test_a_step_runs_at_least_the_studys_repeats(tmp_path):
+    study = parse_study({**_study().raw, "repeats": 6}, "capacity-search")
+    found, _, ran = _search(tmp_path, KneeEngine(knee=1234), study)
+    assert {r.cell.repeats for r in ran[: len(found.steps)]} == {6}
+
+
+def test_a_miss_while_the_hypervisor_took_the_servers_cpu_ends_the_search_as_a_lower_bound(
+    tmp_path,
+):
+    # The hypervisor takes 0.1 s of the server's CPU 0 in every 1 s repeat (10 % steal, read from
+    # the CPU times as /proc/stat gives them), which is busy the other 0.85 s: steps below the knee
+    # met the budget all the same, the first past it missed, but with its full CPU stolen from:
+    # not the server's miss.
+    calls = [0]
+
+    def stolen_cpus() -> CpuTimes:
+        calls[0] += 1  # read before and after each repeat: 0.1 s stolen in between
+        return CpuTimes({0: 0.85 * calls[0], 1: 0.0}, {0: 0.1 * calls[0], 1: 0.0})
+
+    found, _, ran = _search(tmp_path, KneeEngine(knee=1234), cpus=stolen_cpus)
+    assert [(s.rate, s.status) for s in found.steps] == [
+        (100, StepStatus.MET),
+        (200, StepStatus.MET),
+        (400, StepStatus.MET),
+        (800, StepStatus.MET),
+        (1600, StepStatus.INVALID),
+    ]
+    assert found.steps[-1].reason == (
+        "repeat 1: p99 200 ms > 10 ms while the hypervisor took 10 % of the server's CPUs "
+        "(steal): the machine's miss, not the server's"
+    )
+    assert found.capacity == 800 and found.lower_bound and found.above is None
+    assert found.stopped.startswith("invalid at 1600/s: repeat 1: p99 200 ms")
+    assert all("contended" in {d["code"] for d in r.cell_diagnoses} for r in ran)
