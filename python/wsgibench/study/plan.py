@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from wsgibench.results.engine_plan import EnginePlan
+from wsgibench.results.repeat import Repeat
 from wsgibench.study.loads import Load
 from wsgibench.study.model import Study
 
@@ -19,8 +19,8 @@ class CellPlan:
     load: Load
     level: float
     repeats: int | None = None  # the most repeats it runs (None: the study's)
-    # Asked after each repeat (a results.repeat.Repeat): a reason to run no more, or "".
-    stop_at: Callable[[Any], str] | None = field(default=None, compare=False)
+    # Asked after each repeat but the last: a reason to run no more (its verdict is known), or "".
+    stop_at: Callable[[Repeat], str] | None = field(default=None, compare=False)
 
     @property
     def key(self) -> tuple[str, str, float]:
