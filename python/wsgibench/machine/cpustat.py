@@ -7,10 +7,13 @@ import resource
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psutil
 
 _TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
+# Other work or the hypervisor (steal) above this share of a set of CPUs flags a repeat contended.
+CONTENDED_PCT = 5.0
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,17 @@ class Interference:
     own_pct: float  # the processes the set is for (the server's tree, or the engine)
     other_pct: float  # busy less own: somebody else's work
     steal_pct: float  # taken by the hypervisor
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Interference:
+        """As `as_dict` wrote it (extra_json)."""
+        return cls(
+            tuple(d.get("cpus", ())),
+            float(d["busy_pct"]),
+            float(d.get("own_pct", 0.0)),
+            float(d.get("other_pct", 0.0)),
+            float(d["steal_pct"]),
+        )
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from wsgibench.machine import cpustat
 from wsgibench.results.verdict import CellStatus
 
 
@@ -82,7 +83,7 @@ def judge_step(
     """A step meets the budget only when every repeat does (the repeats confirm it, so one lucky
     repeat cannot move the boundary) and keeps up with the requests offered (`offered_rps`); an
     engine-limited step is invalid, never the server's, and so is a repeat that missed while the
-    hypervisor took more than STOLEN_PCT of the server's CPUs."""
+    hypervisor took more than a contended repeat's share of the server's full CPUs."""
     errors = any((r.error_rate or 0) > 0 for r in repeats)
     if invalid:
         return Step(rate, StepStatus.INVALID, invalid, errors)
@@ -159,28 +160,20 @@ def missed_beyond_lag(reason: str | None, repeats: Sequence[RepeatFigures], budg
     return ""
 
 
-# A repeat whose server CPUs the hypervisor took more of than this share (steal; run/records.py
-# flags a repeat contended from the same share) while they had no room left (busy and stolen
-# together at least FULL_PCT) cannot show the server's miss: the server needed the stolen time.
-STOLEN_PCT = 5.0
+# A repeat whose server CPUs the hypervisor took more of than a contended repeat's share (steal)
+# while they had no room left (busy and stolen together at least FULL_PCT) cannot show the server's
+# miss: the server needed the stolen time.
 FULL_PCT = 90.0
 
 
 def stolen_pct(r: RepeatFigures) -> float | None:
     """The share of the server's CPUs the hypervisor took during the repeat (steal) when it is
-    over STOLEN_PCT and the CPUs were full with it; None when not, or not recorded (a Repeat's
-    counters as measured, or its extra_json as stored)."""
-    counters = getattr(r, "counters", None)
-    if counters is not None:
-        use = counters.interference.server
-        steal, busy = use.steal_pct, use.busy_pct
-    else:
-        more = getattr(r, "more", None) or {}
-        server = (more.get("interference") or {}).get("server") or {}
-        steal, busy = server.get("steal_pct"), server.get("busy_pct")
-    if not isinstance(steal, (int, float)) or not isinstance(busy, (int, float)):
+    over cpustat.CONTENDED_PCT and the CPUs were full with it; None when not, or not recorded."""
+    use = getattr(r, "server_cpu", None)  # a Repeat as measured or as stored
+    if use is None:
         return None
-    return float(steal) if steal > STOLEN_PCT and busy + steal >= FULL_PCT else None
+    full = use.steal_pct > cpustat.CONTENDED_PCT and use.busy_pct + use.steal_pct >= FULL_PCT
+    return float(use.steal_pct) if full else None
 
 
 def repeat_miss(r: RepeatFigures, budget: Budget, offered_rps: float | None = None) -> str:

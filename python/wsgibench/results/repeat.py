@@ -116,6 +116,11 @@ class Repeat:
     saturation_reasons: tuple[str, ...] | None = None
     more: Mapping[str, Any] = field(default_factory=dict)  # any other extra counters, as given
 
+    @property
+    def server_cpu(self) -> cpustat.Interference | None:
+        """What the server's CPUs were busy with and the hypervisor took (None: not recorded)."""
+        return self.counters.interference.server if self.counters is not None else None
+
     def judged(self, verdict: Verdict) -> Repeat:
         """This repeat as the cell stores it once judged: saturated as the verdict says."""
         return replace(
@@ -174,6 +179,13 @@ class StoredRepeat(Repeat):
         """The server's threads as counted over the repeat (None: a store from before)."""
         found = self.more.get("threads")
         return found if isinstance(found, dict) else None
+
+    @property
+    def server_cpu(self) -> cpustat.Interference | None:
+        found = (self.more.get("interference") or {}).get("server")
+        if not isinstance(found, dict) or not {"busy_pct", "steal_pct"} <= found.keys():
+            return None  # a store from before
+        return cpustat.Interference.from_dict(found)
 
     @property
     def cores_used(self) -> float | None:

@@ -83,7 +83,7 @@ def dropped(result: EngineResult) -> tuple[int | None, bool]:
     return expected, not lost
 
 
-CONTENDED_PCT = 5.0  # other work above this share of a set of CPUs flags the repeat
+CONTENDED_PCT = cpustat.CONTENDED_PCT
 STARVED_WAIT_PCT = 5.0  # the engine waited for a CPU this share of its time ...
 MIN_JUDGED_S = 1.0  # shorter repeats are recorded but not judged
 STARVED_DEMAND = 0.5  # ... while it wanted (used + waited) at least half a CPU per thread

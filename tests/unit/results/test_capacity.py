@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from wsgibench.machine.cpustat import Interference
 from wsgibench.results.capacity import (
     Budget,
     Search,
@@ -144,14 +145,14 @@ def test_cpu_cost_rates_are_the_shares_not_tried_yet():
 
 @dataclass(frozen=True)
 class StolenRep(Rep):
-    """A repeat as read back from the store, with the share of the server's CPUs stolen."""
+    """A repeat with what the server's CPUs were busy with and the hypervisor took."""
 
-    more: dict | None = None
+    server_cpu: Interference | None = None
 
 
 def _stolen(p99_us: float, steal_pct: float | None, busy_pct: float = 90.0) -> StolenRep:
-    server = {"busy_pct": busy_pct} | ({} if steal_pct is None else {"steal_pct": steal_pct})
-    return StolenRep(p99_us, more={"interference": {"server": server}})
+    use = None if steal_pct is None else Interference((0,), busy_pct, busy_pct, 0.0, steal_pct)
+    return StolenRep(p99_us, server_cpu=use)
 
 
 def test_a_miss_while_the_hypervisor_took_the_servers_cpu_is_not_the_servers():
