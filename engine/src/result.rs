@@ -195,6 +195,7 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
             "rps_ok": k.ok as f64 / elapsed,
             "unsolicited_bytes": st.unsolicited_bytes,
             "abandoned": st.abandoned,
+            "queue_timeouts": st.queue_timeouts,
             "peak_open_connections": st.peak_open,
             "window_s": window_s,
             "ok_in_window": st.window.ok_in,

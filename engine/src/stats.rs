@@ -198,6 +198,9 @@ pub struct ThreadStats {
     pub syscalls: u64,
     /// Requests a model planned but never attempted because the run hit its hard stop.
     pub abandoned: u64,
+    /// Rate with a pool: arrivals that waited for a free connection past the request timeout
+    /// (counted as `timeout` errors, never sent).
+    pub queue_timeouts: u64,
     pub timeline: Vec<Second>,
     /// Open models: how late arrivals and think-time sends started, in µs.
     pub lag_us: Histogram<u64>,
@@ -228,6 +231,7 @@ impl ThreadStats {
             unsolicited_bytes: 0,
             syscalls: 0,
             abandoned: 0,
+            queue_timeouts: 0,
             timeline: Vec::new(),
             lag_us: new_hist(),
             turnaround_ns: new_ns_hist(),
@@ -324,6 +328,7 @@ impl ThreadStats {
         self.unsolicited_bytes += o.unsolicited_bytes;
         self.syscalls += o.syscalls;
         self.abandoned += o.abandoned;
+        self.queue_timeouts += o.queue_timeouts;
         self.lag_us.add(&o.lag_us).expect("same bounds");
         self.turnaround_ns
             .add(&o.turnaround_ns)

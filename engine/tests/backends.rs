@@ -19,6 +19,7 @@ fn counts(r: &Value) -> Value {
         "resent": t["resent"], "connections_opened": t["connections_opened"],
         "connection_close_replies": t["connection_close_replies"],
         "unsolicited_bytes": t["unsolicited_bytes"], "abandoned": t["abandoned"],
+        "queue_timeouts": t["queue_timeouts"],
     })
 }
 
@@ -134,6 +135,41 @@ fn open_models_count_alike() {
             )
         }),
     );
+}
+
+#[test]
+fn a_pool_counts_alike() {
+    // 500s and wrong bodies on a pool of 3, then a pool whose requests all time out, most of
+    // them in the client's queue.
+    let mixed = || {
+        |seq: u64, _: &Req| match seq % 10 {
+            3 => Action::Status500,
+            6 => Action::WrongBody,
+            _ => Action::Reply,
+        }
+    };
+    let pool = |port, rate, pool| {
+        plan(
+            port,
+            json!({"kind": "rate", "rate": rate, "duration_s": 0.4, "pool": pool}),
+        )
+    };
+    let both = on_both(mixed, |port| pool(port, 300, 3));
+    assert_eq!(both[0]["ok"], 96, "{}", both[0]);
+    assert_same("pool", both);
+    let stall = || |_: u64, _: &Req| Action::Stall;
+    let both = on_both(stall, |port| {
+        let mut p = pool(port, 50, 1);
+        p["timeout_s"] = json!(0.15);
+        p
+    });
+    // Which of them went out before timing out, and which timed out queued, rides on timer
+    // order within milliseconds: each is counted once, as a timeout, on both.
+    for r in &both {
+        assert_eq!(r["errors"]["timeout"], 20, "{r}");
+        let (sent, queued) = (r["requests_sent"].as_u64(), r["queue_timeouts"].as_u64());
+        assert_eq!(sent.unwrap() + queued.unwrap(), 20, "{r}");
+    }
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 mod closed;
 mod count;
+mod pool;
 mod rate;
 mod schedule;
 mod sessions;
@@ -74,11 +75,14 @@ pub fn make(plan: &Plan, thread: usize, start_ns: u64) -> Box<dyn Model> {
             arrival,
             calls,
             pipeline,
-        } => Box::new(rate::Rate::new(
-            schedule(rate, duration_s, connections_total, arrival),
-            calls,
-            pipeline,
-        )),
+            pool,
+        } => {
+            let schedule = schedule(rate, duration_s, connections_total, arrival);
+            match pool {
+                Some(size) => Box::new(pool::Pool::new(schedule, share(size, thread, threads))),
+                None => Box::new(rate::Rate::new(schedule, calls, pipeline)),
+            }
+        }
         ModelSpec::Sessions {
             users_per_s,
             duration_s,

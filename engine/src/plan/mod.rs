@@ -197,6 +197,8 @@ impl Plan {
         let tls = tls::parse_tls(m.get("tls"), &host)?;
         let engine_io = parse_engine_io(m)?;
         websocket::check_broadcast(&model, websocket.as_ref(), tls.is_some(), engine_io)?;
+        let streams = websocket.is_some() || http2.is_some();
+        model::check_pool(&model, keep_alive, streams, threads)?;
         Ok(Plan {
             host,
             addr,
@@ -273,6 +275,23 @@ mod tests {
     }
 
     #[test]
+    fn a_pool_needs_keep_alive_and_a_connection_per_thread() {
+        let mut v = base();
+        v["model"] = json!({"kind": "rate", "rate": 100, "duration_s": 1, "pool": 2});
+        match Plan::from_value(&v).unwrap().model {
+            ModelSpec::Rate { pool, calls, .. } => assert_eq!((pool, calls), (Some(2), 1)),
+            m => panic!("wrong model {m:?}"),
+        }
+        v["threads"] = json!(3);
+        let e = Plan::from_value(&v).unwrap_err().0;
+        assert!(e.contains("at least the threads"), "{e}");
+        v["threads"] = json!(1);
+        v["http"] = json!({"version": "1.1", "keep_alive": false});
+        let e = Plan::from_value(&v).unwrap_err().0;
+        assert!(e.contains("keep-alive"), "{e}");
+    }
+
+    #[test]
     fn rejects_bad_plans() {
         let cases: Vec<(Value, &str)> = vec![
             (json!({"kind": "closed", "duration_s": 1}), "connections"),
@@ -280,6 +299,14 @@ mod tests {
             (
                 json!({"kind": "rate", "rate": 10}),
                 "duration_s or connections_total",
+            ),
+            (
+                json!({"kind": "rate", "rate": 10, "duration_s": 1, "pool": 0}),
+                "model.pool must be >= 1",
+            ),
+            (
+                json!({"kind": "rate", "rate": 10, "duration_s": 1, "pool": 4, "calls": 2}),
+                "one request per arrival",
             ),
         ];
         for (model, needle) in cases {

@@ -25,6 +25,9 @@ pub enum ModelSpec {
         arrival: Arrival,
         calls: u64,
         pipeline: bool,
+        /// A fixed pool of this many keep-alive connections carries the arrivals, each one
+        /// request (wrk2's `-c` with `-R`); None: a new connection per arrival (httperf).
+        pool: Option<u64>,
     },
     Sessions {
         users_per_s: f64,
@@ -116,6 +119,18 @@ fn rate(m: &Fields) -> Result<ModelSpec, PlanError> {
         Some(Value::Number(n)) => n.as_f64().unwrap_or(1.0) > 1.0,
         _ => boolean(m, "pipeline", C)?.unwrap_or(false),
     };
+    let pool = int(m, "pool", C)?;
+    if let Some(n) = pool {
+        if n == 0 {
+            return err("model.pool must be >= 1");
+        }
+        if calls != 1 || pipeline || connections_total.is_some() {
+            return err(
+                "model.pool carries one request per arrival for duration_s: \
+                 no calls, pipeline or connections_total with it",
+            );
+        }
+    }
     Ok(ModelSpec::Rate {
         rate: positive(req_num(m, "rate", C)?, "model.rate")?,
         duration_s,
@@ -123,7 +138,30 @@ fn rate(m: &Fields) -> Result<ModelSpec, PlanError> {
         arrival: arrival(m)?,
         calls,
         pipeline,
+        pool,
     })
+}
+
+/// A pool holds its connections open for the whole run, one HTTP/1 request at a time on each,
+/// and every thread needs one of its own.
+pub(super) fn check_pool(
+    model: &ModelSpec,
+    keep_alive: bool,
+    streams: bool,
+    threads: usize,
+) -> Result<(), PlanError> {
+    let ModelSpec::Rate { pool: Some(n), .. } = model else {
+        return Ok(());
+    };
+    if !keep_alive || streams {
+        return err("model.pool needs HTTP/1.1 keep-alive (not WebSocket or HTTP/2)");
+    }
+    if (*n as usize) < threads {
+        return err(format!(
+            "model.pool ({n}) must be at least the threads ({threads})"
+        ));
+    }
+    Ok(())
 }
 
 fn sessions(m: &Fields) -> Result<ModelSpec, PlanError> {

@@ -58,6 +58,8 @@ pub(super) struct Conn {
     pub closing: bool,
     pub thinking: bool,
     pub think_due_ns: u64,
+    /// A pooled connection waiting for an arrival.
+    pub parked: bool,
     /// Unparsed bytes (a partial head or chunk line).
     stash: Vec<u8>,
     /// Request bytes the socket did not take yet.
@@ -106,6 +108,7 @@ impl Conn {
             closing: false,
             thinking: false,
             think_due_ns: 0,
+            parked: false,
             stash: Vec::new(),
             wbuf: Vec::new(),
             ws: None,

@@ -5,6 +5,7 @@ use std::io::{self, Read};
 
 use super::conn::{is_reset, InFlight, Ticket};
 use super::driver::Sock;
+use super::pool::Pool;
 use super::{h2_flow, slots, ConnEnd, EndReason, Reactor};
 use crate::clock::now_ns;
 use crate::http::EofOutcome;
@@ -89,7 +90,7 @@ impl Reactor {
         let n = self.batch_requests(idx, now);
         let c = self.slots.live_mut(idx);
         if self.out.is_empty() {
-            if c.inflight.is_empty() {
+            if c.inflight.is_empty() && !self.park(idx, now) {
                 self.end(idx, EndReason::Done, now);
             }
             return;
@@ -134,6 +135,10 @@ impl Reactor {
         while c.inflight.len() < depth as usize {
             let t = match c.tickets.pop_front() {
                 Some(t) => t,
+                None if self.pool.is_some() => match self.pool.as_mut().and_then(Pool::next) {
+                    Some(t) => t,
+                    None => break,
+                },
                 None => match self.issuer.reserve(&mut c.script, now) {
                     Some(kind) => Ticket {
                         kind,
@@ -350,7 +355,7 @@ impl Reactor {
     }
 
     /// Close the connection and hand it back to the model.
-    fn end(&mut self, idx: usize, reason: EndReason, now: u64) {
+    pub(super) fn end(&mut self, idx: usize, reason: EndReason, now: u64) {
         if reason == EndReason::Done {
             self.ws_goodbye(idx);
         }
@@ -384,6 +389,7 @@ impl Reactor {
                 self.end(idx, EndReason::Done, now);
             }
         }
+        self.expire_queue(now, true);
         for s in self.timers.drain_deferred_opens() {
             self.stats.abandoned += s.remaining.min(1 << 40);
         }

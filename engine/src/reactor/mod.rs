@@ -10,6 +10,7 @@
 //! - `driver`: the I/O backend (epoll or io_uring), waiting and dispatching what happened;
 //! - `events`: socket events driving connections, and how a connection ends;
 //! - `ring`, `ring_io`: the io_uring ring and its buffers, and connections driven by it;
+//! - `pool`: a fixed pool of connections fed by a schedule (rate with `pool`);
 //! - `resend`: unannounced keep-alive closes, and re-sending what they left unanswered;
 //! - `ws_conn`, `ws_flow`: WebSocket connections: the upgrade, messages and their echoes;
 //! - `h2_conn`, `h2_flow`: HTTP/2 connections: streams, flow control, the server's frames;
@@ -21,6 +22,7 @@ mod events;
 mod h2_conn;
 mod h2_flow;
 pub mod h2_replay;
+mod pool;
 mod resend;
 mod ring;
 mod ring_io;
@@ -116,6 +118,8 @@ pub struct Reactor {
     /// TLS: records sealed from `out`, and plaintext opened from what arrived.
     sealed: Vec<u8>,
     plain: Vec<u8>,
+    /// A rate model's fixed pool of connections, when it has one.
+    pool: Option<pool::Pool>,
 }
 
 impl Reactor {
@@ -145,6 +149,7 @@ impl Reactor {
             out: Vec::with_capacity(4096),
             sealed: Vec::new(),
             plain: Vec::new(),
+            pool: None,
         })
     }
 
@@ -174,7 +179,10 @@ impl Reactor {
 
     /// Nothing is open or pending: the thread may finish once its model is done.
     pub fn idle(&self) -> bool {
-        self.slots.live() == 0 && !self.timers.has_deferred_opens() && self.ended.is_empty()
+        self.slots.live() == 0
+            && !self.timers.has_deferred_opens()
+            && self.ended.is_empty()
+            && self.queued() == 0
     }
 
     /// Open a connection for `script`, reserving its first request now. `intended_ns` is when the

@@ -78,6 +78,7 @@ impl Reactor {
                 self.fail(idx, ErrorClass::Timeout, now);
             }
         }
+        self.expire_queue(now, false);
         self.expire_schedule(now);
     }
 
@@ -114,6 +115,7 @@ impl Reactor {
     pub fn next_coarse_ns(&self) -> Option<u64> {
         let a = self.timers.connect.next_due_ns();
         let b = self.timers.request.next_due_ns();
-        a.into_iter().chain(b).min()
+        let c = self.queue_deadline_ns();
+        a.into_iter().chain(b).chain(c).min()
     }
 }

@@ -12,7 +12,6 @@ requests it sends when that is known (`expected_requests`), how many are in flig
 
 from __future__ import annotations
 
-import hashlib
 import ipaddress
 import json
 from collections.abc import Callable, Mapping
@@ -20,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from wsgibench.results import json_fields as jf
+from wsgibench.results.host_share import host_seed, share
 from wsgibench.results.plan_expect import Expect
 
 PROTOCOL_VERSION = 1
@@ -49,9 +49,9 @@ def _words(text: str) -> frozenset[str]:
 
 _RATE = ModelFields(
     "rate",
-    _words("duration_s connections_total arrival calls pipeline"),
+    _words("duration_s connections_total arrival calls pipeline pool"),
     frozenset(),
-    ("connections_total",),
+    ("connections_total", "pool"),
     True,
 )
 _BROADCAST = _words("duration_s publish_rate")
@@ -87,23 +87,13 @@ _MODEL_FIELDS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
     "duration_s": jf.number,
     "connections_total": jf.integer,
     "calls": jf.integer,
+    "pool": jf.integer,
     "pipeline": jf.flag_or_int,
     "arrival": jf.text,
     "requests": jf.integer,
     "think_s": jf.number,
     "publish_rate": jf.number,
 }
-
-
-def share(total: int, index: int, hosts: int) -> int:
-    """Host `index`'s part of `total` items: the remainder goes to the first hosts."""
-    return total // hosts + (1 if index < total % hosts else 0)
-
-
-def host_seed(seed: int, index: int) -> int:
-    """A seed of its own for each host, the same every time for the same cell and index."""
-    digest = hashlib.sha256(f"wsgibench-load-host:{seed}:{index}".encode()).digest()
-    return int.from_bytes(digest[:7], "big")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,6 +108,7 @@ class LoadModel:
     calls: int | None = None
     pipeline: bool | int | None = None  # rate loads: a flag, or a number (> 1 pipelines)
     arrival: str | None = None
+    pool: int | None = None  # rate: a fixed pool of keep-alive connections, one request each
     requests: int | None = None
     think_s: float | None = None
     publish_rate: float | None = None  # broadcast: messages a second from the one publisher
@@ -154,6 +145,11 @@ class LoadModel:
             level=jf.need(jf.number(d, level), f"model.{level}"),
             **{name: read(d, name) for name, read in _MODEL_FIELDS.items()},
         )
+
+    def threads_for(self, wanted: int) -> int:
+        """The engine threads the model can use of `wanted`: a pool gives each its own
+        connections, so at most one a connection."""
+        return max(1, min(wanted, self.pool)) if self.pool else wanted
 
     def shortened(self, seconds: float) -> LoadModel:
         """The model of a warm-up: `seconds` long, or a few requests of a count load."""

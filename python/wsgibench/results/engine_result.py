@@ -11,6 +11,14 @@ from typing import Any
 from wsgibench.results import json_fields as jf
 from wsgibench.results.engine_plan import EnginePlan, MalformedPlan
 from wsgibench.results.http2_result import Http2Result
+from wsgibench.results.result_fields import (
+    MalformedResult,
+    optional_float,
+    optional_int,
+    read_float,
+    read_int,
+    read_turnaround,
+)
 from wsgibench.results.tls_result import TlsResult
 from wsgibench.results.websocket_result import WebSocketResult
 
@@ -39,38 +47,6 @@ ERROR_CLASSES = (
 )
 
 
-class MalformedResult(ValueError):
-    """The document is not an engine result of the format this wsgibench reads."""
-
-
-def _int(d: Mapping[str, Any], key: str, default: int | None = None) -> int:
-    value = d.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise MalformedResult(f"{key} is {value!r}, not a number")
-    return int(value)
-
-
-def _float(d: Mapping[str, Any], key: str, default: float | None = None) -> float:
-    value = d.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise MalformedResult(f"{key} is {value!r}, not a number")
-    return float(value)
-
-
-def _optional_int(d: Mapping[str, Any], key: str) -> int | None:
-    return None if d.get(key) is None else _int(d, key)
-
-
-def _optional_float(d: Mapping[str, Any], key: str) -> float | None:
-    return None if d.get(key) is None else _float(d, key)
-
-
-def _turnaround(value: Any) -> dict[str, float] | None:
-    if not isinstance(value, Mapping):
-        return None
-    return {str(k): float(v) for k, v in value.items() if isinstance(v, (int, float))}
-
-
 @dataclass(frozen=True)
 class Histogram:
     """Latency percentiles in microseconds, and the HdrHistogram they came from (base64)."""
@@ -89,15 +65,15 @@ class Histogram:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Histogram:
         return cls(
-            _int(d, "count"),
-            _int(d, "min"),
-            _float(d, "mean"),
-            _int(d, "p50"),
-            _int(d, "p90"),
-            _int(d, "p99"),
-            _int(d, "p999", 0),
-            _int(d, "max"),
-            _float(d, "stdev", 0.0),
+            read_int(d, "count"),
+            read_int(d, "min"),
+            read_float(d, "mean"),
+            read_int(d, "p50"),
+            read_int(d, "p90"),
+            read_int(d, "p99"),
+            read_int(d, "p999", 0),
+            read_int(d, "max"),
+            read_float(d, "stdev", 0.0),
             str(d.get("hdr", "")),
         )
 
@@ -124,9 +100,9 @@ class KindResult:
     def from_dict(cls, d: Mapping[str, Any]) -> KindResult:
         return cls(
             str(d.get("name", "")),
-            _int(d, "requests_sent", 0),
-            _int(d, "responses", 0),
-            _int(d, "ok", 0),
+            read_int(d, "requests_sent", 0),
+            read_int(d, "responses", 0),
+            read_int(d, "ok", 0),
             jf.counts(d.get("errors")),
             jf.counts(d.get("bad_status_codes")),
             _histogram(d.get("latency_us")),
@@ -149,6 +125,8 @@ class Totals:
     rps_ok: float
     unsolicited_bytes: int = 0
     abandoned: int = 0
+    # Rate with a pool: requests timed out waiting for a free connection (never sent).
+    queue_timeouts: int = 0
     peak_open_connections: int = 0
     # Keep-alive connections the server closed after a complete reply without saying so, and
     # the idempotent requests re-sent on a new connection because of it (not errors).
@@ -192,25 +170,26 @@ class Totals:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Totals:
         return cls(
-            _int(d, "requests_sent"),
-            _int(d, "responses", 0),
-            _int(d, "ok"),
+            read_int(d, "requests_sent"),
+            read_int(d, "responses", 0),
+            read_int(d, "ok"),
             jf.counts(d.get("errors")),
             jf.counts(d.get("bad_status_codes")),
-            _int(d, "idle_close", 0),
-            _int(d, "connections_opened", 0),
-            _int(d, "connection_close_replies", 0),
-            _int(d, "bytes_received", 0),
-            _float(d, "rps_ok", 0.0),
-            _int(d, "unsolicited_bytes", 0),
-            _int(d, "abandoned", 0),
-            _int(d, "peak_open_connections", 0),
-            _int(d, "unannounced_closes", 0),
-            _int(d, "resent", 0),
-            _optional_float(d, "window_s"),
-            _optional_int(d, "ok_in_window"),
-            _optional_int(d, "completed_after_window"),
-            _turnaround(d.get("turnaround_us")),
+            read_int(d, "idle_close", 0),
+            read_int(d, "connections_opened", 0),
+            read_int(d, "connection_close_replies", 0),
+            read_int(d, "bytes_received", 0),
+            read_float(d, "rps_ok", 0.0),
+            read_int(d, "unsolicited_bytes", 0),
+            read_int(d, "abandoned", 0),
+            read_int(d, "queue_timeouts", 0),
+            read_int(d, "peak_open_connections", 0),
+            read_int(d, "unannounced_closes", 0),
+            read_int(d, "resent", 0),
+            optional_float(d, "window_s"),
+            optional_int(d, "ok_in_window"),
+            optional_int(d, "completed_after_window"),
+            read_turnaround(d.get("turnaround_us")),
         )
 
 
@@ -229,13 +208,13 @@ class Second:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Second:
         return cls(
-            _int(d, "t_s"),
-            _int(d, "completed", 0),
-            _int(d, "ok", 0),
+            read_int(d, "t_s"),
+            read_int(d, "completed", 0),
+            read_int(d, "ok", 0),
             jf.counts(d.get("errors")),
-            _int(d, "open_connections", 0),
-            None if "p50_us" in d and d["p50_us"] is None else _int(d, "p50_us", 0),
-            None if "p99_us" in d and d["p99_us"] is None else _int(d, "p99_us", 0),
+            read_int(d, "open_connections", 0),
+            None if "p50_us" in d and d["p50_us"] is None else read_int(d, "p50_us", 0),
+            None if "p99_us" in d and d["p99_us"] is None else read_int(d, "p99_us", 0),
         )
 
 
@@ -265,10 +244,10 @@ class Cost:
     def from_dict(cls, d: Mapping[str, Any]) -> Cost:
         rss, nofile = d.get("max_rss_kib"), d.get("nofile_limit")
         return cls(
-            _float(d, "user_s"),
-            _float(d, "sys_s"),
-            _float(d, "cpu_fraction", 0.0),
-            _int(d, "threads", 1),
+            read_float(d, "user_s"),
+            read_float(d, "sys_s"),
+            read_float(d, "cpu_fraction", 0.0),
+            read_int(d, "threads", 1),
             None if rss is None else int(rss),
             None if nofile is None else int(nofile),
             tuple(int(c) for c in d.get("pinned_cpus") or ()),
@@ -297,11 +276,11 @@ class LoadHostRun:
         return cls(
             str(d["address"]),
             str(d.get("hostname", "")),
-            _float(d, "started_unix_s"),
-            _float(d, "start_after_first_s", 0.0),
-            _float(d, "clock_offset_s", 0.0),
-            _float(d, "clock_uncertainty_s", 0.0),
-            _optional_float(d, "runqueue_wait_s"),
+            read_float(d, "started_unix_s"),
+            read_float(d, "start_after_first_s", 0.0),
+            read_float(d, "clock_offset_s", 0.0),
+            read_float(d, "clock_uncertainty_s", 0.0),
+            optional_float(d, "runqueue_wait_s"),
             EngineResult.from_dict(d["result"]),
         )
 
@@ -376,20 +355,20 @@ class EngineResult:
             return cls(
                 engine_version=str((d.get("engine") or {}).get("version", "")),
                 plan=EnginePlan.from_dict(d.get("plan") or {}),
-                started_unix_s=_float(d, "started_unix_s", 0.0),
-                elapsed_s=_float(d, "elapsed_s"),
+                started_unix_s=read_float(d, "started_unix_s", 0.0),
+                elapsed_s=read_float(d, "elapsed_s"),
                 totals=Totals.from_dict(d["totals"]),
                 kinds=tuple(KindResult.from_dict(k) for k in d.get("kinds") or ()),
                 timeline=tuple(Second.from_dict(s) for s in d.get("timeline") or ()),
                 cost=Cost.from_dict(d["cost"]),
-                lag_p99_us=_int(schedule, "lag_p99_us", 0),
-                lag_max_us=_int(schedule, "lag_max_us", 0),
+                lag_p99_us=read_int(schedule, "lag_p99_us", 0),
+                lag_max_us=read_int(schedule, "lag_max_us", 0),
                 saturated=bool(d.get("saturated")),
                 saturation_reasons=tuple(str(r) for r in d.get("saturation_reasons") or ()),
                 raw=dict(d),
                 load_hosts=tuple(LoadHostRun.from_dict(h) for h in d.get("load_hosts") or ()),
-                start_skew_s=_optional_float(d, "start_skew_s"),
-                start_skew_bound_s=_optional_float(d, "start_skew_bound_s"),
+                start_skew_s=optional_float(d, "start_skew_s"),
+                start_skew_bound_s=optional_float(d, "start_skew_bound_s"),
                 websocket=WebSocketResult.read(d.get("websocket")),
                 http2=Http2Result.read(d.get("http2")),
                 tls=TlsResult.read(d.get("tls")),

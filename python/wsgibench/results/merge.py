@@ -26,6 +26,7 @@ _SUMMED_TOTALS = (
     "bytes_received",
     "unsolicited_bytes",
     "abandoned",
+    "queue_timeouts",
     "peak_open_connections",  # each host's own peak: the sum is what all hosts could hold at most
     "ok_in_window",
     "completed_after_window",

@@ -163,7 +163,9 @@ class ClusterEngine:
         check_target(hosts, plan.target.host)
         parts = [
             # the controller's engine CPUs are not those of a host with CPUs of its own
-            replace(part, cpus=tuple(host.cpus), threads=max(1, len(host.cpus)))
+            replace(
+                part, cpus=tuple(host.cpus), threads=part.model.threads_for(max(1, len(host.cpus)))
+            )
             if host.own_cpus
             else part
             for part, host in zip(plan.split(len(hosts)), hosts, strict=False)

@@ -20,7 +20,8 @@ from wsgibench.errors import EngineError
 from wsgibench.machine import cpustat
 from wsgibench.machine.process import raise_nofile
 from wsgibench.results.engine_plan import PROTOCOL_VERSION, EnginePlan
-from wsgibench.results.engine_result import EngineResult, MalformedResult
+from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.result_fields import MalformedResult
 
 BINARY = "wsgibench-engine"
 

@@ -145,6 +145,17 @@ LOAD_KEYS: tuple[Key, ...] = (
         models=(*_OPEN, "capacity"),
     ),
     Key(
+        "pool",
+        _POSITIVE_INT,
+        "",
+        "A fixed pool of this many keep-alive connections carries the arrivals, each one request "
+        "(wrk2's `-c` with `-R`, a proxy's upstream pool): a request with no free connection "
+        "waits in the client, its latency counted from when it was due. The rate is then "
+        "requests/s. Without it, each arrival opens a connection for its `calls` (httperf).",
+        "connections",
+        models=(*_OPEN, "capacity"),
+    ),
+    Key(
         "arrival",
         Text(ARRIVALS),
         '"uniform"',
@@ -206,8 +217,8 @@ LOAD_KEYS: tuple[Key, ...] = (
         "start_rate",
         Number(low=0, above=True),
         "100",
-        "capacity: the first rate tried (connections/s, each carrying `calls` requests); doubled "
-        "until a step misses the budget.",
+        "capacity: the first rate tried (connections/s, each carrying `calls` requests; with a "
+        "`pool`, requests/s); doubled until a step misses the budget.",
         "connections/s",
         models=("capacity",),
     ),
@@ -215,7 +226,7 @@ LOAD_KEYS: tuple[Key, ...] = (
         "max_rate",
         Number(low=0, above=True),
         "1000000",
-        "capacity: the highest rate the search tries (connections/s).",
+        "capacity: the highest rate the search tries (connections/s; with a `pool`, requests/s).",
         "connections/s",
         models=("capacity",),
     ),

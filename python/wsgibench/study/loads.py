@@ -133,7 +133,8 @@ class Load:
     @property
     def wants_keep_alive(self) -> bool:
         if self.model in ("rate", "conn_rate"):
-            return self.keep_alive and int(self.params.get("calls", 1)) > 1
+            calls = int(self.params.get("calls", 1))
+            return self.keep_alive and (calls > 1 or "pool" in self.params)
         return self.keep_alive
 
     def plan(
@@ -161,7 +162,7 @@ class Load:
             requests=tuple(r.plan() for r in requests),
             timeout_s=self.timeout_s,
             connect_timeout_s=self.timeout_s,
-            threads=threads,
+            threads=model.threads_for(threads),
             cpus=tuple(cpus or ()),
             seed=seed,
             engine_io=self.engine_io,
@@ -208,6 +209,25 @@ def _check_protocol(values: dict[str, Any], http: str, where: str) -> None:
         raise UsageError(f'{where}: protocol = "{protocol}" takes streams, not pipeline')
 
 
+def _check_pool(values: dict[str, Any], http: str, where: str) -> None:
+    """A pool keeps HTTP/1.1 keep-alive connections, one request in flight on each, for the
+    whole duration."""
+    if "pool" not in values:
+        return
+    clash = [k for k in ("calls", "pipeline") if int(values.get(k, 1)) > 1]
+    clash += ["connections_total"] if "connections_total" in values else []
+    if clash:
+        raise UsageError(
+            f"{where}: pool carries one request per arrival for duration_s: no {', '.join(clash)}"
+        )
+    if (
+        http != "1.1"
+        or values.get("keep_alive") is False
+        or values.get("protocol", "http") != "http"
+    ):
+        raise UsageError(f'{where}: pool needs http = "1.1" with keep-alive (protocol "http")')
+
+
 def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
     """One [[load]] table, every key checked against study/keys.py (LOAD_KEYS) and against its
     model: a key the model does not take, or one it needs and lacks, is named."""
@@ -229,6 +249,7 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
         raise UsageError(f"{where}: model {model} needs duration_s or connections_total")
     http = values.get("http", "1.1")
     _check_protocol(values, http, where)
+    _check_pool(values, http, where)
     common = {"name", "model", "levels", "http", "keep_alive", "timeout_s", "warmup_s"}
     capacity = None
     if model == "capacity":

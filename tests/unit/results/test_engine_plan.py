@@ -18,7 +18,8 @@ from wsgibench.results.engine_plan import (
     MalformedPlan,
     Target,
 )
-from wsgibench.results.engine_result import EngineResult, MalformedResult
+from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.result_fields import MalformedResult
 from wsgibench.study.load_keys import LOAD_KEYS
 from wsgibench.study.model import load_study
 

@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wsgibench.errors import UsageError
-from wsgibench.results.engine_plan import EnginePlan, LoadModel, host_seed
+from wsgibench.results.engine_plan import EnginePlan, LoadModel
+from wsgibench.results.host_share import host_seed
 from wsgibench.study.model import parse_study
 from wsgibench.study.split import parse_hosts
 
@@ -63,6 +64,20 @@ def test_a_rate_run_of_n_connections_opens_each_once(total, hosts):
     model = {"kind": "rate", "rate": 100, "connections_total": total}
     parts = split_plan(_plan(model), hosts)
     assert sum(p["model"]["connections_total"] for p in parts) == total
+
+
+@given(st.integers(1, 5_000), st.integers(1, 16))
+def test_a_pool_of_connections_is_shared_among_hosts(pool, hosts):
+    parts = split_plan(_plan({"kind": "rate", "rate": 1000, "duration_s": 2, "pool": pool}), hosts)
+    assert len(parts) == min(pool, hosts)
+    assert sum(p["model"]["pool"] for p in parts) == pool
+    assert math.isclose(sum(p["model"]["rate"] for p in parts), 1000, rel_tol=1e-12)
+
+
+def test_a_pool_has_a_connection_per_engine_thread_at_least():
+    model = LoadModel(kind="rate", level=100, duration_s=1, pool=3)
+    assert [model.threads_for(n) for n in (1, 3, 8)] == [1, 3, 3]
+    assert LoadModel(kind="rate", level=100, duration_s=1).threads_for(8) == 8
 
 
 def test_sessions_split_their_arrival_rate():

@@ -128,6 +128,28 @@ def test_cells_ascend_levels_and_shuffle_servers_reproducibly():
             },
             'protocol = "h2c" is clear text: for TLS, protocol = "h2"',
         ),
+        (
+            {"load": [{"model": "rate", "levels": [10], "duration_s": 1, "pool": 8, "calls": 10}]},
+            "pool carries one request per arrival for duration_s: no calls",
+        ),
+        (
+            {
+                "load": [
+                    {
+                        "model": "capacity",
+                        "slo_p99_ms": 10,
+                        "duration_s": 1,
+                        "pool": 8,
+                        "keep_alive": False,
+                    }
+                ]
+            },
+            'pool needs http = "1.1" with keep-alive',
+        ),
+        (
+            {"load": [{"model": "closed", "levels": [1], "duration_s": 1, "pool": 8}]},
+            "pool is not a key of model closed",
+        ),
     ],
 )
 def test_bad_study_gets_one_clear_line(change, message):

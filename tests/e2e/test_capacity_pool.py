@@ -1,0 +1,88 @@
+"""A capacity load on a pool of keep-alive connections (`pool`, every request on the schedule),
+through the installed `wsgibench` script, on a server whose capacity is known: fault-fixed-service
+serves one request at a time, 5 ms each, so 200 requests/s, whichever connection it came on.
+
+The search finds 200 requests/s within 10 %, every step's engine plan carries the pool and keeps
+to its 8 connections, and a met step opened no connection beyond them. About 45 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from wsgibench.results.capacity import COST_NOTE, StepStatus
+from wsgibench.results.capacity_read import read_capacities
+from wsgibench.results.store import Store
+
+from .helpers import cli, require
+
+SERVER = "fault-fixed-service"
+KNOWN = 200.0  # requests/s: 1 / the recipe's 5 ms service
+POOL = 8
+STUDY = f"""
+name = "capacity-pool-e2e"
+servers = ["{SERVER}"]
+repeats = 1
+random_order = false
+
+[[load]]
+name = "p99"
+model = "capacity"
+slo_p99_ms = 50
+pool = {POOL}
+duration_s = 1.5
+warmup_s = 0.3
+start_rate = 160
+step_repeats = 2
+"""
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> tuple[Store, int]:
+    require(SERVER)
+    folder = tmp_path_factory.mktemp("capacity-pool")
+    (folder / "cap.toml").write_text(STUDY)
+    # As in test_capacity: a search the machine limited (a lower bound) is said and run again.
+    for attempt in (1, 2):
+        results = folder / f"c{attempt}.sqlite"
+        argv = cli("run", str(folder / "cap.toml"), "--results", str(results), "--no-report")
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
+        store = Store(results, read_only=True)
+        (found,) = read_capacities(store, store.study()["id"])
+        if not found.result.lower_bound:
+            break
+        print(f"attempt {attempt}: limited by the machine ({found.result.invalid}); running again")
+    return store, store.study()["id"]
+
+
+def test_the_known_capacity_is_found_on_a_pool(run):
+    store, study_id = run
+    (found,) = read_capacities(store, study_id)
+    result = found.result
+    assert result.invalid is None and result.stopped == "within 5%", result.stopped
+    # with a pool the rate is requests/s: one request an arrival
+    assert found.calls == 1
+    capacity = found.requests(result.capacity)
+    assert capacity is not None and abs(capacity - KNOWN) <= 0.1 * KNOWN, result.steps
+
+
+def test_every_step_ran_on_the_pool_and_no_more_connections(run):
+    store, study_id = run
+    (found,) = read_capacities(store, study_id)
+    status = {s.rate: s.status for s in found.result.steps}
+    cells = [c for c in store.cells(study_id) if c.load == "p99" and COST_NOTE not in c.notes]
+    assert [c.level for c in cells] == [s.rate for s in found.result.steps]
+    for cell in cells:
+        for row in store.repeats(cell.id):
+            engine = json.loads(row["engine_json"])
+            assert engine["plan"]["model"]["pool"] == POOL, engine["plan"]["model"]
+            totals = engine["totals"]
+            assert totals["peak_open_connections"] <= POOL, (cell.level, totals)
+            if status[cell.level] == StepStatus.MET:
+                # the server kept every connection: the pool opened its 8 and no other
+                assert totals["connections_opened"] == POOL, (cell.level, totals)
+                assert totals["queue_timeouts"] == 0
