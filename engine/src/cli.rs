@@ -14,6 +14,7 @@ options (each overrides the plan):
   --model closed|rate|conn_rate|sessions|count
   --connections N  --duration S  --pipeline N            (closed)
   --rate R  --connections-total N  --calls K  --arrival uniform|poisson  (rate)
+  --pool N         a fixed pool of N keep-alive connections, one request per arrival (rate)
   --users-per-s U  --requests N  --think S               (sessions; --requests also for count)
   --concurrency C                                         (count)
   --http 1.0|1.1  --keep-alive | --no-keep-alive
@@ -50,6 +51,7 @@ const VALUE_FLAGS: &[&str] = &[
     "rate",
     "connections-total",
     "calls",
+    "pool",
     "arrival",
     "users-per-s",
     "requests",
@@ -224,6 +226,7 @@ fn model_key(flag: &str) -> Option<&'static str> {
         "rate" => "rate",
         "connections-total" => "connections_total",
         "calls" => "calls",
+        "pool" => "pool",
         "users-per-s" => "users_per_s",
         "requests" => "requests",
         "think" => "think_s",
