@@ -100,7 +100,8 @@ def _searched(load: dict[str, Any]) -> str:
         budget.append(f"p50 ≤ {float(load['slo_p50_ms']):g} ms")
     what = (
         f"{load.get('name', 'capacity')}: capacity within {', '.join(budget)}, "
-        f"rates searched from {load.get('start_rate', 100):g} new connections/s"
+        f"rates searched from {load.get('start_rate', 100):g} "
+        + (f"requests/s on {load['pool']} connections" if "pool" in load else "new connections/s")
     )
     return what + (f", {load['duration_s']:g} s" if "duration_s" in load else "")
 
@@ -184,6 +185,8 @@ class LoadData:
 
     @property
     def level_title(self) -> str:
+        if self.level_field == "rate" and "pool" in self.config:
+            return f"offered load (requests/s on {self.config['pool']} connections)"
         return LEVEL_TITLES.get(self.level_field, self.level_field)
 
     @property

@@ -212,3 +212,14 @@ def test_the_table_shows_errors_as_wrk_and_httperf_counted_them_never_ranked(tmp
     assert cells[at].startswith("0.00%") and cells[at + 1].startswith("50.00% (50.00%–50.00%)")
     html = summary_table(data, table)
     assert "errors as wrk would have counted them (seeds 003, 004), at connections 4" in html
+
+
+def test_a_pool_load_is_titled_in_requests_per_second():
+    from wsgibench.report.data import LoadData, _searched
+
+    pool = {"model": "capacity", "slo_p99_ms": 10, "start_rate": 2000, "pool": 64}
+    assert LoadData("p", "rate", pool).level_title == "offered load (requests/s on 64 connections)"
+    assert "from 2000 requests/s on 64 connections" in _searched(pool)
+    calls = {"model": "capacity", "slo_p99_ms": 10, "start_rate": 20, "calls": 100}
+    assert LoadData("c", "rate", calls).level_title == "offered load (new connections/s)"
+    assert "from 20 new connections/s" in _searched(calls)
