@@ -82,12 +82,24 @@ def interval(c: ServerCapacity) -> str:
 
 
 def stopped(c: ServerCapacity) -> str:
-    """Why the search stopped; an invalid step's rate in requests/s, as every rate here."""
+    """Why the search stopped, and whether the server tipped; an invalid step's rate in
+    requests/s, as every rate here."""
     r = c.result
     step = next((s for s in r.steps if s.status == StepStatus.INVALID), None)
-    if step is None:
-        return r.stopped
-    return f"invalid at {fmt.rps(c.requests(step.rate))} req/s: {step.reason}"
+    said = (
+        r.stopped
+        if step is None
+        else f"invalid at {fmt.rps(c.requests(step.rate))} req/s: {step.reason}"
+    )
+    tip = r.tipped(c.calls)
+    if tip is None or tip.served is None:
+        return said
+    met = c.requests(r.capacity) or 1.0
+    return (
+        f"{said}; tipped: offered {fmt.rps(c.requests(tip.rate))} req/s it served "
+        f"{fmt.rps(tip.served)}, {1 - tip.served / met:.0%} less than the {fmt.rps(met)} it met "
+        "(once behind it falls further: its capacity can move between runs)"
+    )
 
 
 def row(c: ServerCapacity) -> CapacityRow:

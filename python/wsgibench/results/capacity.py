@@ -64,7 +64,11 @@ class Step:
     # Invalid because the harness (the engine, the machine, a load host) limited it, not because
     # the server could not run: the capacity found below it is a lower bound.
     harness: bool = False
+    served: float | None = None  # valid replies/s of its slowest repeat (requests/s)
 
+
+# A missed step that served this share less than the capacity: the server tipped (CapacityResult).
+TIPPED = 0.10
 
 # A step keeps up when its valid replies are at least this share of the requests offered: a
 # server falling behind grows its queue, which a short repeat may not see in its p99 yet (with
@@ -85,6 +89,7 @@ def judge_step(
     engine-limited step is invalid, never the server's, and so is a repeat that missed while the
     hypervisor took more than a contended repeat's share of the server's full CPUs."""
     errors = any((r.error_rate or 0) > 0 for r in repeats)
+    served = min((r.rps_ok for r in repeats if r.rps_ok is not None), default=None)
     if invalid:
         return Step(rate, StepStatus.INVALID, invalid, errors)
     if gave_up or not repeats:
@@ -99,9 +104,10 @@ def judge_step(
             )
             return Step(rate, StepStatus.INVALID, why, errors, harness=True)
         if over:
-            return Step(rate, StepStatus.MISSED, f"repeat {i}: {over}", errors)
+            return Step(rate, StepStatus.MISSED, f"repeat {i}: {over}", errors, served=served)
     worst = max(r.latency_p99_us or 0 for r in repeats) / 1000
-    return Step(rate, StepStatus.MET, f"p99 ≤ {worst:.3g} ms in {len(repeats)} repeats", errors)
+    why = f"p99 ≤ {worst:.3g} ms in {len(repeats)} repeats"
+    return Step(rate, StepStatus.MET, why, errors, served=served)
 
 
 def step_of(
@@ -223,6 +229,25 @@ class CapacityResult:
         """The search stopped where the harness, not the server, was the limit: the server takes
         at least the capacity found, maybe more."""
         return any(s.status == StepStatus.INVALID and s.harness for s in self.steps)
+
+    def tipped(self, calls: int = 1) -> Step | None:
+        """The lowest missed step above the capacity that served `TIPPED` less than the capacity
+        (at `calls` requests an arrival): offered more, the server served clearly less than it had
+        met, so once behind it fell further, and its capacity can move between runs by more than
+        that. None when every miss served about the capacity (a saturated server's overhead costs
+        it a few per cent)."""
+        if self.capacity is None:
+            return None
+        met = self.capacity * calls * (1 - TIPPED)
+        fell = [
+            s
+            for s in self.steps
+            if s.status == StepStatus.MISSED
+            and s.rate > self.capacity
+            and s.served is not None
+            and s.served < met
+        ]
+        return min(fell, key=lambda s: s.rate, default=None)
 
     @property
     def could_not_run(self) -> str | None:

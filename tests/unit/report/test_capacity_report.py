@@ -17,7 +17,7 @@ from wsgibench.report.charts import charts
 from wsgibench.report.data import load_report_data
 from wsgibench.report.findings import capacity_leader, findings
 from wsgibench.report.table import load_table
-from wsgibench.results.capacity import Budget, CapacityResult
+from wsgibench.results.capacity import Budget, CapacityResult, Step, StepStatus
 from wsgibench.results.capacity_read import CostPoint, ServerCapacity
 from wsgibench.results.store import Store
 
@@ -214,3 +214,19 @@ def test_a_study_with_a_swept_load_and_a_capacity_load_renders_both(store, tmp_p
     found = findings(data)
     assert any(line.startswith("closed, connections 16: gunicorn-gthread leads") for line in found)
     assert sum(line.startswith("p99-10ms (capacity within") for line in found) == 1
+
+
+def test_a_server_that_tipped_says_so_in_why_the_search_stopped():
+    steps = (
+        Step(4000, StepStatus.MET, "p99 ≤ 2 ms in 5 repeats", served=4000.0),
+        Step(8000, StepStatus.MISSED, "repeat 1: falling behind", served=3900.0),
+        Step(4400, StepStatus.MISSED, "repeat 1: falling behind", served=3000.0),
+    )
+    result = CapacityResult(4000.0, 4400.0, None, "within 5%", steps=steps)
+    found = ServerCapacity("cap", "x", Budget(10.0), 1, result, (), 1)
+    assert row(found).stopped == (
+        "within 5%; tipped: offered 4,400 req/s it served 3,000, 25% less than the 4,000 it met "
+        "(once behind it falls further: its capacity can move between runs)"
+    )
+    held = CapacityResult(4000.0, 4400.0, None, "within 5%", steps=steps[:2])
+    assert row(ServerCapacity("cap", "x", Budget(10.0), 1, held, (), 1)).stopped == "within 5%"

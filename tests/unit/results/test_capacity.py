@@ -27,6 +27,7 @@ class Rep:
     latency_p99_us: float | None
     latency_p50_us: float | None = 500.0
     error_rate: float | None = 0.0
+    rps_ok: float | None = None
 
 
 def knee_server(knee: float, noise: float = 0.0, seed: int = 1):
@@ -174,3 +175,22 @@ def test_a_miss_while_the_hypervisor_took_the_servers_cpu_is_not_the_servers():
     for steal, busy in ((5.0, 95.0), (None, 95.0), (20.0, 10.0)):
         missed = judge_step(500, [_stolen(20_000, steal, busy)], BUDGET)
         assert (missed.status, missed.harness) == (StepStatus.MISSED, False), (steal, busy)
+
+
+def test_a_server_that_served_clearly_less_past_its_capacity_tipped():
+    def step(rate: float, p99_us: float, served: float):
+        return judge_step(rate, [Rep(p99_us, rps_ok=served)], BUDGET, offered_rps=rate)
+
+    met = [step(1000, 2000.0, 1000.0), step(2000, 3000.0, 2000.0)]
+    # offered 2,100 and 4,000 it served 1,700 and 1,500: 15 % and 25 % below the 2,000 it met
+    tipped = [*met, step(4000, 900_000.0, 1500.0), step(2100, 400_000.0, 1700.0)]
+    result = capacity_of(tipped, 0.05)
+    assert result.capacity == 2000
+    tip = result.tipped()
+    assert tip is not None and (tip.rate, tip.served) == (2100, 1700.0)
+    # a saturated server a few per cent below its capacity did not tip
+    held = capacity_of([*met, step(2100, 50_000.0, 1900.0)], 0.05)
+    assert held.capacity == 2000 and held.tipped() is None
+    # rates in connections/s of `calls` requests each: served is in requests/s
+    calls = capacity_of([step(20, 2000.0, 2000.0), step(21, 50_000.0, 1500.0)], 0.05)
+    assert calls.tipped(calls=100) is not None and calls.tipped(calls=1) is None
