@@ -26,7 +26,7 @@ from wsgibench.run.engine import EngineProcess
 from wsgibench.run.study import StudyRunner
 from wsgibench.study.model import parse_study
 
-from .helpers import cli, require
+from .helpers import cli, require, run_capacity_study
 
 SERVER = "fault-fixed-service"
 SERVICE_S = 0.005  # the recipe's --service-ms 5
@@ -67,19 +67,8 @@ def run(tmp_path_factory) -> tuple[Store, int, str]:
     require(SERVER)
     folder = tmp_path_factory.mktemp("capacity")
     (folder / "cap.toml").write_text(STUDY)
-    # A shared VM can starve the engine for tens of ms, or its hypervisor take the server's CPU
-    # at the knee: the tool then says the load generator or the machine was the limit and stops
-    # the search as invalid, a lower bound (tested in tests/unit), which measures the machine,
-    # not the search. Such a run is said and run once more in a fresh store.
-    for attempt in (1, 2):
-        results = folder / f"c{attempt}.sqlite"
-        _cli("run", str(folder / "cap.toml"), "--results", str(results), "--no-report")
-        store = Store(results, read_only=True)
-        (found,) = read_capacities(store, store.study()["id"])
-        if not found.result.lower_bound:
-            break
-        print(f"attempt {attempt}: limited by the machine ({found.result.invalid}); running again")
-    shown = _cli("show", str(results)).stdout
+    store = run_capacity_study(folder / "cap.toml", folder)
+    shown = _cli("show", str(store.path)).stdout
     return store, store.study()["id"], shown
 
 

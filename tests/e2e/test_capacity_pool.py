@@ -9,7 +9,6 @@ to its 8 connections, and a met step opened no connection beyond them. About 45 
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
@@ -17,7 +16,7 @@ from wsgibench.results.capacity import COST_NOTE, StepStatus
 from wsgibench.results.capacity_read import read_capacities
 from wsgibench.results.store import Store
 
-from .helpers import cli, require
+from .helpers import require, run_capacity_study
 
 SERVER = "fault-fixed-service"
 KNOWN = 200.0  # requests/s: 1 / the recipe's 5 ms service
@@ -45,17 +44,7 @@ def run(tmp_path_factory) -> tuple[Store, int]:
     require(SERVER)
     folder = tmp_path_factory.mktemp("capacity-pool")
     (folder / "cap.toml").write_text(STUDY)
-    # As in test_capacity: a search the machine limited (a lower bound) is said and run again.
-    for attempt in (1, 2):
-        results = folder / f"c{attempt}.sqlite"
-        argv = cli("run", str(folder / "cap.toml"), "--results", str(results), "--no-report")
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
-        store = Store(results, read_only=True)
-        (found,) = read_capacities(store, store.study()["id"])
-        if not found.result.lower_bound:
-            break
-        print(f"attempt {attempt}: limited by the machine ({found.result.invalid}); running again")
+    store = run_capacity_study(folder / "cap.toml", folder)
     return store, store.study()["id"]
 
 
