@@ -79,6 +79,30 @@ fn goaway_and_reset_streams_are_counted_exactly_and_none_is_lost() {
 }
 
 #[test]
+fn a_ping_just_before_a_goaway_is_answered_before_the_connection_closes() {
+    // One stream a connection: the server pings, answers, says GOAWAY and shuts its side. No
+    // stream is refused, so the engine ends the connection as closed by the server; the PING's
+    // ACK it owes must still go out before its close (on either backend).
+    let b = H2Behaviour {
+        goaway_after: Some(1),
+        ping_every: Some(1),
+        ..H2Behaviour::default()
+    };
+    let srv = H2Server::start(b, b"");
+    let r = run(&h2_plan(
+        srv.port,
+        json!({"kind": "count", "requests": 30, "concurrency": 1}),
+        1,
+    ));
+    assert_accounting(&r);
+    assert_eq!(total(&r, "ok"), 30, "{}", r["totals"]);
+    assert_eq!(srv.n(|c| &c.connections), 30);
+    assert_eq!(h2(&r, "refused_by_goaway"), 0);
+    assert_eq!((srv.n(|c| &c.pings_sent), h2(&r, "pings")), (30, 30));
+    assert_eq!(settled(30, || srv.n(|c| &c.pings_acked)), 30);
+}
+
+#[test]
 fn flow_control_is_honoured_both_ways_with_small_windows() {
     let b = H2Behaviour {
         window: Some(1000),

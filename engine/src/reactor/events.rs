@@ -372,7 +372,7 @@ impl Reactor {
             reason,
             resume_at_ns,
         });
-        self.release(c.sock, idx, gen, reason == EndReason::Done);
+        self.release(c.sock, idx, gen, !matches!(reason, EndReason::Error(_)));
     }
 
     /// Hard stop: whatever is still outstanding counts as timed out.

@@ -289,7 +289,9 @@ impl Reactor {
     }
 
     /// Close the socket of a connection that has left slot `idx` (generation `gen`);
-    /// `graceful`: its script is done (what it still has to send goes out first).
+    /// `graceful`: it ended without an error, its script done or the server's side closed (what
+    /// it still has to send, such as a PING's ACK after a GOAWAY, goes out first, as on epoll,
+    /// whose writes are already in the kernel).
     fn release(&mut self, sock: Sock, idx: usize, gen: u32, graceful: bool) {
         match sock {
             // Dropping the socket closes it, which also removes it from epoll.

@@ -120,8 +120,9 @@ impl Reactor {
     }
 
     /// Close a connection that has left its slot (`idx`, `gen` were its address). `graceful`:
-    /// its script is done, so a send in flight completes and the bytes queued behind it (a pong,
-    /// a close frame) go out before the close; otherwise pending sends are cancelled.
+    /// it ended without an error, so a send in flight completes and the bytes queued behind it
+    /// (a pong, a close frame, a PING's ACK) go out before the close; otherwise pending sends
+    /// are cancelled.
     pub(super) fn ring_release(&mut self, mut rs: RingSock, idx: usize, gen: u32, graceful: bool) {
         if std::mem::take(&mut rs.unsent) {
             // Never submitted (so nothing is queued behind them): they go as the tail of a
