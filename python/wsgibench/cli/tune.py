@@ -22,6 +22,7 @@ from wsgibench.run.engine import engine_version
 from wsgibench.run.study import refuse_bad_plans
 from wsgibench.run.tune import (
     ROUNDS,
+    Setting,
     Tuning,
     command_line,
     settings_for,
@@ -60,6 +61,8 @@ def tune_servers(
     engine_version()
     cpus = len(topology.layout(topology.read()).server_cpus)
     settings = settings_for(names, cpus, max_threads, workers, threads)
+    if note := pool_note(budget.get("pool"), settings):
+        console.print(note, highlight=False)
     store = Store(results or default_results())
     common = dict(servers=names, app=app, app_env=app_env or {}, random_order=False)
     common["memory_limit_mb"] = memory_limit_mb
@@ -103,7 +106,7 @@ def record_of(
     command = command_line(winner.setting, app) if winner is not None and app else None
     return TuneRecord(
         label=label,
-        budget=f"p99 ≤ {budget['slo_p99_ms']:g} ms",
+        budget=budget_text(budget),
         studies=tuple(studies),
         trials=tuple(
             TrialRecord(
@@ -125,6 +128,30 @@ def record_of(
     )
 
 
+def budget_text(budget: dict[str, Any]) -> str:
+    """The budget as the ranking's title says it, with the pool the trials' load ran on."""
+    pool = budget.get("pool")
+    on = f" on a pool of {pool} connections" if pool else ""
+    return f"p99 ≤ {budget['slo_p99_ms']:g} ms{on}"
+
+
+def pool_note(pool: int | None, settings: list[Setting]) -> str | None:
+    """A pool keeps at most one request in flight per connection: a setting that serves more at
+    once than the pool has connections cannot show it."""
+    most = max((s.workers * s.threads for s in settings), default=0)
+    if not pool or most <= pool:
+        return None
+    return (
+        f"note: a pool of {pool} connections keeps at most {pool} requests in flight; settings "
+        f"with more than {pool} workers × threads (up to {most} here) cannot show more"
+    )
+
+
+def _budget(p99_ms: float, pool: int | None) -> dict[str, Any]:
+    """What every trial's capacity load takes besides its setting: the budget and the pool."""
+    return {"slo_p99_ms": p99_ms, **({"pool": pool} if pool else {})}
+
+
 def tune_study(study: Study, results: Path | None, console: Console) -> Store:
     """A study with `tune = { ... }`: `wsgibench tune` with its settings, app and limits."""
     t = study.tune or {}
@@ -132,7 +159,7 @@ def tune_study(study: Study, results: Path | None, console: Console) -> Store:
     tune_servers(
         list(t.get("servers") or study.servers),
         study.app_of().spec or study.app,
-        {"slo_p99_ms": t["slo_p99_ms"]},
+        _budget(t["slo_p99_ms"], t.get("pool")),
         console,
         results=path,
         max_trials=int(t.get("trials", 64)),
@@ -200,6 +227,13 @@ def tune_study(study: Study, results: Path | None, console: Console) -> Store:
     "--app-env", "app_env", multiple=True, metavar="KEY=VALUE", help="An app setting (repeatable)."
 )
 @click.option(
+    "--pool",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Each trial's arrivals on N keep-alive connections, a request each "
+    "(default: a connection per arrival).",
+)
+@click.option(
     "--results",
     type=click.Path(path_type=Path),
     help="The results store (default: results/wsgibench.sqlite).",
@@ -217,6 +251,7 @@ def tune_command(
     results: Path | None,
     workers_list: str | None,
     threads_list: str | None,
+    pool: int | None,
 ) -> None:
     """Find the settings (workers, threads, Granian's runtime mode; worker class across
     gunicorn-*) with the highest capacity within a p99 budget, and print the winner's command
@@ -225,7 +260,7 @@ def tune_command(
     tune_servers(
         list(servers),
         app,
-        {"slo_p99_ms": p99_ms},
+        _budget(p99_ms, pool),
         console,
         results=results,
         max_trials=trials,

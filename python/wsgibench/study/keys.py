@@ -336,6 +336,14 @@ TUNE_KEYS: tuple[Key, ...] = (
     Key("trials", _POSITIVE_INT, "64", "At most this many trials in all.", "trials"),
     Key("time_s", Number(low=0, above=True), "1800", "No new round after this long.", "s"),
     Key("start_rate", Number(low=0, above=True), "10", "Each search's first rate.", "conn/s"),
+    Key(
+        "pool",
+        _POSITIVE_INT,
+        "none",
+        "Every trial's arrivals on a fixed pool of this many keep-alive connections (the load "
+        "key `pool`), each arrival one request; without it, a connection per arrival.",
+        "connections",
+    ),
 )
 
 SECTIONS: tuple[tuple[str, tuple[Key, ...]], ...] = (

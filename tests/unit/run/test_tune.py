@@ -171,3 +171,28 @@ def test_a_runtime_mode_a_server_lacks_is_refused_in_one_line():
         study("st", ["granian", "gunicorn-gthread"])
     with pytest.raises(UsageError, match="runtime_mode 'fast': server granian has 'st', 'mt'"):
         study("fast", ["granian"])
+
+
+def test_a_pool_goes_into_every_trials_load_and_the_budgets_title():
+    from wsgibench.cli.tune import _budget, budget_text, pool_note
+
+    budget = _budget(10.0, 16)
+    settings = [Setting("gunicorn-gthread", 1, 8), Setting("gunicorn-gthread", 3, 8)]
+    loads = trial_loads(settings, 0, budget, 100.0)
+    assert {load["pool"] for load in loads} == {16}
+    # the loads are what a study file may hold: a capacity search on the pool
+    study = parse_study({"servers": ["gunicorn-gthread"], "load": loads}, "tune")
+    assert [load.params["pool"] for load in study.loads] == [16, 16]
+    assert budget_text(budget) == "p99 ≤ 10 ms on a pool of 16 connections"
+    assert budget_text(_budget(10.0, None)) == "p99 ≤ 10 ms"
+    assert "pool" not in trial_loads(settings, 0, _budget(10.0, None), 100.0)[0]
+    # 3 × 8 requests at once cannot show on 16 connections, and the tuning says so
+    assert "up to 24 here" in (pool_note(16, settings) or "")
+    assert pool_note(24, settings) is None and pool_note(None, settings) is None
+
+
+def test_a_study_tunes_on_a_pool_and_refuses_a_pool_of_none():
+    tuned = parse_study({"servers": ["bjoern"], "tune": {"slo_p99_ms": 10, "pool": 32}}, "t")
+    assert tuned.tune == {"slo_p99_ms": 10, "pool": 32}
+    with pytest.raises(UsageError, match="pool"):
+        parse_study({"servers": ["bjoern"], "tune": {"slo_p99_ms": 10, "pool": 0}}, "t")
