@@ -1,12 +1,16 @@
 """Every command line the README shows, run through the installed `wsgibench` script as a newcomer
 would copy it (at small sizes): none may end in an internal error or an unexpected exit code. A
-command the README gains without an entry here fails the test, so the two cannot drift apart."""
+command the README gains without an entry here fails the test, so the two cannot drift apart. A
+line that a test of its own already runs in full through the script is not run twice: its entry
+names that test, which must exist and hold the line's words."""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 from .helpers import SCRIPT, cli, require
@@ -31,12 +35,22 @@ def readme_commands() -> set[str]:
 
 
 Command = list[str] | str  # an argv for the script, or a shell line (a redirection)
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """A README line that another e2e test runs in full through the installed script:
+    `test` is "FILE::FUNCTION" in tests/e2e."""
+
+    test: str
+
+
 OK = {0}
 QUICK = ["quick", "--servers", "bjoern", "--levels", "20", *SMALL, "--no-report"]
 SLEEP = ["--app-env", "WSGIBENCH_SLEEP_S=0.02", "--servers", "tornado-native-async"]
 # README form -> the concrete command lines that stand for it, at small sizes, and the exit codes
 # each may end with. Stores: {g} (goldberg2016's), {s} (a quick run's), {r} (scratch); {tmp}.
-COMMANDS: dict[str, list[tuple[Command, set[int]]]] = {
+COMMANDS: dict[str, list[tuple[Command, set[int]]] | Elsewhere] = {
     "wsgibench servers": [(["servers"], OK)],
     "wsgibench servers --faults": [(["servers", "--faults"], OK)],
     "wsgibench studies": [(["studies"], OK)],
@@ -111,47 +125,15 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]]] = {
     "wsgibench run STUDY --load-hosts 3": [
         (["run", *QUICK, "--load-hosts", "3", "--results", "{r}"], OK)
     ],
-    "wsgibench run quick --servers bjoern --levels 50 --duration 2 --repeats 1 --load-hosts 2": [
-        (
-            [
-                "run",
-                "quick",
-                "--servers",
-                "bjoern",
-                "--levels",
-                "50",
-                "--duration",
-                "2",
-                "--repeats",
-                "1",
-                "--load-hosts",
-                "2",
-                "--results",
-                "{r}",
-                "--no-report",
-            ],
-            OK,
-        )
-    ],  # fmt: skip
+    "wsgibench run quick --servers bjoern --levels 50 --duration 2 --repeats 1 --load-hosts 2": (
+        Elsewhere("test_first_steps.py::test_the_readme_load_hosts_line")
+    ),
     "wsgibench run STUDY --results X --resume": [
         (["run", *QUICK, "--results", "{s}", "--resume"], OK)
     ],
-    "wsgibench run db2011": [
-        (
-            [
-                "run",
-                "db2011",
-                "--servers",
-                "bjoern",
-                "--repeats",
-                "1",
-                "--results",
-                "{r}",
-                "--no-report",
-            ],
-            OK,
-        )
-    ],  # fmt: skip
+    "wsgibench run db2011": Elsewhere(
+        "test_seed_sections.py::test_seed_section_rests_on_trusted_cells_only"
+    ),
     "wsgibench run scaling": [
         (["run", "scaling", "--servers", "bjoern", *SMALL, "--results", "{r}", "--no-report"], OK)
     ],
@@ -218,47 +200,12 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]]] = {
             OK,
         )
     ],
-    "wsgibench run frameworks": [
-        (
-            [
-                "run",
-                "frameworks",
-                "--servers",
-                "waitress,uvicorn",
-                "--levels",
-                "4",
-                *SMALL,
-                "--results",
-                "{tmp}/fw.sqlite",
-                "--no-report",
-            ],
-            OK,
-        )
-    ],  # fmt: skip
-    # Tuning, at a small size: two thread counts, one worker count.
-    "wsgibench tune gunicorn-gthread --app sleep --app-env WSGIBENCH_SLEEP_S=0.05 --p99-ms 200": [
-        (
-            [
-                "tune",
-                "gunicorn-gthread",
-                "--app",
-                "sleep",
-                "--app-env",
-                "WSGIBENCH_SLEEP_S=0.05",
-                "--p99-ms",
-                "200",
-                "--workers",
-                "1",
-                "--threads",
-                "1,4",
-                "--trials",
-                "2",
-                "--results",
-                "{tmp}/tune.sqlite",
-            ],
-            OK,
-        )
-    ],  # fmt: skip
+    "wsgibench run frameworks": Elsewhere(
+        "test_frameworks.py::test_every_framework_on_two_servers_every_endpoint_valid"
+    ),
+    "wsgibench tune gunicorn-gthread --app sleep --app-env WSGIBENCH_SLEEP_S=0.05 --p99-ms 200": (
+        Elsewhere("test_tune.py::test_tune_ranks_eight_threads_over_one")
+    ),
     "wsgibench tune SERVER... --app APP --p99-ms 200": [(["tune", "--help"], OK)],
     "wsgibench history DIR_OR_STORES... [--study NAME] [--server S] [--order time|version]": [
         (["history", "{g}", "{s}", "--order", "version"], OK)
@@ -303,13 +250,32 @@ def test_every_readme_command_has_a_small_version():
     assert not missing, f"README commands without a small version here: {sorted(missing)}"
 
 
+def _words_of(path: Path, function: str) -> set[str]:
+    """The words of every string in the test file `path`, which must define `function`."""
+    tree = ast.parse(path.read_text())
+    names = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert function in names, f"{path.name} has no test {function}"
+    strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)]
+    return {w for v in strings if isinstance(v, str) for w in v.split()}
+
+
+def test_a_line_run_elsewhere_is_in_that_test():
+    for form, entry in COMMANDS.items():
+        if isinstance(entry, Elsewhere):
+            file, _, function = entry.test.partition("::")
+            words = _words_of(Path(__file__).parent / file, function)
+            absent = set(form.split()[1:]) - words
+            assert not absent, f"{entry.test} does not run {form!r}: no {sorted(absent)}"
+
+
 def test_every_readme_command_runs_through_the_installed_script(tmp_path: Path):
     for server in ("bjoern", "waitress", "uwsgi-http", "tornado-native-async"):
         require(server)
     (tmp_path / "results").mkdir()
     failures = []
     for form in sorted(readme_commands(), key=_order):
-        for command, codes in COMMANDS[form]:
+        entry = COMMANDS[form]
+        for command, codes in [] if isinstance(entry, Elsewhere) else entry:
             command = _concrete(command, tmp_path)
             proc = _run(command, tmp_path)
             said = proc.stdout + proc.stderr
