@@ -16,7 +16,6 @@ from wsgibench.errors import WsgibenchError
 from wsgibench.machine import venvs
 from wsgibench.machine.cgroups import sweep_orphans
 from wsgibench.paths import default_results
-from wsgibench.report import write_report
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus
 from wsgibench.run.engine import engine_version
@@ -57,6 +56,9 @@ def run_study(
         study_id = _run(study, store, console, resume, force)
     console.print(f"results: {path}")
     if report:
+        # Charts import altair (about half a second): only a run that writes a report pays it.
+        from wsgibench.report import write_report
+
         files = write_report(Store(path, create=False, read_only=True), report_dir(path), study_id)
         console.print(f"report: {files.html}")
         if files.headline:

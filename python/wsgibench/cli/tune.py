@@ -22,7 +22,6 @@ from wsgibench.run.engine import engine_version
 from wsgibench.run.study import refuse_bad_plans
 from wsgibench.run.tune import (
     ROUNDS,
-    Setting,
     Tuning,
     command_line,
     settings_for,
@@ -61,8 +60,6 @@ def tune_servers(
     engine_version()
     cpus = len(topology.layout(topology.read()).server_cpus)
     settings = settings_for(names, cpus, max_threads, workers, threads)
-    if note := pool_note(budget.get("pool"), settings):
-        console.print(note, highlight=False)
     store = Store(results or default_results())
     common = dict(servers=names, app=app, app_env=app_env or {}, random_order=False)
     common["memory_limit_mb"] = memory_limit_mb
@@ -133,18 +130,6 @@ def budget_text(budget: dict[str, Any]) -> str:
     pool = budget.get("pool")
     on = f" on a pool of {pool} connections" if pool else ""
     return f"p99 ≤ {budget['slo_p99_ms']:g} ms{on}"
-
-
-def pool_note(pool: int | None, settings: list[Setting]) -> str | None:
-    """A pool keeps at most one request in flight per connection: a setting that serves more at
-    once than the pool has connections cannot show it."""
-    most = max((s.workers * s.threads for s in settings), default=0)
-    if not pool or most <= pool:
-        return None
-    return (
-        f"note: a pool of {pool} connections keeps at most {pool} requests in flight; settings "
-        f"with more than {pool} workers × threads (up to {most} here) cannot show more"
-    )
 
 
 def _budget(p99_ms: float, pool: int | None) -> dict[str, Any]:

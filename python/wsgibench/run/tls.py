@@ -9,8 +9,10 @@ import ssl
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import trustme
+if TYPE_CHECKING:
+    import trustme
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,9 @@ class TlsFiles:
 
 @cache
 def _ca() -> trustme.CA:
+    # Imported here: trustme and cryptography cost every start of the CLI a tenth of a second.
+    import trustme
+
     return trustme.CA(organization_name="wsgibench test CA")
 
 

@@ -118,6 +118,18 @@ def trial_loads(
     ]
 
 
+def pool_note(pool: int | None, settings: list[Setting]) -> str | None:
+    """A pool keeps at most one request in flight per connection: a setting that serves more at
+    once than the pool has connections cannot show it."""
+    most = max((s.workers * s.threads for s in settings), default=0)
+    if not pool or most <= pool:
+        return None
+    return (
+        f"note: a pool of {pool} connections keeps at most {pool} requests in flight; settings "
+        f"with more than {pool} workers × threads (up to {most} here) cannot show more"
+    )
+
+
 def tune(
     settings: list[Setting],
     run_round: Callable[[list[dict[str, Any]], int], list[ServerCapacity]],
@@ -132,6 +144,8 @@ def tune(
     gets their loads and the round's repeats and returns their capacities), keeps the better
     half, and ends when one is left, the rounds are done, or the trials or time run out."""
     out, alive, started = Tuning(), settings[:max_trials], time.monotonic()
+    if note := pool_note(budget.get("pool"), settings):
+        progress(note)
     for round_ in range(len(ROUNDS)):
         progress(f"tune round {round_ + 1}: {len(alive)} setting(s)")
         found = {

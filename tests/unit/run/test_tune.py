@@ -174,7 +174,8 @@ def test_a_runtime_mode_a_server_lacks_is_refused_in_one_line():
 
 
 def test_a_pool_goes_into_every_trials_load_and_the_budgets_title():
-    from wsgibench.cli.tune import _budget, budget_text, pool_note
+    from wsgibench.cli.tune import _budget, budget_text
+    from wsgibench.run.tune import pool_note
 
     budget = _budget(10.0, 16)
     settings = [Setting("gunicorn-gthread", 1, 8), Setting("gunicorn-gthread", 3, 8)]
@@ -189,6 +190,10 @@ def test_a_pool_goes_into_every_trials_load_and_the_budgets_title():
     # 3 × 8 requests at once cannot show on 16 connections, and the tuning says so
     assert "up to 24 here" in (pool_note(16, settings) or "")
     assert pool_note(24, settings) is None and pool_note(None, settings) is None
+    said: list[str] = []
+    run_round, _ = _fake_round(threads_help)
+    tune(settings, run_round, budget, progress=said.append)
+    assert said[0].startswith("note: a pool of 16 connections"), said
 
 
 def test_a_study_tunes_on_a_pool_and_refuses_a_pool_of_none():
