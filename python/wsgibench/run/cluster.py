@@ -19,6 +19,7 @@ from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.merge import merge_results
 from wsgibench.run import hostwork
 from wsgibench.run.localhosts import LocalWorkers
+from wsgibench.run.scheduler_view import present_workers
 
 CLOCK_SAMPLES = 8
 START_LEAD_S = 0.3  # the start instant is this far ahead (more when round trips are slow)
@@ -87,7 +88,7 @@ class LoadHosts:
         self.hosts: list[LoadHost] = []
 
     def workers(self) -> list[str]:
-        return sorted(self.client.scheduler_info()["workers"])
+        return sorted(present_workers(self.client))
 
     def preflight(self) -> list[LoadHost]:
         """Check every worker against this controller; refuse a host that differs."""
@@ -258,7 +259,7 @@ class _CellRun:
 
     def _lost(self) -> str | None:
         """Why a host is lost: it left the cluster, or its task failed."""
-        present = set(self.client.scheduler_info()["workers"])
+        present = present_workers(self.client)
         for host, future in zip(self.hosts, self.futures, strict=True):
             if host.address not in present:
                 return f"load host {host.address} left the cluster (died or stopped reporting)"
@@ -306,7 +307,7 @@ class _CellRun:
             self.stop.set()
             deadline = time.monotonic() + STOP_GRACE_S
             while time.monotonic() < deadline:
-                present = set(self.client.scheduler_info()["workers"])
+                present = present_workers(self.client)
                 running = [
                     f
                     for h, f in zip(self.hosts, self.futures, strict=False)

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from wsgibench.errors import EnvironmentProblem
+from wsgibench.run.scheduler_view import present_workers
 
 START_TIMEOUT_S = 60.0
 
@@ -81,7 +82,7 @@ class LocalWorkers:
     def wait(self, client: Any) -> None:
         """Until every worker has joined; a worker that exits first ends the run with its reason."""
         deadline = time.monotonic() + START_TIMEOUT_S
-        while len(client.scheduler_info()["workers"]) < len(self.procs):
+        while len(present_workers(client)) < len(self.procs):
             dead = next((i for i, p in enumerate(self.procs) if p.poll() is not None), None)
             if dead is not None or time.monotonic() > deadline:
                 why = (
