@@ -1,7 +1,7 @@
 //! The closed loops' own turnaround (`totals.turnaround_us`): from a reply completing on a
 //! connection to the write of the next request on it.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

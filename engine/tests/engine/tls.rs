@@ -2,7 +2,7 @@
 //! of the test servers: the engine's handshakes, resumptions and ALPN counts must equal the
 //! server's, and every way a TLS connection fails is its own reason under `tls_failed`.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

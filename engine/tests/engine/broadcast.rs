@@ -2,7 +2,7 @@
 //! deliveries, pings, closes a subscriber, and refuses upgrades: the engine's counts must equal
 //! what the hub did, and every message be due at every subscriber open when publishing began.
 
-mod common;
+use crate::common;
 
 use common::{assert_accounting, err, total, HubServer, Msg, Upgrade};
 use serde_json::{json, Value};

@@ -1,6 +1,6 @@
 //! Servers that misbehave on purpose: each error class must be counted exactly as the server acted.
 
-mod common;
+use crate::common;
 
 use std::time::Instant;
 

@@ -2,7 +2,7 @@
 //! closes a reused connection, by FIN or by reset, costs no request in any keep-alive model:
 //! the outstanding GETs go again once on a new connection. POSTs are not re-sent.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

@@ -1,7 +1,7 @@
 //! Corrected latency under a server stall at a fixed rate: the stall's arithmetic, checked on
 //! the engine's corrected percentiles and on its service times.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! server closed the old one is intended when it would have gone on the old one, so its
 //! latency includes the reconnect.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::json;

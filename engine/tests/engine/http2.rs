@@ -2,7 +2,7 @@
 //! stream, gives small flow-control windows, pings and sends large bodies: the engine's counts
 //! must equal what the server did, no stream lost, on the backend the suite runs on.
 
-mod common;
+use crate::common;
 
 use common::{assert_accounting, err, run, settled, total, H2Behaviour, H2Server};
 use serde_json::{json, Value};

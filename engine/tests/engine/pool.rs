@@ -3,7 +3,7 @@
 //! from when it was due, lost connections are replaced, and arrivals that wait past the request
 //! timeout time out.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

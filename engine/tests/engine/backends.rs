@@ -2,7 +2,7 @@
 //! well, with 500s, wrong bodies, resets, silent keep-alive closes, chunked and read-until-close
 //! bodies, and a stall under an open loop, run once on epoll and once on io_uring.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! Contract: the built binary's stdout for every model validates against docs/engine-result.schema.json.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

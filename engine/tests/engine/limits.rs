@@ -1,7 +1,7 @@
 //! The engine's own limits have error classes of their own: a connect that fails for want of
 //! a file descriptor is `fd_limit`, not a server's `connect_error`, and the result is saturated.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::os::unix::process::CommandExt;

@@ -1,7 +1,7 @@
 //! The checks of a JSON reply (`body_contains`, `json`, `content_type`) against a real server:
 //! every reply that fails one is counted bad_body, exactly, and every other one ok.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! messages, pings, closes, and refuses upgrades in each way: the engine's counts must equal
 //! what the server did, on the backend the suite runs on (`WSGIBENCH_ENGINE_IO`).
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::Ordering;
 

@@ -1,6 +1,6 @@
 //! Every load model against a well-behaved in-process server: engine counts equal server counts.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::json;
@@ -94,7 +94,7 @@ fn rate_http10_one_request_per_connection() {
     assert_eq!(r["kinds"][0]["service_us"]["count"], 100);
     // Corrected latency includes connect and lag: each arrival opens its own connection, so
     // Σ latency ≥ Σ service + Σ connect (fails if latency ran from the connect's end or the
-    // actual send). The server stall test (tests/stall.rs) checks the corrected percentiles.
+    // actual send). The server stall test (stall.rs) checks the corrected percentiles.
     assert_latency_holds_connects(&r, "rate, HTTP/1.0, a connection per request");
     assert_eq!(all_errors(&r), 0);
 }

@@ -1,7 +1,7 @@
 //! The measured window: a closed run's elapsed time includes draining in-flight requests, so
 //! its honest rate is ok_in_window / window_s, which a stalled connection must not dilute.
 
-mod common;
+use crate::common;
 
 use common::*;
 use serde_json::json;

@@ -1,0 +1,21 @@
+//! The engine's integration tests as one binary (one build and link instead of one per file): each
+//! file is a module, and `common` holds the test servers they share.
+
+mod common;
+
+mod backends;
+mod broadcast;
+mod contract;
+mod expect;
+mod http2;
+mod intended;
+mod limits;
+mod misbehaving;
+mod models;
+mod pool;
+mod stall;
+mod tls;
+mod turnaround;
+mod unannounced;
+mod websocket;
+mod window;
