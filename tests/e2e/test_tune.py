@@ -1,6 +1,7 @@
 """`wsgibench tune` through the installed script, on two settings whose order is known: the sleep
 app (50 ms a request) on gunicorn's gthread worker with 1 and with 8 threads, within a p99 budget
-of 200 ms. 8 threads must win, by about 8 times, and the winner's command line must say so."""
+of 200 ms. 8 threads must win, by about 8 times, and the winner's command line must say so. A
+budget of two trials ends the search after its first round (a second would refine the winner)."""
 
 from __future__ import annotations
 
@@ -17,12 +18,15 @@ def test_tune_ranks_eight_threads_over_one(tmp_path: Path):
     require("gunicorn-gthread")
     argv = cli(
         "tune", "gunicorn-gthread", "--app", "sleep", "--app-env", "WSGIBENCH_SLEEP_S=0.05",
-        "--p99-ms", "200", "--workers", "1", "--threads", "1,8", "--results", "t.sqlite",
+        "--p99-ms", "200", "--workers", "1", "--threads", "1,8", "--trials", "2",
+        "--results", "t.sqlite",
     )  # fmt: skip
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     said = proc.stdout + proc.stderr
     assert proc.returncode == 0 and "internal error" not in said, said[-3000:]
     assert "best: gunicorn-gthread w1 t8" in said, said[-3000:]
+    # two trials, both in the first round: the search stops there and says why
+    assert "stopped: the trial budget" in said, said[-3000:]
     assert "--threads 8" in said and "--worker-class gthread" in said
     assert "gunicorn-gthread w1: more threads were better up to 8" in said
     store = Store(tmp_path / "t.sqlite", read_only=True)
