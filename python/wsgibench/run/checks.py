@@ -101,26 +101,37 @@ def probe(host: str, port: int, probe: Probe = PONG_PROBE, timeout_s: float = 1.
         return False
 
 
+# A server that does not pipeline leaves the second of two requests sent together unanswered:
+# the pipelining check waits for it ten times the slowest earlier reply, at least this long (a
+# pipelining server answers both at once), never longer than the check's own timeout.
+PIPELINING_WAIT_S = 0.5
+
+
 def check(host: str, port: int, probe: Probe = PONG_PROBE, timeout_s: float = 2.0) -> Capabilities:
     """HTTP/1.0, keep-alive and pipelining judged by behaviour, on the probe's request."""
     problems: list[str] = []
     path = probe.path
+    slowest = 0.0  # the longest a successful attempt waited for one reply
 
-    def attempt(label: str, raw: bytes, count: int, one_write: bool) -> bool:
+    def attempt(label: str, raw: bytes, count: int, one_write: bool, wait_s: float) -> bool:
+        nonlocal slowest
+        started = time.monotonic()
         try:
-            replies = fetch(host, port, raw, count, timeout_s, one_write)
+            replies = fetch(host, port, raw, count, wait_s, one_write)
         except (OSError, _http.BadResponse, ValueError) as exc:
             problems.append(f"{label}: {type(exc).__name__}: {exc}")
             return False
         if not all(probe.accepts(r.status, r.body) for r in replies):
             problems.append(f"{label}: got {[(r.status, r.body[:20]) for r in replies]}")
             return False
+        slowest = max(slowest, (time.monotonic() - started) / (1 if one_write else count))
         return True
 
-    pong = attempt("pong", _http.request(path, close=True), 1, True)
-    http10 = attempt("http/1.0", _http.request(path, version="1.0"), 1, True)
-    keep_alive = attempt("keep-alive", _http.request(path), 2, False)
-    pipelining = attempt("pipelining", _http.request(path), 2, True)
+    pong = attempt("pong", _http.request(path, close=True), 1, True, timeout_s)
+    http10 = attempt("http/1.0", _http.request(path, version="1.0"), 1, True, timeout_s)
+    keep_alive = attempt("keep-alive", _http.request(path), 2, False, timeout_s)
+    wait_s = min(timeout_s, max(PIPELINING_WAIT_S, 10 * slowest))
+    pipelining = attempt("pipelining", _http.request(path), 2, True, wait_s)
     size, head = wire(host, port, path, timeout_s)
     return Capabilities(pong, http10, keep_alive, pipelining, "; ".join(problems), size, head)
 

@@ -1,6 +1,7 @@
 """The CLI starts without the libraries only some commands need: altair (charts, half a second a
 start) and trustme/cryptography (TLS certificates) are imported by the code that uses them, so a
-`wsgibench` call that writes no report and starts no TLS server does not load them. Read from the
+`wsgibench` call that writes no report and starts no TLS server does not load them, nor does the
+summary a run prints. Read from the
 source: the modules that importing wsgibench.cli.main runs, through their module-level imports."""
 
 from __future__ import annotations
@@ -60,4 +61,14 @@ def test_the_cli_imports_neither_charts_nor_tls_libraries():
         m for m in loaded if m.split(".")[0] in LATE
     )
     # and the charts are still there for what writes a report
-    assert "altair" in {m.split(".")[0] for m in loaded_at_start("wsgibench.report")}
+    assert "altair" in {m.split(".")[0] for m in loaded_at_start("wsgibench.report.write")}
+
+
+def test_the_summary_every_run_prints_imports_no_charts():
+    # `run` ends with `show`'s tables, which format figures with report.format and report.capacity:
+    # importing those must not run the report package's writer.
+    loaded = loaded_at_start("wsgibench.cli.show")
+    assert "wsgibench.report.capacity" in loaded  # the walk reaches the report package
+    assert "altair" not in {m.split(".")[0] for m in loaded}, sorted(
+        m for m in loaded if m.startswith(("altair", "wsgibench.report"))
+    )
