@@ -118,6 +118,10 @@ def check(host: str, port: int, probe: Probe = PONG_PROBE, timeout_s: float = 2.
         started = time.monotonic()
         try:
             replies = fetch(host, port, raw, count, wait_s, one_write)
+        except TimeoutError:
+            what = "no reply" if count == 1 else f"not all {count} replies"
+            problems.append(f"{label}: {what} within {wait_s:.2g} s")
+            return False
         except (OSError, _http.BadResponse, ValueError) as exc:
             problems.append(f"{label}: {type(exc).__name__}: {exc}")
             return False
