@@ -1,4 +1,4 @@
-"""Where wsgibench keeps server environments and default results."""
+"""Where wsgibench keeps server environments, its cache and default results."""
 
 from __future__ import annotations
 
@@ -25,6 +25,11 @@ def home() -> Path:
 
 def envs_dir() -> Path:
     return home() / "envs"
+
+
+def cache_dir() -> Path:
+    """Files wsgibench can make again, kept to save time (the report's JavaScript bundle)."""
+    return home() / "cache"
 
 
 def default_results() -> Path:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import altair as alt
 import vl_convert as vlc
+
+from wsgibench.paths import cache_dir
 
 
 @cache
@@ -27,9 +32,41 @@ def svg(spec: dict[str, Any]) -> str:
 @cache
 def javascript() -> str:
     """Vega, Vega-Lite and vega-embed in one script defining window.vegaEmbed; no imports, no CDN."""
-    js = vlc.javascript_bundle(vl_version=vl_version())  # type: ignore[call-arg]  # optional at run time
+    js = _bundle()
     # Nothing in a script may end the <script> element early.
     return js.replace("</script", "<\\/script").replace("<!--", "<\\!--")
+
+
+def _bundle() -> str:
+    """vl-convert's bundle (about 3 s to build), kept on disk under its vl-convert and Vega-Lite
+    versions: the same bytes for every report until either changes. A cache that cannot be read
+    or written is skipped, never an error."""
+    made_by = getattr(vlc, "__version__", None)
+    if made_by is None:  # no version to key the file on: built each time
+        return _build()
+    path = cache_dir() / f"vega-bundle-{made_by}-{vl_version() or 'latest'}.js"
+    try:
+        if (js := path.read_text(encoding="utf-8")) != "":
+            return js
+    except (OSError, UnicodeDecodeError):
+        pass
+    js = _build()
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".vega-bundle-")
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(js)
+        Path(tmp).replace(path)  # whole or absent, whatever runs beside it
+    except OSError:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+    return js
+
+
+def _build() -> str:
+    return vlc.javascript_bundle(vl_version=vl_version())  # type: ignore[call-arg]  # optional at run time
 
 
 def versions() -> dict[str, str]:
