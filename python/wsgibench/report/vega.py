@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-import tempfile
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -51,17 +50,14 @@ def _bundle() -> str:
     except (OSError, UnicodeDecodeError):
         pass
     js = _build()
-    tmp = None
-    try:
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".vega-bundle-")
-        os.fchmod(fd, 0o644)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(js)
-        Path(tmp).replace(path)  # whole or absent, whatever runs beside it
-    except OSError:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
+        tmp.write_text(js, encoding="utf-8")
+        tmp.chmod(0o644)
+        tmp.replace(path)  # whole or absent, whatever runs beside it
+    with contextlib.suppress(OSError):
+        tmp.unlink(missing_ok=True)  # left only when the write failed
     return js
 
 

@@ -35,7 +35,7 @@ def test_the_bundle_is_built_once_and_then_read(
     assert vega.javascript() == first and len(built) == 1
     (kept,) = (tmp_path / "cache").glob("vega-bundle-*.js")
     assert vega.vlc.__version__ in kept.name and kept.read_text() in first
-    assert not list((tmp_path / "cache").glob(".vega-bundle-*"))  # no temporary file left
+    assert not list((tmp_path / "cache").glob("*.tmp"))  # no temporary file left
     # another vl-convert: another file, built again
     monkeypatch.setattr(vega.vlc, "__version__", "0.0.1-other")
     vega.javascript.cache_clear()
