@@ -6,7 +6,8 @@ import random
 from pathlib import Path
 
 from wsgibench.machine.sampler import Sample
-from wsgibench.results.capacity import COST_NOTE, STEP_NOTE, Budget, Search, cost_rates, judge_step
+from wsgibench.results.capacity import COST_NOTE, STEP_NOTE, Budget, Search, cost_rates
+from wsgibench.results.capacity_step import judge_step
 from wsgibench.results.engine_result import ERROR_CLASSES, EngineResult
 from wsgibench.results.repeat import Repeat
 from wsgibench.results.store import Store

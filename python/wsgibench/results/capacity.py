@@ -1,23 +1,18 @@
-"""Capacity within a latency budget: each step of the search judged against the budget, the next
-offered rate to try (doubling until a step misses, then bisection to the resolution), and the
-result read back from the steps: the highest rate that met the budget, the interval from the steps
-either side, and the rate where errors start. Pure: the runner measures, this decides."""
+"""Capacity within a latency budget: the next offered rate to try (doubling until a step misses,
+then bisection to the resolution), and the result read back from the steps (results/capacity_step.py
+judges each): the highest rate that met the budget, the interval from the steps either side, and
+the rate where errors start. Pure: the runner measures, this decides."""
 
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Protocol
-
-from wsgibench.machine import cpustat
-from wsgibench.results.verdict import CellStatus
+from dataclasses import dataclass, field
 
 
 class StepStatus(enum.StrEnum):
-    MET = "met"  # every repeat within the budget
-    MISSED = "missed"  # a repeat over it: latency, errors, or the server gave up
+    MET = "met"  # its repeats together within the budget
+    MISSED = "missed"  # over it: latency, errors, falling behind, or the server gave up
     INVALID = "invalid"  # the engine, not the server, limited a repeat: no verdict on the server
 
 
@@ -38,22 +33,6 @@ class Budget:
         return ", ".join(parts)
 
 
-class RepeatFigures(Protocol):
-    """What judging a step reads of each repeat (a Repeat, or one read back from the store)."""
-
-    @property
-    def latency_p99_us(self) -> float | None: ...
-
-    @property
-    def latency_p50_us(self) -> float | None: ...
-
-    @property
-    def error_rate(self) -> float | None: ...
-
-    @property
-    def rps_ok(self) -> float | None: ...
-
-
 @dataclass(frozen=True)
 class Step:
     rate: float  # the offered rate of the step (its cell's level)
@@ -69,141 +48,6 @@ class Step:
 
 # A missed step that served this share less than the capacity: the server tipped (CapacityResult).
 TIPPED = 0.10
-
-# A step keeps up when its valid replies are at least this share of the requests offered: a
-# server falling behind grows its queue, which a short repeat may not see in its p99 yet (with
-# `calls` > 1 a connection holds one request at a time, so the queue grows `calls` times slower).
-KEEP_UP = 0.95
-
-
-def judge_step(
-    rate: float,
-    repeats: Sequence[RepeatFigures],
-    budget: Budget,
-    invalid: str | None = None,
-    gave_up: str | None = None,
-    offered_rps: float | None = None,
-) -> Step:
-    """A step meets the budget only when every repeat does (the repeats confirm it, so one lucky
-    repeat cannot move the boundary) and keeps up with the requests offered (`offered_rps`); an
-    engine-limited step is invalid, never the server's, and so is a repeat that missed while the
-    hypervisor took more than a contended repeat's share of the server's full CPUs."""
-    errors = any((r.error_rate or 0) > 0 for r in repeats)
-    served = min((r.rps_ok for r in repeats if r.rps_ok is not None), default=None)
-    if invalid:
-        return Step(rate, StepStatus.INVALID, invalid, errors)
-    if gave_up or not repeats:
-        return Step(rate, StepStatus.MISSED, gave_up or "no repeat measured", True)
-    for i, r in enumerate(repeats, 1):
-        over = repeat_miss(r, budget, offered_rps)
-        stolen = stolen_pct(r)
-        if over and stolen is not None:
-            why = (
-                f"repeat {i}: {over} while the hypervisor took {stolen:.0f} % of the server's "
-                "CPUs (steal): the machine's miss, not the server's"
-            )
-            return Step(rate, StepStatus.INVALID, why, errors, harness=True)
-        if over:
-            return Step(rate, StepStatus.MISSED, f"repeat {i}: {over}", errors, served=served)
-    worst = max(r.latency_p99_us or 0 for r in repeats) / 1000
-    why = f"p99 ≤ {worst:.3g} ms in {len(repeats)} repeats"
-    return Step(rate, StepStatus.MET, why, errors, served=served)
-
-
-def step_of(
-    rate: float,
-    status: CellStatus,
-    reason: str | None,
-    repeats: Sequence[RepeatFigures],
-    budget: Budget,
-    calls: int = 1,
-) -> Step:
-    """A cell as a step: invalid when the engine (or the machine) limited it, or the server could
-    not take it at all or did not start (the search ends: no lower rate would say more); missed
-    when the server gave up (disqualified); else judged per repeat, keeping up included."""
-    if status == CellStatus.DISQUALIFIED and not repeats:
-        return judge_step(rate, repeats, budget, invalid=f"did not start or serve: {reason}")
-    if status == CellStatus.INVALID:
-        beyond = missed_beyond_lag(reason, repeats, budget)
-        if beyond:
-            return Step(
-                rate, StepStatus.MISSED, beyond, any((r.error_rate or 0) > 0 for r in repeats)
-            )
-        step = judge_step(rate, repeats, budget, invalid=reason or "invalid")
-        return replace(step, harness=True)
-    if status in (CellStatus.UNAVAILABLE, CellStatus.FAILED):
-        return judge_step(rate, repeats, budget, invalid=f"{status}: {reason}")
-    if status == CellStatus.DISQUALIFIED:
-        return judge_step(rate, repeats, budget, gave_up=f"disqualified: {reason}")
-    return judge_step(rate, repeats, budget, offered_rps=rate * calls)
-
-
-# What the runner says of a repeat the engine limited (run/judge.py), and the one reason that can
-# be bounded: the engine sent late by at most its worst schedule lag.
-BOTTLENECK = "load generator was the bottleneck: "
-_LAG_ONLY = re.compile(r"schedule lag p99 \d+ us > \d+ us")
-
-
-def missed_beyond_lag(reason: str | None, repeats: Sequence[RepeatFigures], budget: Budget) -> str:
-    """A step the engine's schedule lag alone made invalid is still the server's miss when a
-    repeat's corrected p99 is over the budget by more than twice the engine's worst lag (late
-    to send, and as late again to read): with no lag at all it would have missed. Any other
-    engine limit (its CPU, starvation, ports) leaves the step invalid. Empty: not so."""
-    if not reason or not reason.startswith(BOTTLENECK):
-        return ""
-    if not all(_LAG_ONLY.fullmatch(part) for part in reason[len(BOTTLENECK) :].split(", ")):
-        return ""
-    for i, r in enumerate(repeats, 1):
-        engine = getattr(r, "engine", None)  # a stored or measured repeat has its engine result
-        if engine is None or r.latency_p99_us is None:
-            continue
-        lag_ms, p99_ms = engine.lag_max_us / 1000, r.latency_p99_us / 1000
-        if p99_ms - 2 * lag_ms > budget.p99_ms:
-            return (
-                f"repeat {i}: p99 {p99_ms:.3g} ms > {budget.p99_ms:g} ms by more than twice the "
-                f"engine's worst schedule lag ({lag_ms:.3g} ms): the server's miss"
-            )
-    return ""
-
-
-# A repeat whose server CPUs the hypervisor took more of than a contended repeat's share (steal)
-# while they had no room left (busy and stolen together at least FULL_PCT) cannot show the server's
-# miss: the server needed the stolen time.
-FULL_PCT = 90.0
-
-
-def stolen_pct(r: RepeatFigures) -> float | None:
-    """The share of the server's CPUs the hypervisor took during the repeat (steal) when it is
-    over cpustat.CONTENDED_PCT and the CPUs were full with it; None when not, or not recorded."""
-    use = getattr(r, "server_cpu", None)  # a Repeat as measured or as stored
-    if use is None:
-        return None
-    full = use.steal_pct > cpustat.CONTENDED_PCT and use.busy_pct + use.steal_pct >= FULL_PCT
-    return float(use.steal_pct) if full else None
-
-
-def repeat_miss(r: RepeatFigures, budget: Budget, offered_rps: float | None = None) -> str:
-    """Why one repeat misses the budget (over it, or falling behind the requests offered), or
-    "": a step stops at its first such repeat, whose verdict is then known."""
-    return _over(r, budget) or _behind(r, offered_rps)
-
-
-def _behind(r: RepeatFigures, offered_rps: float | None) -> str:
-    if offered_rps is None or (r.rps_ok or 0.0) >= KEEP_UP * offered_rps:
-        return ""
-    return f"{r.rps_ok or 0:,.0f} valid replies/s of {offered_rps:,.0f} offered: falling behind"
-
-
-def _over(r: RepeatFigures, budget: Budget) -> str:
-    if r.latency_p99_us is None:
-        return "no latency"
-    if r.latency_p99_us / 1000 > budget.p99_ms:
-        return f"p99 {r.latency_p99_us / 1000:.3g} ms > {budget.p99_ms:g} ms"
-    if budget.p50_ms is not None and (r.latency_p50_us or 0) / 1000 > budget.p50_ms:
-        return f"p50 {(r.latency_p50_us or 0) / 1000:.3g} ms > {budget.p50_ms:g} ms"
-    if (r.error_rate or 0) > budget.max_error_rate:
-        return f"errors {(r.error_rate or 0):.2%} > {budget.max_error_rate:.1%}"
-    return ""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Any
 
-from wsgibench.results.capacity import COST_NOTE, Budget, CapacityResult, capacity_of, step_of
+from wsgibench.results.capacity import COST_NOTE, Budget, CapacityResult, capacity_of
+from wsgibench.results.capacity_step import step_of
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.verdict import CellStatus
 

@@ -17,9 +17,8 @@ from wsgibench.results.capacity import (
     Search,
     Step,
     cost_rates,
-    repeat_miss,
-    step_of,
 )
+from wsgibench.results.capacity_step import step_of, verdict_known
 from wsgibench.results.repeat import Repeat
 from wsgibench.results.verdict import CellStatus
 from wsgibench.study.loads import CapacitySpec, Load
@@ -71,8 +70,8 @@ def search_server(
         ) -> list[str]:
             return [step_note(step_of(at, status, reason, reps, budget, calls), budget)]
 
-        def stop_at(rep: Repeat, offered: float = rate * calls) -> str:
-            return repeat_miss(rep, budget, offered)
+        def stop_at(reps: Sequence[Repeat], offered: float = rate * calls) -> str:
+            return verdict_known(reps, budget, offered, repeats)
 
         measured = run(CellPlan(position, server, load, rate, repeats, stop_at), note)
         position += 1

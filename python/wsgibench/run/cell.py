@@ -266,7 +266,7 @@ def _repeats(
         outcome.apply(rep, verdict)
         if verdict.ends_cell:
             break
-        enough = cell.stop_at(rep) if cell.stop_at and idx + 1 < count else ""
+        enough = cell.stop_at([r for r, _ in judged]) if cell.stop_at and idx + 1 < count else ""
         if enough:
             outcome.notes.append(f"stopped after repeat {idx + 1} of {count}: {enough}")
             break

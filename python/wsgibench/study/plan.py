@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from wsgibench.results.engine_plan import EnginePlan
@@ -19,8 +19,9 @@ class CellPlan:
     load: Load
     level: float
     repeats: int | None = None  # the most repeats it runs (None: the study's)
-    # Asked after each repeat but the last: a reason to run no more (its verdict is known), or "".
-    stop_at: Callable[[Repeat], str] | None = field(default=None, compare=False)
+    # Asked after each repeat but the last, with the repeats so far: a reason to run no more (the
+    # verdict is known), or "".
+    stop_at: Callable[[Sequence[Repeat]], str] | None = field(default=None, compare=False)
 
     @property
     def key(self) -> tuple[str, str, float]:

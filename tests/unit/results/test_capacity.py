@@ -16,8 +16,8 @@ from wsgibench.results.capacity import (
     StepStatus,
     capacity_of,
     cost_rates,
-    judge_step,
 )
+from wsgibench.results.capacity_step import judge_step
 
 BUDGET = Budget(p99_ms=10.0)
 
@@ -28,6 +28,7 @@ class Rep:
     latency_p50_us: float | None = 500.0
     error_rate: float | None = 0.0
     rps_ok: float | None = None
+    requests: int = 1000
 
 
 def knee_server(knee: float, noise: float = 0.0, seed: int = 1):

@@ -12,9 +12,16 @@ from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.engine_result import ERROR_CLASSES, EngineResult
 
 
-def _histogram(mean_us: float, p50_us: int, p99_us: int) -> dict[str, Any]:
+def _histogram(mean_us: float, p50_us: int, p99_us: int, count: int = 1) -> dict[str, Any]:
+    """The percentiles as given, and an HdrHistogram of `count` values that has them: 98 % of
+    them at p50, 2 % at p99 (for adding repeats up, as a capacity step does)."""
+    h = HdrHistogram(1, 3_600_000_000, 3)
+    count = max(count, 1)
+    slow = max(1, count // 50)
+    h.record_value(p50_us, max(count - slow, 1))
+    h.record_value(p99_us, slow)
     return {
-        "count": 1,
+        "count": count,
         "min": p50_us // 2,
         "mean": mean_us,
         "p50": p50_us,
@@ -23,7 +30,7 @@ def _histogram(mean_us: float, p50_us: int, p99_us: int) -> dict[str, Any]:
         "p999": p99_us,
         "max": p99_us,
         "stdev": 0.0,
-        "hdr": "HISTF",
+        "hdr": h.encode().decode(),
     }
 
 
@@ -91,7 +98,7 @@ def result(
         "errors": errs,
         "bad_status_codes": {},
         "service_us": None,
-        "latency_us": _histogram(mean_us if mean_us is not None else p50_us, p50_us, p99_us),
+        "latency_us": _histogram(p50_us if mean_us is None else mean_us, p50_us, p99_us, ok),
         "connect_us": _histogram(50.0, 50, 100),
     }
     if kinds:

@@ -222,10 +222,11 @@ def test_a_lagging_step_that_met_or_missed_by_little_stays_invalid(tmp_path):
     assert found.steps[-1].status == StepStatus.INVALID and found.capacity == 800
 
 
-def test_a_step_stops_at_its_first_repeat_over_the_budget_and_one_slow_repeat_fails_it(tmp_path):
-    # The knee is at 1,234/s, but from 1,000/s on every step's second repeat is slow: a step
-    # there misses on that repeat (its verdict is then known, no third is run), so the capacity
-    # found is below 1,000, not below the knee.
+def test_a_step_stops_once_its_verdict_is_known_and_one_slow_repeat_fails_it(tmp_path):
+    # The knee is at 1,234/s, but from 1,000/s on every step's second repeat is slow, all of its
+    # requests over the budget: with it a quarter of the step's 4 repeats' requests are, however
+    # fast the other two, so its verdict is known and no third is run; the capacity found is
+    # below 1,000, not below the knee.
     engine = KneeEngine(knee=1234, second_slow_from=1000)
     found, _, ran = _search(tmp_path, engine, _study(step_repeats=4))
     assert found.capacity is not None and found.above is not None
@@ -235,12 +236,16 @@ def test_a_step_stops_at_its_first_repeat_over_the_budget_and_one_slow_repeat_fa
     }
     for step, cell in zip(found.steps, ran, strict=False):
         if step.status == StepStatus.MET:
-            assert runs[step.rate] == 4 and step.reason == "p99 ≤ 2 ms in 4 repeats"
+            assert runs[step.rate] == 4 and step.reason == "p99 2 ms over 4 repeats"
         elif step.rate >= 1234:  # past the knee: the first repeat misses
-            assert runs[step.rate] == 1 and step.reason.startswith("repeat 1: p99 200 ms")
+            assert runs[step.rate] == 1
+            assert step.reason == "p99 200 ms > 10 ms (100.0% of the requests over 10 ms)"
         else:  # the hiccup: two repeats, the second over
-            assert runs[step.rate] == 2 and step.reason.startswith("repeat 2: p99 200 ms")
-            assert "stopped after repeat 2 of 4: p99 200 ms > 10 ms" in cell.cell_notes
+            assert runs[step.rate] == 2
+            over = "p99 150 ms > 10 ms over 2 repeats (50.0% of the requests over 10 ms)"
+            assert step.reason == over
+            known = f"stopped after repeat 2 of 4: {over}: a miss whatever the 2 repeats left give"
+            assert known in cell.cell_notes
         assert cell.cell.repeats == 4
     # the cost cells after the search run the study's repeats (2), with no stop rule
     costs = ran[len(found.steps) :]
@@ -276,8 +281,8 @@ def test_a_miss_while_the_hypervisor_took_the_servers_cpu_ends_the_search_as_a_l
         (1600, StepStatus.INVALID),
     ]
     assert found.steps[-1].reason == (
-        "repeat 1: p99 200 ms > 10 ms while the hypervisor took 10 % of the server's CPUs "
-        "(steal): the machine's miss, not the server's"
+        "repeat 1: p99 200 ms > 10 ms (100.0% of the requests over 10 ms) while the hypervisor "
+        "took 10 % of the server's CPUs (steal): the machine's miss, not the server's"
     )
     assert found.capacity == 800 and found.lower_bound and found.above is None
     assert found.stopped.startswith("invalid at 1600/s: repeat 1: p99 200 ms")

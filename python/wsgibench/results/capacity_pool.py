@@ -1,0 +1,113 @@
+"""A capacity step's repeats taken together, as one stretch of load at the step's rate: the share
+of their requests over a latency (their HdrHistograms added, never percentiles averaged), their
+errors over their requests, and their valid replies over the requests offered; optionally as if
+the repeats the step has still to run were flawless, which says when its verdict is known early."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from hdrh.histogram import HdrHistogram
+
+from wsgibench.results import latency
+
+
+class RepeatFigures(Protocol):
+    """What judging a step reads of each repeat (a Repeat, or one read back from the store)."""
+
+    @property
+    def latency_p99_us(self) -> float | None: ...
+
+    @property
+    def latency_p50_us(self) -> float | None: ...
+
+    @property
+    def error_rate(self) -> float | None: ...
+
+    @property
+    def rps_ok(self) -> float | None: ...
+
+    @property
+    def requests(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """The repeats measured (`repeats`) of a step that runs `planned` at most; every share is of
+    all the planned repeats, those not run yet counted as flawless (none over any latency, no
+    error, every offered request answered). `histogram`: the measured repeats' latency added;
+    None when one of them has no histogram, and then only each repeat's own percentiles are
+    known."""
+
+    repeats: int
+    planned: int
+    histogram: HdrHistogram | None
+    error_rate: float
+    served_rps: float  # the measured repeats' mean valid replies per second
+    offered_rps: float | None  # requests offered per second (None: not known)
+    served_share: float | None  # valid replies over the requests offered (None: not known)
+
+    def share_over(self, latency_us: float) -> float | None:
+        """The share of the requests slower than `latency_us` (None: no histogram)."""
+        if self.histogram is None:
+            return None
+        count = self.histogram.get_total_count()
+        if not count:
+            return 1.0  # no request answered at all: none within any latency
+        over = count - _count_at_most(self.histogram, latency_us)
+        return over / (count * self.planned / self.repeats)
+
+    def percentile_us(self, percentile: float) -> float | None:
+        """A percentile of the measured repeats' requests together."""
+        if self.histogram is None or not self.histogram.get_total_count():
+            return None
+        return float(self.histogram.get_value_at_percentile(percentile))
+
+
+def pool(
+    repeats: Sequence[RepeatFigures], offered_rps: float | None, planned: int | None = None
+) -> Pooled:
+    """The repeats together (at least one); `planned` (≥ len(repeats)) counts the rest flawless."""
+    n = len(repeats)
+    planned = max(planned or n, n)
+    requests = [max(r.requests or 0, 0) for r in repeats]
+    total = sum(requests)
+    if total:
+        errors = sum((r.error_rate or 0.0) * q for r, q in zip(repeats, requests, strict=True))
+        error_rate = errors / (total * planned / n)
+    else:
+        error_rate = sum(r.error_rate or 0.0 for r in repeats) / planned
+    served = [r.rps_ok or 0.0 for r in repeats]
+    served_rps = sum(served) / n
+    share = None
+    if offered_rps:
+        share = (sum(served) + (planned - n) * offered_rps) / (planned * offered_rps)
+    return Pooled(n, planned, _added(repeats), error_rate, served_rps, offered_rps, share)
+
+
+def _added(repeats: Sequence[RepeatFigures]) -> HdrHistogram | None:
+    """The repeats' latency histograms added (every request kind), or None if one has none."""
+    added: HdrHistogram | None = None
+    for r in repeats:
+        engine = getattr(r, "engine", None)  # a measured or stored repeat has its engine result
+        hist = latency.overall(engine) if engine is not None else None
+        if hist is None or not hist.hdr:
+            return None
+        decoded = HdrHistogram.decode(hist.hdr)
+        if added is None:
+            added = decoded
+        else:
+            added.add(decoded)
+    return added
+
+
+def _count_at_most(h: HdrHistogram, value_us: float) -> int:
+    """How many recorded values are at most `value_us` (to the histogram's precision)."""
+    within = 0
+    for item in h.get_recorded_iterator():
+        if item.value_iterated_to > value_us:
+            break
+        within += item.count_at_value_iterated_to
+    return within

@@ -1,0 +1,212 @@
+"""A capacity step's verdict: its repeats judged together against the budget, as one stretch of
+load at the step's rate (the p99 of all their requests, their errors, their valid replies against
+the requests offered), or invalid where the engine, a load host or the hypervisor was the limit;
+and when a step's verdict is known before its last repeat. Pure: the runner measures, this
+decides."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from wsgibench.machine import cpustat
+from wsgibench.results.capacity import Budget, Step, StepStatus
+from wsgibench.results.capacity_pool import Pooled, RepeatFigures, pool
+from wsgibench.results.verdict import CellStatus
+
+# A step keeps up when its valid replies are at least this share of the requests offered: a
+# server falling behind grows its queue, which a short repeat may not see in its p99 yet (with
+# `calls` > 1 a connection holds one request at a time, so the queue grows `calls` times slower).
+KEEP_UP = 0.95
+
+
+def judge_step(
+    rate: float,
+    repeats: Sequence[RepeatFigures],
+    budget: Budget,
+    invalid: str | None = None,
+    gave_up: str | None = None,
+    offered_rps: float | None = None,
+) -> Step:
+    """A step meets the budget when its repeats together do: the p99 (and p50) of all their
+    requests within it, their errors within `max_error_rate` of their requests, and their valid
+    replies at least `KEEP_UP` of the requests offered (`offered_rps`). So the repeats confirm a
+    verdict rather than each deciding it: one repeat that tipped for a moment does not fail a
+    step whose repeats together kept to the budget, and one lucky repeat cannot pass one that did
+    not. An engine-limited step is invalid, never the server's, and so is a miss that the
+    repeats the hypervisor took the server's full CPUs from made (without them the rest met)."""
+    errors = any((r.error_rate or 0) > 0 for r in repeats)
+    served = min((r.rps_ok for r in repeats if r.rps_ok is not None), default=None)
+    if invalid:
+        return Step(rate, StepStatus.INVALID, invalid, errors)
+    if gave_up or not repeats:
+        return Step(rate, StepStatus.MISSED, gave_up or "no repeat measured", True)
+    together = pool(repeats, offered_rps)
+    over = pooled_miss(together, repeats, budget)
+    if not over:
+        return Step(rate, StepStatus.MET, _met(together, repeats), errors, served=served)
+    machine = _machines_miss(repeats, budget, offered_rps)
+    if machine:
+        return Step(rate, StepStatus.INVALID, machine, errors, harness=True)
+    return Step(rate, StepStatus.MISSED, over, errors, served=served)
+
+
+def verdict_known(
+    repeats: Sequence[RepeatFigures], budget: Budget, offered_rps: float | None, planned: int
+) -> str:
+    """Why the step misses whatever its repeats still to run (of `planned`) give, even if every
+    one of them is flawless; "" while they could still make it meet."""
+    if not repeats or not pooled_miss(pool(repeats, offered_rps, planned), repeats, budget):
+        return ""
+    left = planned - len(repeats)
+    over = pooled_miss(pool(repeats, offered_rps), repeats, budget)
+    return f"{over}: a miss whatever the {_repeats(left)} left give"
+
+
+def pooled_miss(together: Pooled, repeats: Sequence[RepeatFigures], budget: Budget) -> str:
+    """Why the repeats together miss the budget, or "". Without histograms to add, a repeat's
+    own p99 (p50) over the budget misses the step (the pooled one cannot be known)."""
+    n = together.repeats
+    for pct, limit_ms in ((99.0, budget.p99_ms), (50.0, budget.p50_ms)):
+        if limit_ms is None:
+            continue
+        share = together.share_over(limit_ms * 1000)
+        if share is None:  # no histogram: each repeat's own percentile
+            worst = max(repeats, key=lambda r: _percentile(r, pct) or float("inf"))
+            value = _percentile(worst, pct)
+            if value is None or value / 1000 > limit_ms:
+                seen = "no latency" if value is None else f"{value / 1000:.3g} ms > {limit_ms:g} ms"
+                return f"repeat {repeats.index(worst) + 1}: p{pct:g} {seen}"
+        elif share > 1 - pct / 100:
+            value = together.percentile_us(pct)
+            seen = "no latency" if value is None else f"{value / 1000:.3g} ms"
+            return (
+                f"p{pct:g} {seen} > {limit_ms:g} ms{_over(n)} "
+                f"({share:.1%} of the requests over {limit_ms:g} ms)"
+            )
+    if together.error_rate > budget.max_error_rate:
+        return f"errors {together.error_rate:.2%} > {budget.max_error_rate:.1%}{_over(n)}"
+    if together.served_share is not None and together.served_share < KEEP_UP:
+        return (
+            f"{together.served_rps:,.0f} valid replies/s of {together.offered_rps:,.0f} "
+            f"offered{_over(n)}: falling behind"
+        )
+    return ""
+
+
+def _met(together: Pooled, repeats: Sequence[RepeatFigures]) -> str:
+    p99 = together.percentile_us(99.0)
+    if p99 is None:  # no histogram: the slowest repeat's own p99
+        p99 = max(r.latency_p99_us or 0 for r in repeats)
+        return f"p99 ≤ {p99 / 1000:.3g} ms in {_repeats(together.repeats)}"
+    return f"p99 {p99 / 1000:.3g} ms over {_repeats(together.repeats)}"
+
+
+def _repeats(n: int) -> str:
+    return f"{n} repeat{'s' if n != 1 else ''}"
+
+
+def _over(n: int) -> str:
+    """What a pooled figure is of, when it is of more than one repeat."""
+    return f" over {n} repeats" if n > 1 else ""
+
+
+def _percentile(r: RepeatFigures, pct: float) -> float | None:
+    return r.latency_p99_us if pct == 99.0 else r.latency_p50_us
+
+
+def _machines_miss(
+    repeats: Sequence[RepeatFigures], budget: Budget, offered_rps: float | None
+) -> str:
+    """The miss is the machine's when the repeats that missed with the server's CPUs stolen from
+    (`stolen_pct`) made it: the other repeats together met the budget. "" when not so."""
+    stolen = [
+        (i, r, pct)
+        for i, r in enumerate(repeats, 1)
+        if (pct := stolen_pct(r)) is not None and pooled_miss(pool([r], offered_rps), [r], budget)
+    ]
+    if not stolen:
+        return ""
+    rest = [r for r in repeats if all(r is not s for _, s, _ in stolen)]
+    if rest and pooled_miss(pool(rest, offered_rps), rest, budget):
+        return ""
+    i, r, pct = stolen[0]
+    alone = pooled_miss(pool([r], offered_rps), [r], budget).removeprefix("repeat 1: ")
+    return (
+        f"repeat {i}: {alone} while the hypervisor took {pct:.0f} % of the server's "
+        "CPUs (steal): the machine's miss, not the server's"
+    )
+
+
+def step_of(
+    rate: float,
+    status: CellStatus,
+    reason: str | None,
+    repeats: Sequence[RepeatFigures],
+    budget: Budget,
+    calls: int = 1,
+) -> Step:
+    """A cell as a step: invalid when the engine (or the machine) limited it, or the server could
+    not take it at all or did not start (the search ends: no lower rate would say more); missed
+    when the server gave up (disqualified); else its repeats judged together, keeping up
+    included."""
+    if status == CellStatus.DISQUALIFIED and not repeats:
+        return judge_step(rate, repeats, budget, invalid=f"did not start or serve: {reason}")
+    if status == CellStatus.INVALID:
+        beyond = missed_beyond_lag(reason, repeats, budget)
+        if beyond:
+            return Step(
+                rate, StepStatus.MISSED, beyond, any((r.error_rate or 0) > 0 for r in repeats)
+            )
+        step = judge_step(rate, repeats, budget, invalid=reason or "invalid")
+        return replace(step, harness=True)
+    if status in (CellStatus.UNAVAILABLE, CellStatus.FAILED):
+        return judge_step(rate, repeats, budget, invalid=f"{status}: {reason}")
+    if status == CellStatus.DISQUALIFIED:
+        return judge_step(rate, repeats, budget, gave_up=f"disqualified: {reason}")
+    return judge_step(rate, repeats, budget, offered_rps=rate * calls)
+
+
+# What the runner says of a repeat the engine limited (run/judge.py), and the one reason that can
+# be bounded: the engine sent late by at most its worst schedule lag.
+BOTTLENECK = "load generator was the bottleneck: "
+_LAG_ONLY = re.compile(r"schedule lag p99 \d+ us > \d+ us")
+
+
+def missed_beyond_lag(reason: str | None, repeats: Sequence[RepeatFigures], budget: Budget) -> str:
+    """A step the engine's schedule lag alone made invalid is still the server's miss when a
+    repeat's corrected p99 is over the budget by more than twice the engine's worst lag (late
+    to send, and as late again to read): with no lag at all it would have missed. Any other
+    engine limit (its CPU, starvation, ports) leaves the step invalid. Empty: not so."""
+    if not reason or not reason.startswith(BOTTLENECK):
+        return ""
+    if not all(_LAG_ONLY.fullmatch(part) for part in reason[len(BOTTLENECK) :].split(", ")):
+        return ""
+    for i, r in enumerate(repeats, 1):
+        engine = getattr(r, "engine", None)  # a stored or measured repeat has its engine result
+        if engine is None or r.latency_p99_us is None:
+            continue
+        lag_ms, p99_ms = engine.lag_max_us / 1000, r.latency_p99_us / 1000
+        if p99_ms - 2 * lag_ms > budget.p99_ms:
+            return (
+                f"repeat {i}: p99 {p99_ms:.3g} ms > {budget.p99_ms:g} ms by more than twice the "
+                f"engine's worst schedule lag ({lag_ms:.3g} ms): the server's miss"
+            )
+    return ""
+
+
+# A repeat whose server CPUs the hypervisor took more of than a contended repeat's share (steal)
+# while they had no room left (busy and stolen together at least FULL_PCT) cannot show the server's
+# miss: the server needed the stolen time.
+FULL_PCT = 90.0
+
+
+def stolen_pct(r: RepeatFigures) -> float | None:
+    """The share of the server's CPUs the hypervisor took during the repeat (steal) when it is
+    over cpustat.CONTENDED_PCT and the CPUs were full with it; None when not, or not recorded."""
+    use = getattr(r, "server_cpu", None)  # a Repeat as measured or as stored
+    if use is None:
+        return None
+    full = use.steal_pct > cpustat.CONTENDED_PCT and use.busy_pct + use.steal_pct >= FULL_PCT
+    return float(use.steal_pct) if full else None

@@ -1,0 +1,110 @@
+"""A capacity step judged on its repeats together (results/capacity_step.py), with real
+HdrHistograms: the p99 is that of all their requests, a repeat that tipped for a moment does not
+fail a step its repeats kept to the budget together, and a step's verdict is known as soon as no
+flawless repeats left could make it meet."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hdrh.histogram import HdrHistogram
+
+from wsgibench.results.capacity import Budget, StepStatus
+from wsgibench.results.capacity_step import judge_step, verdict_known
+from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.hdr_docs import histogram_doc
+
+from ..run.fakes import recorded, result
+
+BUDGET = Budget(p99_ms=10.0)
+OFFERED = 1000.0  # requests/s, each repeat 1 s
+
+
+@dataclass(frozen=True)
+class Rep:
+    """A measured repeat: its latency histogram in the engine result, its figures read off it."""
+
+    engine: EngineResult
+    rps_ok: float
+    error_rate: float = 0.0
+
+    @property
+    def requests(self) -> int:
+        return self.engine.first_kind.latency.count  # type: ignore[union-attr]
+
+    @property
+    def latency_p99_us(self) -> float:
+        return float(self.engine.first_kind.latency.p99)  # type: ignore[union-attr]
+
+    @property
+    def latency_p50_us(self) -> float:
+        return float(self.engine.first_kind.latency.p50)  # type: ignore[union-attr]
+
+
+def rep(latencies_us: dict[int, int], served: float = OFFERED, error_rate: float = 0.0) -> Rep:
+    """A repeat whose requests took these latencies (µs: how many), serving `served` per s."""
+    h = HdrHistogram(1, 3_600_000_000, 3)
+    for value, count in latencies_us.items():
+        h.record_value(value, count)
+    kind = recorded("pong", h.get_total_count(), 1000) | {"latency_us": histogram_doc(h)}
+    return Rep(result(kinds=[kind]), served, error_rate)
+
+
+FAST = {1_000: 990, 3_000: 10}  # p99 1 ms (3 ms beyond it)
+TIPPED = {1_000: 980, 50_000: 20}  # 2 % of its requests at 50 ms: its own p99 50 ms
+
+
+def test_the_p99_is_that_of_all_the_steps_requests():
+    step = judge_step(100, [rep(FAST), rep(FAST), rep(TIPPED)], BUDGET)
+    # 20 of 3,000 requests at 50 ms: 0.67 %, so the p99 of the step is the fast repeats' 3 ms,
+    # neither the slowest repeat's 50 ms nor a mean of the three
+    assert (step.status, step.reason) == (StepStatus.MET, "p99 3 ms over 3 repeats")
+    two = judge_step(100, [rep(FAST), rep(TIPPED)], BUDGET)  # 20 of 2,000: 1 %, still within
+    assert two.status == StepStatus.MET
+    worse = judge_step(100, [rep(FAST), rep({1_000: 970, 50_000: 30})], BUDGET)  # 1.5 %
+    assert worse.status == StepStatus.MISSED
+    assert worse.reason == "p99 50 ms > 10 ms over 2 repeats (1.5% of the requests over 10 ms)"
+
+
+def test_a_repeat_that_tipped_for_a_moment_does_not_fail_a_step_that_kept_up_together():
+    tipped = rep(FAST, served=0.86 * OFFERED)  # served 86 % of what was offered
+    fine = [rep(FAST) for _ in range(4)]
+    step = judge_step(100, [*fine[:2], tipped, *fine[2:]], BUDGET, offered_rps=OFFERED)
+    assert step.status == StepStatus.MET and step.served == 0.86 * OFFERED  # 97.2 % together
+    # alone it falls behind
+    alone = judge_step(100, [tipped], BUDGET, offered_rps=OFFERED)
+    assert alone.status == StepStatus.MISSED
+    assert alone.reason == "860 valid replies/s of 1,000 offered: falling behind"
+    # three such repeats of five do not keep up together
+    behind = judge_step(100, [tipped, tipped, tipped, *fine[:2]], BUDGET, offered_rps=OFFERED)
+    assert behind.status == StepStatus.MISSED
+    assert behind.reason == "916 valid replies/s of 1,000 offered over 5 repeats: falling behind"
+
+
+def test_errors_are_counted_over_every_request_of_the_step():
+    few = judge_step(100, [rep(FAST), rep(FAST, error_rate=0.08)], BUDGET)  # 4 % of the step
+    assert few.status == StepStatus.MET and few.errors
+    many = judge_step(100, [rep(FAST), rep(FAST, error_rate=0.12)], BUDGET)  # 6 %
+    assert many.status == StepStatus.MISSED
+    assert many.reason == "errors 6.00% > 5.0% over 2 repeats"
+
+
+def test_a_verdict_is_known_once_flawless_repeats_left_could_not_make_it_meet():
+    slow = rep({1_000: 940, 50_000: 60})  # 6 % of its requests over the budget
+    # of 5 repeats: 60 of at least 5,000 requests is over 1 % whatever the other four give
+    assert verdict_known([slow], BUDGET, OFFERED, planned=5) == (
+        "p99 50 ms > 10 ms (6.0% of the requests over 10 ms): a miss whatever the 4 repeats left "
+        "give"
+    )
+    # 2 % of one repeat's requests could be made up by 4 flawless ones (0.4 %): not known yet
+    assert verdict_known([rep(TIPPED)], BUDGET, OFFERED, planned=5) == ""
+    # falling behind: 40 % of one repeat short is 8 % of five, past the 5 % a step may be
+    far_behind = rep(FAST, served=0.6 * OFFERED)
+    assert verdict_known([far_behind], BUDGET, OFFERED, planned=5).startswith(
+        "600 valid replies/s of 1,000 offered: falling behind: a miss whatever"
+    )
+    assert verdict_known([rep(FAST, served=0.86 * OFFERED)], BUDGET, OFFERED, planned=5) == ""
+    # at the last repeat nothing is left to make up for it: the step's own verdict
+    last = [rep(FAST), rep(FAST), rep({1_000: 960, 50_000: 40})]  # 40 of 3,000: 1.3 %
+    assert verdict_known(last, BUDGET, OFFERED, planned=3).startswith("p99 50 ms > 10 ms")
+    assert judge_step(100, last, BUDGET).status == StepStatus.MISSED
