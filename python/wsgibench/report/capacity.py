@@ -29,9 +29,9 @@ HEADERS = (
     "workers",
     "why the search stopped",
 )
-# A step's verdict in one character (✓ within the budget in every repeat).
+# A step's verdict in one character (✓ its repeats within the budget together).
 MARKS = {StepStatus.MET: "✓", StepStatus.MISSED: "✗", StepStatus.INVALID: "?"}
-LEGEND = "✓ met the budget in every repeat, ✗ missed it, ? invalid (the engine limited it)"
+LEGEND = "✓ met the budget over its repeats, ✗ missed it, ? invalid (the engine limited it)"
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def what(load: LoadData, found: list[ServerCapacity]) -> str:
     calls = found[0].calls if found else 1
     per = f"{calls} requests per connection, " if calls > 1 else ""
     return (
-        f"Capacity — load {load.name}: the highest offered rate at which every repeat kept "
+        f"Capacity — load {load.name}: the highest offered rate whose repeats together kept "
         f"{budget} (corrected latency, open loop, {per}rates in requests/s); the interval runs "
         "from it to the lowest rate above it that missed; errors from: the lowest rate with any "
         "error; CPU per valid reply of the server's process tree at 50 % and 100 % of the "

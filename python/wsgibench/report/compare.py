@@ -118,7 +118,7 @@ CAPACITY_HEADERS = [
     "verdict",
 ]
 CAPACITY_NOTE = (
-    "Capacity: the highest offered rate (requests/s) at which every repeat kept the budget; its "
+    "Capacity: the highest offered rate (requests/s) whose repeats together kept the budget; its "
     "interval runs to the lowest rate above it that missed. A capacity changed only when A's and "
     "B's intervals do not overlap; the change is B's capacity against A's, by value."
 )

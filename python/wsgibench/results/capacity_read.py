@@ -1,5 +1,5 @@
 """A stored capacity load read back: per server, the capacity the stored steps say (the search's
-own rule, results/capacity.py), in requests per second, with its interval, where errors start,
+own rule, results/capacity_step.py), in requests per second, with its interval, where errors start,
 and the server's CPU per request and memory across the share of capacity (the cost cells)."""
 
 from __future__ import annotations

@@ -64,30 +64,34 @@ def verdict_known(
     return f"{over}: a miss whatever the {_repeats(left)} left give"
 
 
-def pooled_miss(together: Pooled, repeats: Sequence[RepeatFigures], budget: Budget) -> str:
+def pooled_miss(
+    together: Pooled, repeats: Sequence[RepeatFigures], budget: Budget, keep_up: float = KEEP_UP
+) -> str:
     """Why the repeats together miss the budget, or "". Without histograms to add, a repeat's
     own p99 (p50) over the budget misses the step (the pooled one cannot be known)."""
     n = together.repeats
+    if together.histogram is not None and not together.histogram.get_total_count():
+        return f"no reply{_over(n)}"
     for pct, limit_ms in ((99.0, budget.p99_ms), (50.0, budget.p50_ms)):
         if limit_ms is None:
             continue
         share = together.share_over(limit_ms * 1000)
         if share is None:  # no histogram: each repeat's own percentile
-            worst = max(repeats, key=lambda r: _percentile(r, pct) or float("inf"))
-            value = _percentile(worst, pct)
-            if value is None or value / 1000 > limit_ms:
-                seen = "no latency" if value is None else f"{value / 1000:.3g} ms > {limit_ms:g} ms"
-                return f"repeat {repeats.index(worst) + 1}: p{pct:g} {seen}"
+            for i, r in enumerate(repeats, 1):
+                value = _percentile(r, pct)
+                if value is None:
+                    return f"repeat {i}: no latency"
+                if value / 1000 > limit_ms:
+                    return f"repeat {i}: p{pct:g} {value / 1000:.3g} ms > {limit_ms:g} ms"
         elif share > 1 - pct / 100:
-            value = together.percentile_us(pct)
-            seen = "no latency" if value is None else f"{value / 1000:.3g} ms"
+            value = together.percentile_us(pct) or 0.0
             return (
-                f"p{pct:g} {seen} > {limit_ms:g} ms{_over(n)} "
+                f"p{pct:g} {value / 1000:.3g} ms > {limit_ms:g} ms{_over(n)} "
                 f"({share:.1%} of the requests over {limit_ms:g} ms)"
             )
     if together.error_rate > budget.max_error_rate:
         return f"errors {together.error_rate:.2%} > {budget.max_error_rate:.1%}{_over(n)}"
-    if together.served_share is not None and together.served_share < KEEP_UP:
+    if together.served_share is not None and together.served_share < keep_up:
         return (
             f"{together.served_rps:,.0f} valid replies/s of {together.offered_rps:,.0f} "
             f"offered{_over(n)}: falling behind"
@@ -159,6 +163,9 @@ def step_of(
             return Step(
                 rate, StepStatus.MISSED, beyond, any((r.error_rate or 0) > 0 for r in repeats)
             )
+        kept = starved_on_schedule(rate, reason, repeats, budget, calls)
+        if kept is not None:
+            return kept
         step = judge_step(rate, repeats, budget, invalid=reason or "invalid")
         return replace(step, harness=True)
     if status in (CellStatus.UNAVAILABLE, CellStatus.FAILED):
@@ -194,6 +201,45 @@ def missed_beyond_lag(reason: str | None, repeats: Sequence[RepeatFigures], budg
                 f"engine's worst schedule lag ({lag_ms:.3g} ms): the server's miss"
             )
     return ""
+
+
+def starved_on_schedule(
+    rate: float,
+    reason: str | None,
+    repeats: Sequence[RepeatFigures],
+    budget: Budget,
+    calls: int,
+) -> Step | None:
+    """A step made invalid only because the engine waited for its CPU (starved, the harness's
+    verdict: run/judge.py) while by its own account it kept its schedule and its CPU (no reason
+    of its own) is still judged: late sends and reads only add to the latency counted from each
+    arrival's due time and never lighten the load, so a step met so is met. A miss is the
+    server's when it holds with the engine's worst lateness taken off: the p99 (p50) over the
+    budget by more than twice the worst schedule lag, or the valid replies short by more than the
+    lag's share of a repeat. None when the step is not such a step, or the lag could explain
+    the miss."""
+    engines = [getattr(r, "engine", None) for r in repeats]
+    if not reason or not reason.startswith(BOTTLENECK) or not repeats:
+        return None
+    if any(e is None or e.saturated for e in engines):
+        return None  # the engine's own limit (its CPU, its lag, ports...): never judged
+    lag_ms = max(e.lag_max_us for e in engines if e is not None) / 1000
+    step = judge_step(rate, repeats, budget, offered_rps=rate * calls)
+    late = f"the engine waited for its CPU but kept its schedule (worst lag {lag_ms:.3g} ms)"
+    if step.status == StepStatus.MET:
+        return replace(step, reason=f"{step.reason}; {late}, which only adds latency")
+    window_s = min(e.elapsed_s for e in engines if e is not None) or 1.0
+    slack = replace(
+        budget,
+        p99_ms=budget.p99_ms + 2 * lag_ms,
+        p50_ms=None if budget.p50_ms is None else budget.p50_ms + 2 * lag_ms,
+    )
+    together = pool(repeats, rate * calls)
+    if step.status == StepStatus.MISSED and pooled_miss(
+        together, repeats, slack, KEEP_UP - lag_ms / 1000 / window_s
+    ):
+        return replace(step, reason=f"{step.reason}, beyond what {late} explains")
+    return None
 
 
 # A repeat whose server CPUs the hypervisor took more of than a contended repeat's share (steal)

@@ -1,7 +1,8 @@
 """A capacity load, server by server: the search (results/capacity.py) chooses each offered rate,
-each step is a cell run and stored like any other and judged against the budget (the verdict is a
-note on the cell); then the cells at 25, 50 and 75 % of the capacity found, for CPU per request
-across the range. A resumed run reads the steps it already stored instead of running them again."""
+each step is a cell run and stored like any other and judged against the budget on its repeats
+together (results/capacity_step.py; the verdict is a note on the cell); then the cells at 25, 50
+and 75 % of the capacity found, for CPU per request across the range. A resumed run reads the
+steps it already stored instead of running them again."""
 
 from __future__ import annotations
 

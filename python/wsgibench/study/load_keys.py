@@ -184,8 +184,8 @@ LOAD_KEYS: tuple[Key, ...] = (
         "slo_p99_ms",
         Number(low=0, above=True),
         "",
-        "capacity: the latency budget, corrected p99 of every repeat at most this (and every "
-        "repeat keeping up: valid replies ≥ 95 % of the requests offered).",
+        "capacity: the latency budget, corrected p99 of all of a step's requests at most this "
+        "(and the step keeping up: valid replies ≥ 95 % of the requests offered).",
         "ms",
         "slo_p99_ms = 10",
         ("capacity",),
@@ -234,9 +234,9 @@ LOAD_KEYS: tuple[Key, ...] = (
         "step_repeats",
         _POSITIVE_INT,
         "5 (at least the study's repeats)",
-        "capacity: the most repeats a step of the search runs. A step meets the budget only when "
-        "every one of them does, and stops at the first that does not (its verdict is then "
-        "known); the cells at 25, 50 and 75 % of the capacity run the study's repeats.",
+        "capacity: the most repeats a step of the search runs. A step is judged on its repeats "
+        "together (the p99 of all their requests) and stops once even flawless repeats left could "
+        "not make it meet; the cells at 25, 50 and 75 % of the capacity run the study's repeats.",
         "repeats",
         models=("capacity",),
     ),

@@ -44,6 +44,9 @@ class KneeEngine:
     lag_ms: float = 13.0
     # from this rate on, the second repeat of every step is as slow as past the knee (a hiccup)
     second_slow_from: float | None = None
+    # from this rate on the engine waits for its CPU 40 % of the time (starved, as the harness
+    # reads it), its schedule kept all the same (worst lag lag_ms)
+    starved_from: float | None = None
     plans: list[EnginePlan] = field(default_factory=list)
 
     def run(self, plan: EnginePlan) -> EngineResult:
@@ -56,6 +59,7 @@ class KneeEngine:
         slow = rate >= self.knee or hiccup
         saturated = self.saturated_from is not None and rate >= self.saturated_from
         lagging = self.lagging_from is not None and rate >= self.lagging_from
+        starved = self.starved_from is not None and rate >= self.starved_from
         errors = {"timeout": ok // 4} if self.errors_from and rate >= self.errors_from else {}
         lag_us = int(self.lag_ms * 1000)
         reasons = ("engine CPU 99 %",) if saturated else ()
@@ -70,8 +74,8 @@ class KneeEngine:
             saturated=saturated or lagging,
             reasons=reasons,
             plan={"model": model.to_dict()},
-            lag_max_us=lag_us if lagging else 0,
-        )
+            lag_max_us=lag_us if lagging or starved else 0,
+        ).with_runqueue_wait(0.4 * seconds if starved else None)
 
 
 def _study(**load: object) -> Study:
@@ -220,6 +224,31 @@ def test_a_lagging_step_that_met_or_missed_by_little_stays_invalid(tmp_path):
     # and an engine out of CPU is never bounded this way, however far past the budget
     found, _, _ = _search(tmp_path, KneeEngine(knee=1234, saturated_from=1600))
     assert found.steps[-1].status == StepStatus.INVALID and found.capacity == 800
+
+
+def test_a_starved_engine_that_kept_its_schedule_leaves_the_step_to_the_servers_verdict(tmp_path):
+    # From 400/s on the engine waits for its CPU 40 % of the time (the harness's verdict: the
+    # cell is invalid, starved) but keeps its schedule, 2 ms late at worst: a step met so is met
+    # (lateness only adds latency), and past the knee the 200 ms p99 misses the 10 ms budget by
+    # far more than twice that lag: the server's miss. The search goes on to the knee.
+    found, _, ran = _search(tmp_path, KneeEngine(knee=1234, starved_from=400, lag_ms=2.0))
+    assert found.invalid is None and found.stopped == "within 5%", found.stopped
+    assert found.capacity is not None and found.capacity < 1234 <= (found.above or 0)
+    starved = [s for s in found.steps if s.rate >= 400]
+    cells = {r.cell.level: r.status for r in ran}
+    assert starved and all(cells[s.rate] == CellStatus.INVALID for s in starved)
+    late = "the engine waited for its CPU but kept its schedule (worst lag 2 ms)"
+    for step in starved:
+        if step.status == StepStatus.MET:
+            assert step.reason == f"p99 2 ms over 5 repeats; {late}, which only adds latency"
+        else:
+            assert step.status == StepStatus.MISSED and step.reason.endswith(
+                f"beyond what {late} explains"
+            )
+    # a lag as large as the miss could explain it: invalid, a lower bound
+    found, _, _ = _search(tmp_path, KneeEngine(knee=1234, starved_from=400, lag_ms=150.0))
+    assert found.steps[-1].status == StepStatus.INVALID and found.lower_bound
+    assert found.steps[-1].rate >= 1234
 
 
 def test_a_step_stops_once_its_verdict_is_known_and_one_slow_repeat_fails_it(tmp_path):
