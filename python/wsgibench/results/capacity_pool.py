@@ -95,19 +95,26 @@ def _added(repeats: Sequence[RepeatFigures]) -> HdrHistogram | None:
         hist = latency.overall(engine) if engine is not None else None
         if hist is None or not hist.hdr:
             return None
-        decoded = HdrHistogram.decode(hist.hdr)
+        decoded = HdrHistogram.decode(hist.hdr)  # never changed: added into a histogram of its own
         if added is None:
-            added = decoded
-        else:
-            added.add(decoded)
+            added = HdrHistogram(
+                decoded.lowest_trackable_value,
+                decoded.highest_trackable_value,
+                decoded.significant_figures,
+            )
+        added.add(decoded)
     return added
 
 
 def _count_at_most(h: HdrHistogram, value_us: float) -> int:
-    """How many recorded values are at most `value_us` (to the histogram's precision)."""
-    within = 0
-    for item in h.get_recorded_iterator():
-        if item.value_iterated_to > value_us:
-            break
-        within += item.count_at_value_iterated_to
-    return within
+    """How many recorded values are at most `value_us`: those of the histogram's buckets below
+    it, and of its own bucket if no value in it can be above it (as a percentile read off the
+    histogram is its bucket's highest value)."""
+    value = int(value_us)
+    index = h.get_counts_array_index(value)
+    if index >= h.counts_len:
+        return h.get_total_count()
+    within = sum(h.counts[:index])
+    if h.get_highest_equivalent_value(value) <= value_us:
+        within += h.counts[index]
+    return int(within)
