@@ -86,7 +86,7 @@ def pooled_miss(
         elif share > 1 - pct / 100:
             value = together.percentile_us(pct) or 0.0
             return (
-                f"p{pct:g} {value / 1000:.3g} ms > {limit_ms:g} ms{_over(n)} "
+                f"p{pct:g} {_ms(value, limit_ms)} ms > {limit_ms:g} ms{_over(n)} "
                 f"({share:.1%} of the requests over {limit_ms:g} ms)"
             )
     if together.error_rate > budget.max_error_rate:
@@ -109,6 +109,15 @@ def _met(together: Pooled, repeats: Sequence[RepeatFigures]) -> str:
 
 def _repeats(n: int) -> str:
     return f"{n} repeat{'s' if n != 1 else ''}"
+
+
+def _ms(value_us: float, limit_ms: float) -> str:
+    """A latency in ms with the digits that tell it from the limit (10.01, not 10)."""
+    for digits in range(3, 7):
+        shown = f"{value_us / 1000:.{digits}g}"
+        if float(shown) != limit_ms:
+            return shown
+    return shown
 
 
 def _over(n: int) -> str:
