@@ -53,11 +53,11 @@ class Pooled:
         """The share of the requests slower than `latency_us` (None: no histogram)."""
         if self.histogram is None:
             return None
-        count = self.histogram.get_total_count()
+        count = int(self.histogram.get_total_count())
         if not count:
             return 1.0  # no request answered at all: none within any latency
         over = count - _count_at_most(self.histogram, latency_us)
-        return over / (count * self.planned / self.repeats)
+        return float(over / (count * self.planned / self.repeats))
 
     def percentile_us(self, percentile: float) -> float | None:
         """A percentile of the measured repeats' requests together."""
@@ -113,7 +113,7 @@ def _count_at_most(h: HdrHistogram, value_us: float) -> int:
     value = int(value_us)
     index = h.get_counts_array_index(value)
     if index >= h.counts_len:
-        return h.get_total_count()
+        return int(h.get_total_count())
     within = sum(h.counts[:index])
     if h.get_highest_equivalent_value(value) <= value_us:
         within += h.counts[index]

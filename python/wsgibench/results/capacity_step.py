@@ -224,9 +224,12 @@ def starved_on_schedule(
     of its own) is still judged: late sends and reads only add to the latency counted from each
     arrival's due time and never lighten the load, so a step met so is met. A miss is the
     server's when it holds with the engine's worst lateness taken off: the p99 (p50) over the
-    budget by more than twice the worst schedule lag, or the valid replies short by more than the
-    lag's share of a repeat. None when the step is not such a step, or the lag could explain
-    the miss."""
+    budget by more than twice the worst schedule lag (late to send, as late to read), or, with
+    one request an arrival, the valid replies short by more than the lag's share of a repeat.
+    With `calls` > 1 a connection's later requests follow its replies, off the schedule: a
+    starved engine slows those chains by more than any lag shows, so falling behind is never
+    the server's there. None when the step is not such a step, or the engine could explain the
+    miss."""
     engines = [getattr(r, "engine", None) for r in repeats]
     if not reason or not reason.startswith(BOTTLENECK) or not repeats:
         return None
@@ -244,9 +247,8 @@ def starved_on_schedule(
         p50_ms=None if budget.p50_ms is None else budget.p50_ms + 2 * lag_ms,
     )
     together = pool(repeats, rate * calls)
-    if step.status == StepStatus.MISSED and pooled_miss(
-        together, repeats, slack, KEEP_UP - lag_ms / 1000 / window_s
-    ):
+    keep_up = KEEP_UP - lag_ms / 1000 / window_s if calls == 1 else 0.0
+    if step.status == StepStatus.MISSED and pooled_miss(together, repeats, slack, keep_up):
         return replace(step, reason=f"{step.reason}, beyond what {late} explains")
     return None
 
