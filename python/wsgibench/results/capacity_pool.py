@@ -6,7 +6,7 @@ the repeats the step has still to run were flawless, which says when its verdict
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from hdrh.histogram import HdrHistogram
@@ -37,17 +37,35 @@ class RepeatFigures(Protocol):
 class Pooled:
     """The repeats measured (`repeats`) of a step that runs `planned` at most; every share is of
     all the planned repeats, those not run yet counted as flawless (none over any latency, no
-    error, every offered request answered). `histogram`: the measured repeats' latency added;
-    None when one of them has no histogram, and then only each repeat's own percentiles are
-    known."""
+    error, every offered request answered): `as_planned` gives the same figures so.
+    `histogram`: the measured repeats' latency added; None when one of them has no histogram,
+    and then only each repeat's own percentiles are known."""
 
     repeats: int
-    planned: int
     histogram: HdrHistogram | None
-    error_rate: float
+    measured_error_rate: float  # errors over the measured repeats' requests
     served_rps: float  # the measured repeats' mean valid replies per second
     offered_rps: float | None  # requests offered per second (None: not known)
-    served_share: float | None  # valid replies over the requests offered (None: not known)
+    planned: int = 0  # 0: as many as measured
+
+    def as_planned(self, planned: int) -> Pooled:
+        return replace(self, planned=planned)
+
+    @property
+    def _scale(self) -> float:
+        """The measured repeats' share of the planned ones."""
+        return self.repeats / max(self.planned, self.repeats)
+
+    @property
+    def error_rate(self) -> float:
+        return self.measured_error_rate * self._scale
+
+    @property
+    def served_share(self) -> float | None:
+        """Valid replies over the requests offered (None: no offered rate known)."""
+        if not self.offered_rps:
+            return None
+        return 1 - (1 - self.served_rps / self.offered_rps) * self._scale
 
     def share_over(self, latency_us: float) -> float | None:
         """The share of the requests slower than `latency_us` (None: no histogram)."""
@@ -57,7 +75,7 @@ class Pooled:
         if not count:
             return 1.0  # no request answered at all: none within any latency
         over = count - _count_at_most(self.histogram, latency_us)
-        return float(over / (count * self.planned / self.repeats))
+        return float(over / count * self._scale)
 
     def percentile_us(self, percentile: float) -> float | None:
         """A percentile of the measured repeats' requests together."""
@@ -66,25 +84,18 @@ class Pooled:
         return float(self.histogram.get_value_at_percentile(percentile))
 
 
-def pool(
-    repeats: Sequence[RepeatFigures], offered_rps: float | None, planned: int | None = None
-) -> Pooled:
-    """The repeats together (at least one); `planned` (≥ len(repeats)) counts the rest flawless."""
+def pool(repeats: Sequence[RepeatFigures], offered_rps: float | None) -> Pooled:
+    """The measured repeats together (at least one)."""
     n = len(repeats)
-    planned = max(planned or n, n)
     requests = [max(r.requests or 0, 0) for r in repeats]
     total = sum(requests)
     if total:
         errors = sum((r.error_rate or 0.0) * q for r, q in zip(repeats, requests, strict=True))
-        error_rate = errors / (total * planned / n)
+        error_rate = errors / total
     else:
-        error_rate = sum(r.error_rate or 0.0 for r in repeats) / planned
-    served = [r.rps_ok or 0.0 for r in repeats]
-    served_rps = sum(served) / n
-    share = None
-    if offered_rps:
-        share = (sum(served) + (planned - n) * offered_rps) / (planned * offered_rps)
-    return Pooled(n, planned, _added(repeats), error_rate, served_rps, offered_rps, share)
+        error_rate = sum(r.error_rate or 0.0 for r in repeats) / n
+    served_rps = sum(r.rps_ok or 0.0 for r in repeats) / n
+    return Pooled(n, _added(repeats), error_rate, served_rps, offered_rps)
 
 
 def _added(repeats: Sequence[RepeatFigures]) -> HdrHistogram | None:
@@ -92,17 +103,13 @@ def _added(repeats: Sequence[RepeatFigures]) -> HdrHistogram | None:
     added: HdrHistogram | None = None
     for r in repeats:
         engine = getattr(r, "engine", None)  # a measured or stored repeat has its engine result
-        hist = latency.overall(engine) if engine is not None else None
-        if hist is None or not hist.hdr:
+        own = latency.added(engine) if engine is not None else None
+        if own is None:
             return None
-        decoded = HdrHistogram.decode(hist.hdr)  # never changed: added into a histogram of its own
         if added is None:
-            added = HdrHistogram(
-                decoded.lowest_trackable_value,
-                decoded.highest_trackable_value,
-                decoded.significant_figures,
-            )
-        added.add(decoded)
+            added = own
+        else:
+            added.add(own)
     return added
 
 

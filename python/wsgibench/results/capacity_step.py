@@ -57,11 +57,15 @@ def verdict_known(
 ) -> str:
     """Why the step misses whatever its repeats still to run (of `planned`) give, even if every
     one of them is flawless; "" while they could still make it meet."""
-    if not repeats or not pooled_miss(pool(repeats, offered_rps, planned), repeats, budget):
+    if not repeats:
+        return ""
+    together = pool(repeats, offered_rps)
+    if not pooled_miss(together.as_planned(planned), repeats, budget):
         return ""
     left = planned - len(repeats)
-    over = pooled_miss(pool(repeats, offered_rps), repeats, budget)
-    return f"{over}: a miss whatever the {_repeats(left)} left give"
+    return (
+        f"{pooled_miss(together, repeats, budget)}: a miss whatever the {_repeats(left)} left give"
+    )
 
 
 def pooled_miss(
@@ -135,17 +139,18 @@ def _machines_miss(
     """The miss is the machine's when the repeats that missed with the server's CPUs stolen from
     (`stolen_pct`) made it: the other repeats together met the budget. "" when not so."""
     stolen = [
-        (i, r, pct)
+        (i, r, pct, alone)
         for i, r in enumerate(repeats, 1)
-        if (pct := stolen_pct(r)) is not None and pooled_miss(pool([r], offered_rps), [r], budget)
+        if (pct := stolen_pct(r)) is not None
+        and (alone := pooled_miss(pool([r], offered_rps), [r], budget))
     ]
     if not stolen:
         return ""
-    rest = [r for r in repeats if all(r is not s for _, s, _ in stolen)]
+    rest = [r for r in repeats if all(r is not s for _, s, _, _ in stolen)]
     if rest and pooled_miss(pool(rest, offered_rps), rest, budget):
         return ""
-    i, r, pct = stolen[0]
-    alone = pooled_miss(pool([r], offered_rps), [r], budget).removeprefix("repeat 1: ")
+    i, r, pct, alone = stolen[0]
+    alone = alone.removeprefix("repeat 1: ")
     return (
         f"repeat {i}: {alone} while the hypervisor took {pct:.0f} % of the server's "
         "CPUs (steal): the machine's miss, not the server's"

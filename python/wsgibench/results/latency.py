@@ -17,15 +17,29 @@ def _decoded(h: Histogram) -> HdrHistogram:
 
 def overall(result: EngineResult) -> Histogram | None:
     """The latency of every complete reply of every kind. One kind: its own histogram as is."""
-    parts = [k.latency for k in result.kinds if k.latency is not None and k.latency.count]
+    parts = _recorded(result)
     if not parts:
         return result.first_kind.latency if result.first_kind else None
     if len(parts) == 1:
         return parts[0]
+    merged = added(result)
+    return None if merged is None else Histogram.from_dict(histogram_doc(merged))
+
+
+def added(result: EngineResult) -> HdrHistogram | None:
+    """The HdrHistogram of every complete reply of every kind, decoded (a new object, free to add
+    more into); None when a kind with replies has no encoded histogram, or none has replies."""
+    parts = _recorded(result)
+    if not parts or any(not part.hdr for part in parts):
+        return None
     merged = _decoded(parts[0])
     for part in parts[1:]:
         merged.add(_decoded(part))
-    return Histogram.from_dict(histogram_doc(merged))
+    return merged
+
+
+def _recorded(result: EngineResult) -> list[Histogram]:
+    return [k.latency for k in result.kinds if k.latency is not None and k.latency.count]
 
 
 def by_kind(result: EngineResult) -> dict[str, dict[str, Any]]:
