@@ -10,15 +10,25 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from wsgibench.results.capacity import COST_SHARES
 from wsgibench.results.verdict import CellStatus
 from wsgibench.run.capacity import step_repeats
 from wsgibench.run.outcome import CellOutcome
+from wsgibench.study.loads import CapacitySpec
 from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan
 
 START_S = 2.0  # starting, checking and stopping a server: a rough allowance per cell
-# A capacity search's cells are chosen as it runs: about this many per server (steps and costs).
-CAPACITY_CELLS = 12
+# A capacity search's cells are chosen as it runs: about this many steps per server (doubling
+# and bisection; seeded with an earlier search's interval, bracketing and bisection), and the cost
+# cells after it.
+SEARCH_STEPS, SEEDED_STEPS = 9, 4
+
+
+def capacity_cells(spec: CapacitySpec) -> int:
+    """About how many cells one server's search runs, its cost cells included."""
+    steps = SEEDED_STEPS if spec.second_rate is not None else SEARCH_STEPS
+    return steps + (len(COST_SHARES) if spec.cost_cells else 0)
 
 
 def planned_seconds(study: Study, cell: CellPlan) -> float:
@@ -48,14 +58,15 @@ class CellProgress:
         # The capacity loads' cells, estimated: the bar's total and the time left count them.
         # A step runs up to its own repeats (fewer when it misses): an estimate from above.
         searched = [
-            CellPlan(0, s, load, load.capacity.start_rate, step_repeats(load, study))
+            (CellPlan(0, s, load, load.capacity.start_rate, step_repeats(load, study)), n)
             for load in study.loads
             if load.capacity is not None
             for s in study.servers_of(load)
+            if (n := capacity_cells(load.capacity))
         ]
-        self.estimated = len(searched) * CAPACITY_CELLS
-        self._step_repeats = max((c.repeats or 0 for c in searched), default=0)
-        self.left_s += sum(planned_seconds(study, c) * CAPACITY_CELLS for c in searched)
+        self.estimated = sum(n for _, n in searched)
+        self._step_repeats = max((c.repeats or 0 for c, _ in searched), default=0)
+        self.left_s += sum(planned_seconds(study, c) * n for c, n in searched)
         self.done = 0
         self.actual_s = self.expected_s = 0.0
         self.started = time.monotonic()

@@ -105,13 +105,18 @@ class CapacityResult:
 @dataclass
 class Search:
     """Doubling from `start` until a step misses (halving while the first ones miss), then
-    bisection until the interval is within `resolution` of the rate; at most `max_steps`."""
+    bisection until the interval is within `resolution` of the rate; at most `max_steps`. With
+    `second` (above `start`), a first step that met is followed by `second` rather than its
+    double, and one that missed by the rate as far below `start` (their ratio) rather than its
+    half: a search seeded with an earlier one's interval brackets the knee in two steps, which it
+    still measures itself."""
 
     start: float
     resolution: float = 0.05
     max_rate: float = 1e6
     min_rate: float = 1.0
     max_steps: int = 16
+    second: float | None = None
     steps: list[Step] = field(default_factory=list)
 
     def record(self, step: Step) -> None:
@@ -128,10 +133,14 @@ class Search:
             assert lo is not None
             if lo >= self.max_rate:
                 return None
+            if len(self.steps) == 1 and self.second is not None and self.second > lo:
+                return min(_rounded(self.second), self.max_rate)
             return min(_rounded(lo * 2), self.max_rate)  # the ceiling itself is tried
         if lo is None:
             if hi <= self.min_rate:
                 return None
+            if len(self.steps) == 1 and self.second is not None and self.second > hi:
+                return max(_rounded(hi * hi / self.second), self.min_rate)
             return max(_rounded(hi / 2), self.min_rate)
         if (hi - lo) / lo <= self.resolution:
             return None

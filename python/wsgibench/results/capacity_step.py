@@ -196,25 +196,34 @@ _LAG_ONLY = re.compile(r"schedule lag p99 \d+ us > \d+ us")
 
 
 def missed_beyond_lag(reason: str | None, repeats: Sequence[RepeatFigures], budget: Budget) -> str:
-    """A step the engine's schedule lag alone made invalid is still the server's miss when a
-    repeat's corrected p99 is over the budget by more than twice the engine's worst lag (late
-    to send, and as late again to read): with no lag at all it would have missed. Any other
-    engine limit (its CPU, starvation, ports) leaves the step invalid. Empty: not so."""
+    """A step the engine's schedule lag alone made invalid is still the server's miss when its
+    repeats together miss the budget widened by twice the engine's worst lag (late to send, and
+    as late again to read): the p99 (p50) of all their requests over it, as `judge_step` pools
+    them, so with no lag at all it would have missed. Any other engine limit (its CPU,
+    starvation, ports) leaves the step invalid. Empty: not so."""
     if not reason or not reason.startswith(BOTTLENECK):
         return ""
     if not all(_LAG_ONLY.fullmatch(part) for part in reason[len(BOTTLENECK) :].split(", ")):
         return ""
-    for i, r in enumerate(repeats, 1):
-        engine = getattr(r, "engine", None)  # a stored or measured repeat has its engine result
-        if engine is None or r.latency_p99_us is None:
-            continue
-        lag_ms, p99_ms = engine.lag_max_us / 1000, r.latency_p99_us / 1000
-        if p99_ms - 2 * lag_ms > budget.p99_ms:
-            return (
-                f"repeat {i}: p99 {p99_ms:.3g} ms > {budget.p99_ms:g} ms by more than twice the "
-                f"engine's worst schedule lag ({lag_ms:.3g} ms): the server's miss"
-            )
-    return ""
+    # a stored or measured repeat has its engine result; latency is all this rule judges
+    with_engine = [(r, e) for r in repeats if (e := getattr(r, "engine", None)) is not None]
+    if not with_engine:
+        return ""
+    measured = [r for r, _ in with_engine]
+    lag_ms = max(e.lag_max_us for _, e in with_engine) / 1000
+    slack = replace(
+        budget,
+        p99_ms=budget.p99_ms + 2 * lag_ms,
+        p50_ms=None if budget.p50_ms is None else budget.p50_ms + 2 * lag_ms,
+        max_error_rate=1.0,
+    )
+    miss = pooled_miss(pool(measured, None), measured, slack, keep_up=0.0)
+    if not miss:
+        return ""
+    return (
+        f"{miss}: over the budget ({budget.p99_ms:g} ms) by more than twice the engine's worst "
+        f"schedule lag ({lag_ms:.3g} ms), the server's miss"
+    )
 
 
 def starved_on_schedule(

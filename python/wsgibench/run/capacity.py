@@ -62,7 +62,7 @@ def search_server(
     assert spec is not None
     budget = budget_of(spec, study)
     calls = int(load.params.get("calls", 1))
-    search = Search(spec.start_rate, spec.resolution, spec.max_rate)
+    search = Search(spec.start_rate, spec.resolution, spec.max_rate, second=spec.second_rate)
     repeats = step_repeats(load, study)
     while (rate := search.next_rate()) is not None:
 
@@ -79,7 +79,7 @@ def search_server(
         step = step_of(rate, measured.status, measured.reason, measured.repeats, budget, calls)
         search.record(replace(step, cell_id=measured.cell_id))
     result = search.result()
-    if result.capacity is not None and result.invalid is None:
+    if result.capacity is not None and result.invalid is None and spec.cost_cells:
         for rate in cost_rates(result.capacity, [s.rate for s in search.steps]):
             run(CellPlan(position, server, load, rate), lambda *_: [COST_NOTE])
             position += 1

@@ -49,6 +49,9 @@ class Trial:
     # Why the search stopped on the harness's limit (the engine was the bottleneck): the capacity
     # is then a lower bound, and the setting is still in the running.
     limited: str | None = None
+    # The capacity and the rate above it in the load's own rates (connections/s with `calls`):
+    # where the setting's next round starts its search.
+    rates: tuple[float | None, float | None] = (None, None)
 
     def rank_key(self) -> tuple[float, float, float]:
         """Capacity first; ties by CPU per request, then memory."""
@@ -95,9 +98,17 @@ def settings_for(
 
 
 def trial_loads(
-    settings: list[Setting], round_: int, budget: dict[str, Any], start_rate: float
+    settings: list[Setting],
+    round_: int,
+    budget: dict[str, Any],
+    start_rate: float,
+    before: dict[Setting, Trial] | None = None,
 ) -> list[dict[str, Any]]:
-    """One capacity load per setting for this round ([[load]] tables, as a study file has them)."""
+    """One capacity load per setting for this round ([[load]] tables, as a study file has them).
+    A setting that found a capacity in the round `before` starts its search there and tries the
+    rate above it next: the knee bracketed in two steps, which this round measures itself, then
+    bisected to the round's finer resolution. The cost cells (25, 50, 75 % of the capacity) run
+    in the last round only: a trial is ranked by the CPU of its capacity step."""
     resolution, repeats, duration = ROUNDS[round_]
     return [
         {
@@ -109,6 +120,8 @@ def trial_loads(
             "duration_s": duration,
             "warmup_s": 0.5,
             "start_rate": start_rate,
+            **_seeded((before or {}).get(s)),
+            "cost_cells": round_ == len(ROUNDS) - 1,
             "servers": [s.server],
             "workers": s.workers,
             "threads": s.threads,
@@ -116,6 +129,18 @@ def trial_loads(
         }
         for s in settings
     ]
+
+
+def _seeded(trial: Trial | None) -> dict[str, float]:
+    """Where a setting's search starts after a round that found its capacity (and the rate above
+    it, unless that search had no miss: the harness or the search's ceiling stopped it)."""
+    found, above = trial.rates if trial is not None else (None, None)
+    if not found:
+        return {}
+    seed: dict[str, float] = {"start_rate": found}
+    if above is not None and above > found:
+        seed["second_rate"] = above
+    return seed
 
 
 def pool_note(pool: int | None, settings: list[Setting]) -> str | None:
@@ -148,9 +173,9 @@ def tune(
         progress(note)
     for round_ in range(len(ROUNDS)):
         progress(f"tune round {round_ + 1}: {len(alive)} setting(s)")
-        found = {
-            c.load: c for c in run_round(trial_loads(alive, round_, budget, start_rate), round_)
-        }
+        before = {t.setting: t for t in out.trials if t.round == round_ - 1}
+        loads = trial_loads(alive, round_, budget, start_rate, before)
+        found = {c.load: c for c in run_round(loads, round_)}
         trials = [_trial(s, round_, found.get(f"r{round_ + 1} {s.label}")) for s in alive]
         out.trials += trials
         out.ranking = sorted(trials, key=Trial.rank_key)
@@ -184,6 +209,7 @@ def _trial(setting: Setting, round_: int, found: ServerCapacity | None) -> Trial
         full.rss_mib if full else None,
         broke or (r.could_not_run and f"could not run: {r.could_not_run}") or None,
         r.invalid if r.lower_bound and not broke else None,
+        (r.capacity, r.above),
     )
 
 

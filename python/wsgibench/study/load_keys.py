@@ -223,6 +223,24 @@ LOAD_KEYS: tuple[Key, ...] = (
         models=("capacity",),
     ),
     Key(
+        "second_rate",
+        Number(low=0, above=True),
+        "twice start_rate",
+        "capacity: the rate tried after a first step that met (e.g. the top of the interval an "
+        "earlier, coarser search found: `tune` seeds its later rounds so), and after one that "
+        "missed the rate as far below it; then doubling (halving) and bisection as usual.",
+        "connections/s",
+        models=("capacity",),
+    ),
+    Key(
+        "cost_cells",
+        Flag(),
+        "true",
+        "capacity: after the search, run the cells at 25, 50 and 75 % of the capacity for the "
+        "server's CPU per request across the range (`tune` runs them in its last round only).",
+        models=("capacity",),
+    ),
+    Key(
         "max_rate",
         Number(low=0, above=True),
         "1000000",

@@ -56,8 +56,13 @@ class CapacitySpec:
     resolution: float = 0.05
     start_rate: float = 100.0
     max_rate: float = 1e6
-    # The most repeats a step runs; it stops at the first over the budget (its verdict is known).
+    # The most repeats a step runs; it stops as soon as its verdict is known.
     step_repeats: int = 5
+    # The rate tried after a first step that met (None: twice it), e.g. the top of the interval
+    # an earlier, coarser search found.
+    second_rate: float | None = None
+    # The cells at 25, 50 and 75 % of the capacity, for CPU per request across the range.
+    cost_cells: bool = True
 
 
 _CAPACITY_KEYS = (
@@ -68,6 +73,8 @@ _CAPACITY_KEYS = (
     "start_rate",
     "max_rate",
     "step_repeats",
+    "second_rate",
+    "cost_cells",
 )
 
 

@@ -195,3 +195,28 @@ def test_a_server_that_served_clearly_less_past_its_capacity_tipped():
     # rates in connections/s of `calls` requests each: served is in requests/s
     calls = capacity_of([step(20, 2000.0, 2000.0), step(21, 50_000.0, 1500.0)], 0.05)
     assert calls.tipped(calls=100) is not None and calls.tipped(calls=1) is None
+
+
+def test_a_search_seeded_with_an_earlier_interval_brackets_the_knee_in_two_steps():
+    # an earlier, coarser search found 1,200–1,440: this one tries both ends itself, then bisects
+    seeded = run(Search(start=1200, second=1440, resolution=0.05), knee_server(1234.0))
+    assert [s.rate for s in seeded.steps][:2] == [1200, 1440]
+    assert seeded.capacity is not None and seeded.capacity < 1234 <= (seeded.above or 0)
+    assert seeded.stopped == "within 5%"
+    plain = run(Search(start=100, resolution=0.05), knee_server(1234.0))
+    assert len(seeded.steps) < len(plain.steps) - 3, (seeded.steps, plain.steps)
+    # the earlier interval was wrong: too low (doubling goes on from its top) or too high
+    # (halving from its bottom), and the knee is found all the same
+    for start, second, knee in ((300, 360, 1234.0), (3000, 3600, 1234.0)):
+        result = run(Search(start=start, second=second), knee_server(knee))
+        assert result.capacity is not None and result.capacity < knee <= (result.above or 0)
+        assert result.stopped == "within 5%"
+    # a first rate that misses now: the next is as far below it as the top was above
+    lower = run(Search(start=1300, second=1400), knee_server(1234.0))
+    assert [s.rate for s in lower.steps][:2] == [1300, 1210]
+    assert lower.capacity == 1210 and lower.stopped == "within 5%"
+    # a second rate at or below the first is no bracket: doubling, as without one
+    assert [s.rate for s in run(Search(start=100, second=80), knee_server(300.0)).steps][:2] == [
+        100,
+        200,
+    ]

@@ -13,6 +13,7 @@ from wsgibench.results.capacity import Budget, StepStatus
 from wsgibench.results.capacity_step import (
     BOTTLENECK,
     judge_step,
+    missed_beyond_lag,
     starved_on_schedule,
     verdict_known,
 )
@@ -141,3 +142,22 @@ def test_a_starved_engine_that_kept_its_schedule_bounds_what_a_miss_can_be():
     own = [replace(r, engine=replace(r.engine, saturated=True)) for r in fine]
     assert starved_on_schedule(10, starved, own, BUDGET, calls=100) is None
     assert starved_on_schedule(10, "load host lost", fine, BUDGET, calls=100) is None
+
+
+def test_a_miss_beyond_the_engines_lag_is_judged_on_the_repeats_together():
+    lagged = f"{BOTTLENECK}schedule lag p99 5000 us > 1000 us"
+    # one repeat of five tipped to 50 ms, far beyond the budget plus twice the 2 ms lag, but the
+    # step's requests together kept their p99 within it: no miss to give the server (invalid)
+    tipped = [rep(FAST, lag_us=2000) for _ in range(4)] + [rep(TIPPED, lag_us=2000)]
+    assert missed_beyond_lag(lagged, tipped, BUDGET) == ""
+    # three of five so: the p99 of all their requests is 50 ms, the server's miss
+    worse = [rep(FAST, lag_us=2000) for _ in range(2)] + [rep(TIPPED, lag_us=2000)] * 3
+    reason = missed_beyond_lag(lagged, worse, BUDGET)
+    assert reason.startswith("p99 50 ms > 14 ms over 5 repeats (1.2% of the requests over 14 ms)")
+    assert reason.endswith("worst schedule lag (2 ms), the server's miss")
+    # the widened budget takes the worst lag of any repeat
+    assert missed_beyond_lag(lagged, [*worse[:4], rep(TIPPED, lag_us=21_000)], BUDGET) == ""
+    # any other engine limit leaves the step invalid, however far past the budget
+    assert (
+        missed_beyond_lag(f"{BOTTLENECK}engine CPU >= 95% in 3 of 5 seconds", worse, BUDGET) == ""
+    )

@@ -161,6 +161,17 @@ def test_a_known_knee_is_found_within_the_resolution(tmp_path):
     assert {float(p.model.level) for p in engine.plans} == {r.cell.level for r in ran}
 
 
+def test_a_seeded_search_without_cost_cells_runs_only_its_steps(tmp_path):
+    # tune's later rounds: start at an earlier round's capacity, its top next, no cost cells
+    study = _study(start_rate=1200, second_rate=1440, cost_cells=False)
+    found, _, ran = _search(tmp_path, KneeEngine(knee=1234), study)
+    rates = [s.rate for s in found.steps]
+    assert rates[:2] == [1200, 1440] and len(rates) <= 5
+    assert found.capacity is not None and found.capacity < 1234 <= (found.above or 0)
+    assert [r.cell.level for r in ran] == rates  # no cell at 25, 50 or 75 % of it
+    assert not any(COST_NOTE in r.notes for r in ran)
+
+
 def test_a_saturated_engine_stops_the_search_as_invalid_and_is_not_the_servers_limit(tmp_path):
     # The server would go to 5,000/s; the engine gives up at 800/s.
     found, position, ran = _search(tmp_path, KneeEngine(knee=5000, saturated_from=800))

@@ -201,3 +201,28 @@ def test_a_study_tunes_on_a_pool_and_refuses_a_pool_of_none():
     assert tuned.tune == {"slo_p99_ms": 10, "pool": 32}
     with pytest.raises(UsageError, match="pool"):
         parse_study({"servers": ["bjoern"], "tune": {"slo_p99_ms": 10, "pool": 0}}, "t")
+
+
+def test_each_round_starts_where_the_last_one_bracketed_the_setting():
+    settings = [Setting("gunicorn-gthread", 1, t) for t in (1, 4, 8)]
+    run_round, _ = _fake_round(threads_help)
+    loads: list[list[dict[str, Any]]] = []
+
+    def recording(batch: list[dict[str, Any]], round_: int) -> list[ServerCapacity]:
+        loads.append(batch)
+        return run_round(batch, round_)
+
+    out = tune(settings, recording, {"slo_p99_ms": 200}, start_rate=10.0)
+    # round 1 searches from the start rate, without cost cells; later rounds from each setting's
+    # capacity in the round before, its top next; only the last round runs the cost cells
+    assert {load["start_rate"] for load in loads[0]} == {10.0}
+    assert not any("second_rate" in load for load in loads[0])
+    assert [load["cost_cells"] for batch in loads for load in batch] == [False] * 5 + [True]
+    eight = next(t for t in out.trials if t.round == 0 and t.setting.threads == 8)
+    (r2,) = [load for load in loads[1] if load["threads"] == 8]
+    assert (r2["start_rate"], r2["second_rate"]) == eight.rates == (144.0, 144.0 * 1.05)
+    # the loads are what a study file may hold
+    study = parse_study({"servers": ["gunicorn-gthread"], "load": loads[1]}, "tune")
+    assert {load.capacity.second_rate for load in study.loads if load.capacity} == {
+        r["second_rate"] for r in loads[1]
+    }
