@@ -14,7 +14,7 @@ from wsgibench.results.capacity import COST_SHARES
 from wsgibench.results.verdict import CellStatus
 from wsgibench.run.capacity import step_repeats
 from wsgibench.run.outcome import CellOutcome
-from wsgibench.study.loads import CapacitySpec
+from wsgibench.study.loads import Load
 from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan
 
@@ -25,8 +25,11 @@ START_S = 2.0  # starting, checking and stopping a server: a rough allowance per
 SEARCH_STEPS, SEEDED_STEPS = 9, 4
 
 
-def capacity_cells(spec: CapacitySpec) -> int:
-    """About how many cells one server's search runs, its cost cells included."""
+def capacity_cells(load: Load) -> int:
+    """About how many cells one server's search of a capacity load runs, its cost cells
+    included."""
+    spec = load.capacity
+    assert spec is not None
     steps = SEEDED_STEPS if spec.second_rate is not None else SEARCH_STEPS
     return steps + (len(COST_SHARES) if spec.cost_cells else 0)
 
@@ -58,15 +61,14 @@ class CellProgress:
         # The capacity loads' cells, estimated: the bar's total and the time left count them.
         # A step runs up to its own repeats (fewer when it misses): an estimate from above.
         searched = [
-            (CellPlan(0, s, load, load.capacity.start_rate, step_repeats(load, study)), n)
+            CellPlan(0, s, load, load.capacity.start_rate, step_repeats(load, study))
             for load in study.loads
             if load.capacity is not None
             for s in study.servers_of(load)
-            if (n := capacity_cells(load.capacity))
         ]
-        self.estimated = sum(n for _, n in searched)
-        self._step_repeats = max((c.repeats or 0 for c, _ in searched), default=0)
-        self.left_s += sum(planned_seconds(study, c) * n for c, n in searched)
+        self.estimated = sum(capacity_cells(c.load) for c in searched)
+        self._step_repeats = max((c.repeats or 0 for c in searched), default=0)
+        self.left_s += sum(planned_seconds(study, c) * capacity_cells(c.load) for c in searched)
         self.done = 0
         self.actual_s = self.expected_s = 0.0
         self.started = time.monotonic()

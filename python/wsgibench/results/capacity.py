@@ -133,18 +133,21 @@ class Search:
             assert lo is not None
             if lo >= self.max_rate:
                 return None
-            if len(self.steps) == 1 and self.second is not None and self.second > lo:
-                return min(_rounded(self.second), self.max_rate)
-            return min(_rounded(lo * 2), self.max_rate)  # the ceiling itself is tried
+            return min(_rounded(lo * self._factor()), self.max_rate)  # the ceiling is tried
         if lo is None:
             if hi <= self.min_rate:
                 return None
-            if len(self.steps) == 1 and self.second is not None and self.second > hi:
-                return max(_rounded(hi * hi / self.second), self.min_rate)
-            return max(_rounded(hi / 2), self.min_rate)
+            return max(_rounded(hi / self._factor()), self.min_rate)
         if (hi - lo) / lo <= self.resolution:
             return None
         return _between(lo, hi)
+
+    def _factor(self) -> float:
+        """How far the next rate goes from the only one tried so far (up from a met step, down
+        from a missed one): to `second`'s distance after the first step, else twice or half."""
+        if len(self.steps) == 1 and self.second is not None and self.second > self.steps[0].rate:
+            return self.second / self.steps[0].rate
+        return 2.0
 
     def _stop(self) -> bool:
         return len(self.steps) >= self.max_steps or any(

@@ -211,18 +211,23 @@ def missed_beyond_lag(reason: str | None, repeats: Sequence[RepeatFigures], budg
         return ""
     measured = [r for r, _ in with_engine]
     lag_ms = max(e.lag_max_us for _, e in with_engine) / 1000
-    slack = replace(
-        budget,
-        p99_ms=budget.p99_ms + 2 * lag_ms,
-        p50_ms=None if budget.p50_ms is None else budget.p50_ms + 2 * lag_ms,
-        max_error_rate=1.0,
-    )
+    slack = replace(_widened(budget, lag_ms), max_error_rate=1.0)
     miss = pooled_miss(pool(measured, None), measured, slack, keep_up=0.0)
     if not miss:
         return ""
     return (
         f"{miss}: over the budget ({budget.p99_ms:g} ms) by more than twice the engine's worst "
         f"schedule lag ({lag_ms:.3g} ms), the server's miss"
+    )
+
+
+def _widened(budget: Budget, lag_ms: float) -> Budget:
+    """The budget's latencies with twice the engine's worst lag added (late to send, as late to
+    read): what a server whose miss was only the engine's lateness would have kept to."""
+    return replace(
+        budget,
+        p99_ms=budget.p99_ms + 2 * lag_ms,
+        p50_ms=None if budget.p50_ms is None else budget.p50_ms + 2 * lag_ms,
     )
 
 
@@ -255,11 +260,7 @@ def starved_on_schedule(
     if step.status == StepStatus.MET:
         return replace(step, reason=f"{step.reason}; {late}, which only adds latency")
     window_s = min(e.elapsed_s for e in engines if e is not None) or 1.0
-    slack = replace(
-        budget,
-        p99_ms=budget.p99_ms + 2 * lag_ms,
-        p50_ms=None if budget.p50_ms is None else budget.p50_ms + 2 * lag_ms,
-    )
+    slack = _widened(budget, lag_ms)
     together = pool(repeats, rate * calls)
     keep_up = KEEP_UP - lag_ms / 1000 / window_s if calls == 1 else 0.0
     if step.status == StepStatus.MISSED and pooled_miss(together, repeats, slack, keep_up):

@@ -22,14 +22,17 @@ def overall(result: EngineResult) -> Histogram | None:
         return result.first_kind.latency if result.first_kind else None
     if len(parts) == 1:
         return parts[0]
-    merged = added(result)
+    merged = _merged(parts)
     return None if merged is None else Histogram.from_dict(histogram_doc(merged))
 
 
 def added(result: EngineResult) -> HdrHistogram | None:
     """The HdrHistogram of every complete reply of every kind, decoded (a new object, free to add
     more into); None when a kind with replies has no encoded histogram, or none has replies."""
-    parts = _recorded(result)
+    return _merged(_recorded(result))
+
+
+def _merged(parts: list[Histogram]) -> HdrHistogram | None:
     if not parts or any(not part.hdr for part in parts):
         return None
     merged = _decoded(parts[0])
