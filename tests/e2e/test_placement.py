@@ -1,7 +1,7 @@
 """What one server really uses, on real processes: fault-busy-threads (4 threads named "busy" that
 hash forever, the GIL released) uses as many cores as it is allowed, up to 4; pinned to one CPU or
 under a 1-core cgroup quota it uses one at most. Then a study through the installed script runs it
-pinned, shared and under a half-core quota: the quota is verified and recorded, the cores used and
+pinned to one CPU, shared (as many cores as it may use, up to 4) and under a half-core quota: the quota is verified and recorded, the cores used and
 requests per CPU-second are stored and shown, and each placement is said."""
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ name = "placement-e2e"
 servers = ["fault-busy-threads"]
 repeats = 2
 random_order = false
+server_cpu_count = 1  # pinned: one CPU on any machine (half of them by default on 4 or more)
 
 [[load]]
 name = "pinned"
@@ -114,6 +115,9 @@ def test_a_study_runs_pinned_shared_and_under_a_quota(tmp_path: Path):
         cores[load] = [json.loads(r["extra_json"])["threads"]["cores_used"] for r in reps]
     assert all(0.4 <= v <= 0.55 for v in cores["half-core"]), cores
     assert all(0.8 <= v <= 1.05 for v in cores["pinned"]), cores
+    # shared: as many cores as it may use, up to its 4 busy threads (plus the thread that serves)
+    want = min(4, len(iso["shared"]["layout"]["server_cpus"]))
+    assert all(want * 0.8 <= v <= want + 0.6 for v in cores["shared"]), (want, cores)
     shown = subprocess.run(
         cli("show", "p.sqlite", "--wide"), capture_output=True, text=True, timeout=60, cwd=tmp_path
     )
