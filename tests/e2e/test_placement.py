@@ -1,8 +1,9 @@
 """What one server really uses, on real processes: fault-busy-threads (4 threads named "busy" that
 hash forever, the GIL released) uses as many cores as it is allowed, up to 4; pinned to one CPU or
 under a 1-core cgroup quota it uses one at most. Then a study through the installed script runs it
-pinned to one CPU, shared (as many cores as it may use, up to 4) and under a half-core quota: the quota is verified and recorded, the cores used and
-requests per CPU-second are stored and shown, and each placement is said."""
+pinned to one CPU, shared (as many cores as it may use, up to 4) and under a half-core quota: the
+quota is verified and recorded, the cores used and requests per CPU-second are stored and shown,
+and each placement is said."""
 
 from __future__ import annotations
 
