@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import time
@@ -41,6 +42,7 @@ def _cores(
         return use, server.cpu_quota
     finally:
         server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def test_cores_used_follow_the_cpus_allowed_and_the_quota():
