@@ -47,6 +47,10 @@ class Pooled:
     served_rps: float  # the measured repeats' mean valid replies per second
     offered_rps: float | None  # requests offered per second (None: not known)
     planned: int = 0  # 0: as many as measured
+    # The share of the offered requests that a server keeping up could have answered within the
+    # measured window (`reach`); None when its fastest requests took the whole window or more,
+    # and then the window cannot tell a server falling behind from one that is slow.
+    reach: float | None = 1.0
 
     def as_planned(self, planned: int) -> Pooled:
         return replace(self, planned=planned)
@@ -62,10 +66,11 @@ class Pooled:
 
     @property
     def served_share(self) -> float | None:
-        """Valid replies over the requests offered (None: no offered rate known)."""
-        if not self.offered_rps:
+        """Valid replies over the requests offered that a server keeping up could have answered
+        within the window (None: no offered rate known, or no such share: `reach`)."""
+        if not self.offered_rps or not self.reach:
             return None
-        return 1 - (1 - self.served_rps / self.offered_rps) * self._scale
+        return 1 - (1 - self.served_rps / (self.offered_rps * self.reach)) * self._scale
 
     def share_over(self, latency_us: float) -> float | None:
         """The share of the requests slower than `latency_us` (None: no histogram)."""
@@ -84,8 +89,8 @@ class Pooled:
         return float(self.histogram.get_value_at_percentile(percentile))
 
 
-def pool(repeats: Sequence[RepeatFigures], offered_rps: float | None) -> Pooled:
-    """The measured repeats together (at least one)."""
+def pool(repeats: Sequence[RepeatFigures], offered_rps: float | None, calls: int = 1) -> Pooled:
+    """The measured repeats together (at least one), each connection carrying `calls` requests."""
     n = len(repeats)
     requests = [max(r.requests or 0, 0) for r in repeats]
     total = sum(requests)
@@ -95,7 +100,48 @@ def pool(repeats: Sequence[RepeatFigures], offered_rps: float | None) -> Pooled:
     else:
         error_rate = sum(r.error_rate or 0.0 for r in repeats) / n
     served_rps = sum(r.rps_ok or 0.0 for r in repeats) / n
-    return Pooled(n, _added(repeats), error_rate, served_rps, offered_rps)
+    histogram = _added(repeats)
+    reach = _reach(histogram, _window_s(repeats), calls)
+    return Pooled(n, histogram, error_rate, served_rps, offered_rps, reach=reach)
+
+
+# The latency percentile taken as what every request of a step takes at least: the fastest 1 %
+# (robust to a lone fast reply), answered before any queue could form.
+FASTEST_PCT = 1.0
+
+
+def _reach(histogram: HdrHistogram | None, window_s: float | None, calls: int) -> float | None:
+    """The share of the requests offered in a window of `window_s` that a server keeping up could
+    answer within it, when no request is answered faster than the step's fastest (`FASTEST_PCT`):
+    one due in the window's last `fastest` seconds is answered after it (the engine's drain),
+    and a connection's k-th request no sooner than k × `fastest` after it arrived. Arrivals
+    spread evenly over the window, a connection arriving at t answers min(calls, ⌊(W − t) /
+    fastest⌋) of its `calls` within it: summed, K·W − fastest·K(K+1)/2 of calls·W, K = min(calls,
+    ⌊W / fastest⌋). A server falling behind is then short of this, never of the bias the drain
+    makes (a 50 ms reply in a 1 s window: 5 % of the requests offered, the keep-up margin). The
+    fastest, not the typical, so that a queue growing in the window is never taken for replies
+    in flight. 1.0 when not known (no histogram or window); None when none could be answered
+    within the window."""
+    if histogram is None or not window_s or not histogram.get_total_count():
+        return 1.0
+    fastest_s = histogram.get_value_at_percentile(FASTEST_PCT) / 1e6
+    calls = max(calls, 1)
+    k = min(calls, int(window_s // fastest_s)) if fastest_s > 0 else calls
+    if k < 1:
+        return None
+    return float((k * window_s - fastest_s * k * (k + 1) / 2) / (calls * window_s))
+
+
+def _window_s(repeats: Sequence[RepeatFigures]) -> float | None:
+    """The repeats' shortest measured window (None: one of them has none recorded)."""
+    windows: list[float] = []
+    for r in repeats:
+        engine = getattr(r, "engine", None)  # a measured or stored repeat has its engine result
+        window_s = engine.totals.window_s if engine is not None else None
+        if not window_s:
+            return None
+        windows.append(float(window_s))
+    return min(windows, default=None)
 
 
 def _added(repeats: Sequence[RepeatFigures]) -> HdrHistogram | None:

@@ -28,6 +28,7 @@ def judge_step(
     invalid: str | None = None,
     gave_up: str | None = None,
     offered_rps: float | None = None,
+    calls: int = 1,
 ) -> Step:
     """A step meets the budget when its repeats together do: the p99 (and p50) of all their
     requests within it, their errors within `max_error_rate` of their requests, and their valid
@@ -42,24 +43,28 @@ def judge_step(
         return Step(rate, StepStatus.INVALID, invalid, errors)
     if gave_up or not repeats:
         return Step(rate, StepStatus.MISSED, gave_up or "no repeat measured", True)
-    together = pool(repeats, offered_rps)
+    together = pool(repeats, offered_rps, calls)
     over = pooled_miss(together, repeats, budget)
     if not over:
         return Step(rate, StepStatus.MET, _met(together, repeats), errors, served=served)
-    machine = _machines_miss(repeats, budget, offered_rps)
+    machine = _machines_miss(repeats, budget, offered_rps, calls)
     if machine:
         return Step(rate, StepStatus.INVALID, machine, errors, harness=True)
     return Step(rate, StepStatus.MISSED, over, errors, served=served)
 
 
 def verdict_known(
-    repeats: Sequence[RepeatFigures], budget: Budget, offered_rps: float | None, planned: int
+    repeats: Sequence[RepeatFigures],
+    budget: Budget,
+    offered_rps: float | None,
+    planned: int,
+    calls: int = 1,
 ) -> str:
     """Why the step misses whatever its repeats still to run (of `planned`) give, even if every
     one of them is flawless; "" while they could still make it meet."""
     if not repeats:
         return ""
-    together = pool(repeats, offered_rps)
+    together = pool(repeats, offered_rps, calls)
     if not pooled_miss(together.as_planned(planned), repeats, budget):
         return ""
     left = planned - len(repeats)
@@ -96,9 +101,12 @@ def pooled_miss(
     if together.error_rate > budget.max_error_rate:
         return f"errors {together.error_rate:.2%} > {budget.max_error_rate:.1%}{_over(n)}"
     if together.served_share is not None and together.served_share < keep_up:
+        offered = together.offered_rps or 0.0
+        reach = together.reach or 1.0
+        answerable = f" ({offered * reach:,.0f} answerable in the window)" if reach < 0.995 else ""
         return (
-            f"{together.served_rps:,.0f} valid replies/s of {together.offered_rps:,.0f} "
-            f"offered{_over(n)}: falling behind"
+            f"{together.served_rps:,.0f} valid replies/s of {offered:,.0f} "
+            f"offered{answerable}{_over(n)}: falling behind"
         )
     return ""
 
@@ -134,7 +142,7 @@ def _percentile(r: RepeatFigures, pct: float) -> float | None:
 
 
 def _machines_miss(
-    repeats: Sequence[RepeatFigures], budget: Budget, offered_rps: float | None
+    repeats: Sequence[RepeatFigures], budget: Budget, offered_rps: float | None, calls: int
 ) -> str:
     """The miss is the machine's when the repeats that missed with the server's CPUs stolen from
     (`stolen_pct`) made it: the other repeats together met the budget. "" when not so."""
@@ -142,12 +150,12 @@ def _machines_miss(
         (i, r, pct, alone)
         for i, r in enumerate(repeats, 1)
         if (pct := stolen_pct(r)) is not None
-        and (alone := pooled_miss(pool([r], offered_rps), [r], budget))
+        and (alone := pooled_miss(pool([r], offered_rps, calls), [r], budget))
     ]
     if not stolen:
         return ""
     rest = [r for r in repeats if all(r is not s for _, s, _, _ in stolen)]
-    if rest and pooled_miss(pool(rest, offered_rps), rest, budget):
+    if rest and pooled_miss(pool(rest, offered_rps, calls), rest, budget):
         return ""
     i, r, pct, alone = stolen[0]
     alone = alone.removeprefix("repeat 1: ")
@@ -186,7 +194,7 @@ def step_of(
         return judge_step(rate, repeats, budget, invalid=f"{status}: {reason}")
     if status == CellStatus.DISQUALIFIED:
         return judge_step(rate, repeats, budget, gave_up=f"disqualified: {reason}")
-    return judge_step(rate, repeats, budget, offered_rps=rate * calls)
+    return judge_step(rate, repeats, budget, offered_rps=rate * calls, calls=calls)
 
 
 # What the runner says of a repeat the engine limited (run/judge.py), and the one reason that can
@@ -255,13 +263,13 @@ def starved_on_schedule(
     if any(e is None or e.saturated for e in engines):
         return None  # the engine's own limit (its CPU, its lag, ports...): never judged
     lag_ms = max(e.lag_max_us for e in engines if e is not None) / 1000
-    step = judge_step(rate, repeats, budget, offered_rps=rate * calls)
+    step = judge_step(rate, repeats, budget, offered_rps=rate * calls, calls=calls)
     late = f"the engine waited for its CPU but kept its schedule (worst lag {lag_ms:.3g} ms)"
     if step.status == StepStatus.MET:
         return replace(step, reason=f"{step.reason}; {late}, which only adds latency")
     window_s = min(e.elapsed_s for e in engines if e is not None) or 1.0
     slack = _widened(budget, lag_ms)
-    together = pool(repeats, rate * calls)
+    together = pool(repeats, rate * calls, calls)
     keep_up = KEEP_UP - lag_ms / 1000 / window_s if calls == 1 else 0.0
     if step.status == StepStatus.MISSED and pooled_miss(together, repeats, slack, keep_up):
         return replace(step, reason=f"{step.reason}, beyond what {late} explains")

@@ -72,7 +72,7 @@ def search_server(
             return [step_note(step_of(at, status, reason, reps, budget, calls), budget)]
 
         def stop_at(reps: Sequence[Repeat], offered: float = rate * calls) -> str:
-            return verdict_known(reps, budget, offered, repeats)
+            return verdict_known(reps, budget, offered, repeats, calls)
 
         measured = run(CellPlan(position, server, load, rate, repeats, stop_at), note)
         position += 1

@@ -48,15 +48,20 @@ class Rep:
 
 
 def rep(
-    latencies_us: dict[int, int], served: float = OFFERED, error_rate: float = 0.0, lag_us: int = 0
+    latencies_us: dict[int, int],
+    served: float = OFFERED,
+    error_rate: float = 0.0,
+    lag_us: int = 0,
+    window_s: float | None = None,
 ) -> Rep:
-    """A repeat whose requests took these latencies (µs: how many), serving `served` per s; the
-    engine's schedule `lag_us` late at worst."""
+    """A repeat whose requests took these latencies (µs: how many), serving `served` per s in its
+    measured window (`window_s`, when recorded); the engine's schedule `lag_us` late at worst."""
     h = HdrHistogram(1, 3_600_000_000, 3)
     for value, count in latencies_us.items():
         h.record_value(value, count)
     kind = recorded("pong", h.get_total_count(), 1000) | {"latency_us": histogram_doc(h)}
-    return Rep(result(kinds=[kind], lag_max_us=lag_us), served, error_rate)
+    totals = {"window_s": window_s} if window_s else None
+    return Rep(result(kinds=[kind], lag_max_us=lag_us, totals=totals), served, error_rate)
 
 
 FAST = {1_000: 990, 3_000: 10}  # p99 1 ms (3 ms beyond it)
@@ -161,3 +166,62 @@ def test_a_miss_beyond_the_engines_lag_is_judged_on_the_repeats_together():
     assert (
         missed_beyond_lag(f"{BOTTLENECK}engine CPU >= 95% in 3 of 5 seconds", worse, BUDGET) == ""
     )
+
+
+SLEEPY = {50_000: 990, 52_000: 10}  # every reply 50-52 ms, as a sleeping app's
+SLOW_BUDGET = Budget(p99_ms=200.0)
+
+
+def test_replies_in_flight_at_the_windows_end_are_not_falling_behind():
+    # 1,000 requests/s in a 1 s window: those due in its last 50 ms are answered after it (the
+    # engine's drain), 5 % of the offer, which the keep-up margin alone would call falling behind
+    in_flight = judge_step(100, [rep(SLEEPY, 950, window_s=1.0)], SLOW_BUDGET, offered_rps=OFFERED)
+    assert in_flight.status == StepStatus.MET, in_flight.reason
+    # 85 % of the offer is 89.5 % of what a server keeping up answers in the window: behind
+    short = judge_step(100, [rep(SLEEPY, 850, window_s=1.0)], SLOW_BUDGET, offered_rps=OFFERED)
+    assert (short.status, short.reason) == (
+        StepStatus.MISSED,
+        "850 valid replies/s of 1,000 offered (950 answerable in the window): falling behind",
+    )
+    # a 2 s window halves the share in flight (975 answerable): 92 % of the offer is short there
+    longer = judge_step(100, [rep(SLEEPY, 920, window_s=2.0)], SLOW_BUDGET, offered_rps=OFFERED)
+    assert longer.status == StepStatus.MISSED
+    met = judge_step(100, [rep(SLEEPY, 930, window_s=2.0)], SLOW_BUDGET, offered_rps=OFFERED)
+    assert met.status == StepStatus.MET
+    # without a recorded window (a store from before it) the whole offer is asked for
+    unknown = judge_step(100, [rep(SLEEPY, 950)], SLOW_BUDGET, offered_rps=OFFERED)
+    assert unknown.status == StepStatus.MET  # 95 % exactly: the margin
+    assert judge_step(100, [rep(SLEEPY, 940)], SLOW_BUDGET, offered_rps=OFFERED).status == (
+        StepStatus.MISSED
+    )
+
+
+def test_a_connections_later_requests_follow_its_replies_within_the_window():
+    # 3 calls a connection, each reply 50 ms: a connection arriving at t answers min(3, (1 - t) /
+    # 0.05) of its requests in a 1 s window, 90 % of the offer in all
+    offer = 3 * OFFERED
+    kept = judge_step(
+        100, [rep(SLEEPY, 2_700, window_s=1.0)], SLOW_BUDGET, offered_rps=offer, calls=3
+    )
+    assert kept.status == StepStatus.MET, kept.reason
+    behind = judge_step(
+        100, [rep(SLEEPY, 2_500, window_s=1.0)], SLOW_BUDGET, offered_rps=offer, calls=3
+    )
+    assert behind.status == StepStatus.MISSED
+    assert "(2,700 answerable in the window)" in behind.reason
+
+
+def test_a_growing_queue_is_never_taken_for_replies_in_flight():
+    # the fastest 1 % are the replies before the queue formed (1 ms); the rest queued up to
+    # 150 ms: what is answerable is judged by the fastest, so 90 % of the offer is behind
+    queued = {1_000: 100, 50_000: 300, 100_000: 300, 150_000: 300}
+    step = judge_step(100, [rep(queued, 900, window_s=1.0)], SLOW_BUDGET, offered_rps=OFFERED)
+    assert step.status == StepStatus.MISSED
+    assert step.reason.startswith("900 valid replies/s of 1,000 offered: falling behind")
+
+
+def test_a_step_whose_fastest_reply_outlasts_the_window_is_not_judged_on_its_replies():
+    slow = judge_step(
+        100, [rep({1_500_000: 100}, 0, window_s=1.0)], Budget(p99_ms=2_000.0), offered_rps=OFFERED
+    )
+    assert slow.status == StepStatus.MET  # none could be answered within 1 s; 1.5 s is within
