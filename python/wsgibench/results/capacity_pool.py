@@ -65,12 +65,20 @@ class Pooled:
         return self.measured_error_rate * self._scale
 
     @property
-    def served_share(self) -> float | None:
-        """Valid replies over the requests offered that a server keeping up could have answered
-        within the window (None: no offered rate known, or no such share: `reach`)."""
+    def answerable_rps(self) -> float | None:
+        """The requests offered per second that a server keeping up could have answered within
+        the window (None: no offered rate known, or no such share: `reach`)."""
         if not self.offered_rps or not self.reach:
             return None
-        return 1 - (1 - self.served_rps / (self.offered_rps * self.reach)) * self._scale
+        return self.offered_rps * self.reach
+
+    @property
+    def served_share(self) -> float | None:
+        """Valid replies over `answerable_rps` (None: not known)."""
+        answerable = self.answerable_rps
+        if not answerable:
+            return None
+        return 1 - (1 - self.served_rps / answerable) * self._scale
 
     def share_over(self, latency_us: float) -> float | None:
         """The share of the requests slower than `latency_us` (None: no histogram)."""

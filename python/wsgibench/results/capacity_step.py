@@ -101,12 +101,13 @@ def pooled_miss(
     if together.error_rate > budget.max_error_rate:
         return f"errors {together.error_rate:.2%} > {budget.max_error_rate:.1%}{_over(n)}"
     if together.served_share is not None and together.served_share < keep_up:
-        offered = together.offered_rps or 0.0
-        reach = together.reach or 1.0
-        answerable = f" ({offered * reach:,.0f} answerable in the window)" if reach < 0.995 else ""
+        offered, answerable = together.offered_rps or 0.0, together.answerable_rps or 0.0
+        said = (
+            f" ({answerable:,.0f} answerable in the window)" if answerable < 0.995 * offered else ""
+        )
         return (
             f"{together.served_rps:,.0f} valid replies/s of {offered:,.0f} "
-            f"offered{answerable}{_over(n)}: falling behind"
+            f"offered{said}{_over(n)}: falling behind"
         )
     return ""
 
