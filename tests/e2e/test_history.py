@@ -1,8 +1,9 @@
 """History over real runs, through the installed script: eight runs of one small study on
 gunicorn's gthread worker (one, 32 threads, 32 connections) serving the sleep app (50 ms a
-request), the app sleeping 10 % longer from the fifth run on, and eight runs without a change.
-`history` finds the step at the fifth run and nowhere else, finds nothing in the steady runs, and
-its gate fails the run that is slower than the stable level before it.
+request), the app sleeping 10 % longer from the fifth run on, and eight runs without a change
+(the first four of those and four more). `history` finds the step at the fifth run and nowhere
+else, finds nothing in the steady runs, and its gate fails the run that is slower than the stable
+level before it.
 
 The requests sleep side by side, so req/s is about 32 / (sleep + the server's own time per
 request) and falls by about 9 % (about 610 to 545). The sleep is long beside the server's own
@@ -15,6 +16,7 @@ window makes a quantum about 3.5 %, below the 5 % smallest step, so one quantum 
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -40,10 +42,10 @@ warmup_s = 0.3
 """
 
 
-def _runs(folder: Path, sleeps_ms: list[float]) -> Path:
-    folder.mkdir()
+def _runs(folder: Path, sleeps_ms: list[float], first: int = 0) -> Path:
+    folder.mkdir(exist_ok=True)
     (folder / "h.toml").write_text(STUDY)
-    for i, sleep_ms in enumerate(sleeps_ms):
+    for i, sleep_ms in enumerate(sleeps_ms, first):
         proc = subprocess.run(
             cli("run", "h.toml", "--results", f"run-{i}.sqlite", "--no-report",
                 "--app-env", f"WSGIBENCH_SLEEP_S={sleep_ms / 1000}"),
@@ -63,7 +65,11 @@ def test_a_ten_percent_slowdown_is_found_at_its_run_and_steady_runs_show_none(tm
     (change,) = timeline.rps_changes
     assert change.index == 4 and change.kind == "step", timeline.rps_changes
     assert -0.13 < change.size < -0.05, change
-    steady = _runs(tmp_path / "steady", [50.0] * 8)
+    # the steady series: the slowed one's first four runs (copied) and four more at 50 ms
+    (tmp_path / "steady").mkdir()
+    for i in range(4):
+        shutil.copy(slowed / f"run-{i}.sqlite", tmp_path / "steady")
+    steady = _runs(tmp_path / "steady", [50.0] * 4, first=4)
     (group,) = read_history([steady])
     flat = group.timelines[0]
     assert flat.rps_changes == [], ([p.rps_median for p in flat.measured()], flat.rps_changes)
