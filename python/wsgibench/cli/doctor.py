@@ -17,7 +17,7 @@ def doctor_command(fix: bool) -> None:
     """Check the system settings that distort results, with recommended values and consequences."""
     from wsgibench.machine.doctor import apply_fixes, findings, is_root
 
-    found = findings()
+    found = findings(steady=True)
     table = Table(title="wsgibench doctor")
     for col in ("check", "value", "recommended", "", "consequence when not"):
         table.add_column(col, overflow="fold")

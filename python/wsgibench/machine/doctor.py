@@ -12,7 +12,7 @@ from typing import Any
 
 import psutil
 
-from wsgibench.machine import topology
+from wsgibench.machine import steadiness, topology
 from wsgibench.machine.cgroups import KillGroup, MemoryCgroup
 from wsgibench.machine.environment import sysctl
 
@@ -152,7 +152,22 @@ def check_cgroup() -> Finding:
     )
 
 
-def findings(cpus: list[int] | None = None) -> list[Finding]:
+def check_steadiness(cpu: int) -> Finding:
+    measured = steadiness.measure(cpu)
+    return Finding(
+        "CPU speed between samples",
+        measured.describe(),
+        f"<= {steadiness.STEADY:.0%} (a fixed piece of work per CPU-second)",
+        measured.spread <= steadiness.STEADY,
+        "the CPU itself runs faster and slower (its clock, a busy other half of its core, "
+        "another guest in its caches), which no steal figure shows: a server's CPU per request "
+        "moves with it, and two runs cannot agree more closely than this",
+    )
+
+
+def findings(cpus: list[int] | None = None, steady: bool = False) -> list[Finding]:
+    """The checks; with `steady`, also the CPU's speed sampled for 3 s on the server's first CPU
+    (`wsgibench doctor`; a study's start leaves it out)."""
     lay = topology.layout(topology.read())
     server, engine = lay.server_cpus, lay.engine_cpus
     checks: list[Callable[[], Finding]] = [
@@ -176,6 +191,8 @@ def findings(cpus: list[int] | None = None) -> list[Finding]:
         check_swap,
         check_cgroup,
     ]
+    if steady and server:
+        checks.append(lambda: check_steadiness(server[0]))
     return [check() for check in checks]
 
 
