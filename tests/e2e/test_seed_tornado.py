@@ -10,11 +10,12 @@ from pathlib import Path
 
 from .helpers import require
 
+# What a cell says of the machine, not of the servers: the seed section then leaves the level out.
+MACHINE = ("contended", "the engine was saturated")
 
-def test_tornado2015_report_states_the_seeds_ratio_beside_ours(tmp_path: Path):
-    for name in ("tornado-native-sync", "tornado-native-async"):
-        require(name)
-    results = tmp_path / "t.sqlite"
+
+def _ratio_line(folder: Path) -> tuple[str, str]:
+    """Run the study into `folder`; the report's summary and its ratio line."""
     argv = [
         sys.executable,
         "-m",
@@ -22,7 +23,7 @@ def test_tornado2015_report_states_the_seeds_ratio_beside_ours(tmp_path: Path):
         "run",
         "tornado2015",
         "--results",
-        str(results),
+        str(folder / "t.sqlite"),
         "--servers",
         "tornado-native-sync,tornado-native-async",
         "--repeats",
@@ -33,11 +34,29 @@ def test_tornado2015_report_states_the_seeds_ratio_beside_ours(tmp_path: Path):
     ]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    summary = (tmp_path / "t-report" / "summary.md").read_text()
-    assert "### Against the seed (seed 001" in summary
+    summary = (folder / "t-report" / "summary.md").read_text()
     line = next(x for x in summary.splitlines() if x.startswith("- non-blocking over blocking"))
+    return summary, line
+
+
+def test_tornado2015_report_states_the_seeds_ratio_beside_ours(tmp_path: Path):
+    for name in ("tornado-native-sync", "tornado-native-async"):
+        require(name)
+    for attempt in (1, 2):
+        folder = tmp_path / f"a{attempt}"
+        folder.mkdir()
+        summary, line = _ratio_line(folder)
+        # On a shared CI machine other work may take part of a CPU during the one repeat at 40:
+        # the section then leaves that level out, truthfully, as the machine's. Said, run again.
+        if attempt == 1 and "Here: —" in line and any(m in line for m in MACHINE):
+            print(f"the machine, not the servers, kept the level out; once more: {line}")
+            continue
+        break
+    assert "### Against the seed (seed 001" in summary
     assert "“Requests per second: 39.35 [#/sec] (mean)” (line 47); 39.35×" in line
-    ours = float(re.search(r"Here: ([\d.]+)× at 40", line).group(1))
+    found = re.search(r"Here: ([\d.]+)× at 40", line)
+    assert found is not None, line
+    ours = float(found.group(1))
     # 40 sleepers at once against one at a time; with 20 ms sleeps a new connection per request
     # weighs on both, the more so on a shared 2-CPU machine: well above 1×, at most 40×
     assert 10 < ours < 45, line

@@ -370,6 +370,8 @@ def judge(claim: Claim, seed: SeedClaims, run: RunView) -> Verdict:
     found = RULES[claim.kind](claim, run, load, theirs)
     if changed:  # shown beside the seed's, never judged against it
         why = "the run changed the seed's setting: " + "; ".join(changed)
+        if found.verdict == NOT_COMPARABLE:  # and nothing to show beside it: say why too
+            why += f"; and {found.sentence}"
         return Verdict(claim, NOT_COMPARABLE, theirs, found.ours, why)
     if found.verdict == NOT_COMPARABLE:
         return found

@@ -184,6 +184,14 @@ def test_not_comparable_when_the_run_changed_a_setting_the_claim_depends_on():
     assert v.verdict == NOT_COMPARABLE and "5 s per repeat here, 30 s" in v.sentence
 
 
+def test_a_changed_setting_with_no_trusted_cell_says_both():
+    c = claim("ratio", a="a", b="b", theirs=2.0, depends=["cpus"])
+    v = judge(c, SEED, run({"a": [None] * 3, "b": [5] * 3}, server_cpus=1))
+    assert v.verdict == NOT_COMPARABLE and v.ours == "—"
+    assert "1 CPU(s) here, 2 in the seed" in v.sentence
+    assert "and no level where both have a trusted cell: a at 100: invalid" in v.sentence
+
+
 def test_a_server_not_measured_says_why():
     c = claim("figure", server="z", theirs=1.0)
     r = run({"a": [1, 1, 1]})
