@@ -8,10 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from wsgibench.report.seed import UNTRUSTED_CODES
+
 from .helpers import require
 
 # What a cell says of the machine, not of the servers: the seed section then leaves the level out.
-MACHINE = ("contended", "the engine was saturated")
+MACHINE = tuple(UNTRUSTED_CODES.values())
 
 
 def _ratio_line(folder: Path) -> tuple[str, str]:

@@ -31,10 +31,6 @@ class Steadiness:
         samples did 25 % more work per CPU-second than the slow ones)."""
         return spread(self.rates)
 
-    @property
-    def median(self) -> float:
-        return statistics.median(self.rates) if self.rates else 0.0
-
     def describe(self) -> str:
         where = f"cpu{self.cpu}" if self.cpu is not None else "this CPU"
         if not self.rates:
