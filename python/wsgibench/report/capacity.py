@@ -82,15 +82,17 @@ def interval(c: ServerCapacity) -> str:
 
 
 def stopped(c: ServerCapacity) -> str:
-    """Why the search stopped, and whether the server tipped; an invalid step's rate in
-    requests/s, as every rate here."""
+    """Why the search stopped, the steps it ran again, and whether the server tipped; an invalid
+    step's rate in requests/s, as every rate here."""
     r = c.result
-    step = next((s for s in r.steps if s.status == StepStatus.INVALID), None)
-    said = (
-        r.stopped
-        if step is None
-        else f"invalid at {fmt.rps(c.requests(step.rate))} req/s: {step.reason}"
-    )
+    step = r.stopping
+    said = r.stopped
+    if step is not None:
+        said = f"invalid at {fmt.rps(c.requests(step.rate))} req/s: {step.reason}"
+    if r.rerun:
+        again = [r.steps[i] for i in r.rerun]
+        at = " and ".join(f"{fmt.rps(c.requests(s.rate))} req/s" for s in again)
+        said += f"; run again after the machine limited it: the step at {at} ({again[0].reason})"
     tip = r.tipped(c.calls)
     if tip is None or tip.served is None:
         return said
@@ -130,9 +132,10 @@ def steps(c: ServerCapacity) -> list[StepMark]:
     return [
         StepMark(
             f"{fmt.rps(c.requests(s.rate))} {MARKS[s.status]}",
-            f"cell {s.cell_id}: {s.status.value}, {s.reason}",
+            f"cell {s.cell_id}: {s.status.value}, {s.reason}"
+            + ("; run again at once" if i in c.result.rerun else ""),
         )
-        for s in c.result.steps
+        for i, s in enumerate(c.result.steps)
     ]
 
 

@@ -44,6 +44,10 @@ class Step:
     # the server could not run: the capacity found below it is a lower bound.
     harness: bool = False
     served: float | None = None  # valid replies/s of its slowest repeat (requests/s)
+    # Of those, limited by the machine's other work rather than by the engine's own capacity (the
+    # engine starved of its CPU, or late on its schedule while not busy; the server's full CPUs
+    # taken by the hypervisor): a condition that passes, so the search runs the step once more.
+    machine: bool = False
 
 
 # A missed step that served this share less than the capacity: the server tipped (CapacityResult).
@@ -63,16 +67,29 @@ class CapacityResult:
     invalid: str | None = None
     steps: tuple[Step, ...] = ()
     proof: int | None = None  # the cell of the capacity step
+    # The steps (their places in `steps`) the machine limited and the search ran again at once:
+    # set aside, each in its stored cell, the step after it at the same rate standing instead.
+    rerun: tuple[int, ...] = ()
 
     @property
     def interval(self) -> tuple[float, float | None]:
         return (self.capacity or 0.0, self.above)
 
     @property
+    def standing(self) -> tuple[Step, ...]:
+        """The steps the result stands on: all but those run again."""
+        return tuple(s for i, s in enumerate(self.steps) if i not in self.rerun)
+
+    @property
+    def stopping(self) -> Step | None:
+        """The invalid step that ended the search, if one did."""
+        return next((s for s in self.standing if s.status == StepStatus.INVALID), None)
+
+    @property
     def lower_bound(self) -> bool:
         """The search stopped where the harness, not the server, was the limit: the server takes
         at least the capacity found, maybe more."""
-        return any(s.status == StepStatus.INVALID and s.harness for s in self.steps)
+        return self.stopping is not None and self.stopping.harness
 
     def tipped(self, calls: int = 1) -> Step | None:
         """The lowest missed step above the capacity that served `TIPPED` less than the capacity
@@ -85,7 +102,7 @@ class CapacityResult:
         met = self.capacity * calls * (1 - TIPPED)
         fell = [
             s
-            for s in self.steps
+            for s in self.standing
             if s.status == StepStatus.MISSED
             and s.rate > self.capacity
             and s.served is not None
@@ -117,16 +134,22 @@ class Search:
     min_rate: float = 1.0
     max_steps: int = 16
     second: float | None = None
+    # How many steps the machine limited (Step.machine) the search runs again, each once, at most
+    reruns: int = 2
     steps: list[Step] = field(default_factory=list)
 
     def record(self, step: Step) -> None:
         self.steps.append(step)
 
     def next_rate(self) -> float | None:
-        """The next rate to try, or None when the search is over."""
+        """The next rate to try, or None when the search is over. A step the machine limited is
+        run again once, at once (within `reruns`); any other invalid step ends the search."""
         if not self.steps:
             return _rounded(self.start)
-        if self._stop():
+        last = self.steps[-1]
+        if last.status == StepStatus.INVALID:
+            return last.rate if self._may_rerun(last) else None
+        if len(self.steps) - len(set_aside(self.steps)) >= self.max_steps:
             return None
         lo, hi = bounds(self.steps)
         if hi is None:
@@ -149,13 +172,25 @@ class Search:
             return self.second / self.steps[0].rate
         return 2.0
 
-    def _stop(self) -> bool:
-        return len(self.steps) >= self.max_steps or any(
-            s.status == StepStatus.INVALID for s in self.steps
-        )
+    def _may_rerun(self, last: Step) -> bool:
+        """The last step, invalid, is run again: the machine limited it, it is not itself a
+        step run again, and the search has reruns left."""
+        before = self.steps[-2] if len(self.steps) > 1 else None
+        again = before is not None and before.rate == last.rate
+        return last.machine and not again and len(set_aside(self.steps)) < self.reruns
 
     def result(self) -> CapacityResult:
         return capacity_of(self.steps, self.resolution, self.max_steps)
+
+
+def set_aside(steps: Sequence[Step]) -> tuple[int, ...]:
+    """The places of the steps the machine limited that were run again: each followed at once
+    by a step at its rate (the search never tries one rate twice in a row otherwise)."""
+    return tuple(
+        i
+        for i, (s, after) in enumerate(zip(steps, steps[1:], strict=False))
+        if s.status == StepStatus.INVALID and s.machine and after.rate == s.rate
+    )
 
 
 def bounds(steps: Iterable[Step]) -> tuple[float | None, float | None]:
@@ -169,11 +204,14 @@ def bounds(steps: Iterable[Step]) -> tuple[float | None, float | None]:
 
 
 def capacity_of(steps: Sequence[Step], resolution: float, max_steps: int = 16) -> CapacityResult:
-    """The result the steps say, whoever ran them (the search, or a report reading the store)."""
-    lo, hi = bounds(steps)
-    invalid = next((s for s in steps if s.status == StepStatus.INVALID), None)
-    onset = min((s.rate for s in steps if s.errors), default=None)
-    proof = next((s.cell_id for s in steps if s.rate == lo), None)
+    """The result the steps say, whoever ran them (the search, or a report reading the store);
+    a step run again is set aside for the one that ran after it."""
+    aside = set_aside(steps)
+    standing = [s for i, s in enumerate(steps) if i not in aside]
+    lo, hi = bounds(standing)
+    invalid = next((s for s in standing if s.status == StepStatus.INVALID), None)
+    onset = min((s.rate for s in standing if s.errors), default=None)
+    proof = next((s.cell_id for s in standing if s.rate == lo), None)
     if invalid is not None:
         stopped = f"invalid at {invalid.rate:g}/s: {invalid.reason}"
     elif hi is None:
@@ -192,6 +230,7 @@ def capacity_of(steps: Sequence[Step], resolution: float, max_steps: int = 16) -
         invalid.reason if invalid else None,
         tuple(steps),
         proof,
+        aside,
     )
 
 

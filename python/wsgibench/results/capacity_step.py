@@ -13,7 +13,7 @@ from dataclasses import replace
 from wsgibench.machine import cpustat
 from wsgibench.results.capacity import Budget, Step, StepStatus
 from wsgibench.results.capacity_pool import Pooled, RepeatFigures, pool
-from wsgibench.results.verdict import CellStatus
+from wsgibench.results.verdict import BOTTLENECK, STARVED, CellStatus
 
 # A step keeps up when its valid replies are at least this share of the requests offered: a
 # server falling behind grows its queue, which a short repeat may not see in its p99 yet (with
@@ -49,7 +49,7 @@ def judge_step(
         return Step(rate, StepStatus.MET, _met(together, repeats), errors, served=served)
     machine = _machines_miss(repeats, budget, offered_rps, calls)
     if machine:
-        return Step(rate, StepStatus.INVALID, machine, errors, harness=True)
+        return Step(rate, StepStatus.INVALID, machine, errors, harness=True, machine=True)
     return Step(rate, StepStatus.MISSED, over, errors, served=served)
 
 
@@ -190,7 +190,7 @@ def step_of(
         if kept is not None:
             return kept
         step = judge_step(rate, repeats, budget, invalid=reason or "invalid")
-        return replace(step, harness=True)
+        return replace(step, harness=True, machine=machine_limited(reason))
     if status in (CellStatus.UNAVAILABLE, CellStatus.FAILED):
         return judge_step(rate, repeats, budget, invalid=f"{status}: {reason}")
     if status == CellStatus.DISQUALIFIED:
@@ -198,10 +198,21 @@ def step_of(
     return judge_step(rate, repeats, budget, offered_rps=rate * calls, calls=calls)
 
 
-# What the runner says of a repeat the engine limited (run/judge.py), and the one reason that can
-# be bounded: the engine sent late by at most its worst schedule lag.
-BOTTLENECK = "load generator was the bottleneck: "
+# The one reason of the engine's own that can be bounded: it sent late by at most its worst
+# schedule lag.
 _LAG_ONLY = re.compile(r"schedule lag p99 \d+ us > \d+ us")
+
+
+def machine_limited(reason: str | None) -> bool:
+    """The engine limited a step only because other work held its CPU (run/judge.py): every
+    reason is "engine starved" or the schedule lag alone (late, not busy: its CPU at its limit
+    would have said so). A condition that passes, unlike the engine's own limits (its CPU, its
+    descriptors, its ports), which the same step meets again."""
+    if not reason or not reason.startswith(BOTTLENECK):
+        return False
+    own, starved, _ = reason[len(BOTTLENECK) :].partition(STARVED)  # the harness's, said last
+    parts = [p for p in own.split(", ") if p]
+    return bool(parts or starved) and all(_LAG_ONLY.fullmatch(p) for p in parts)
 
 
 def missed_beyond_lag(reason: str | None, repeats: Sequence[RepeatFigures], budget: Budget) -> str:

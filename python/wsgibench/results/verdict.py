@@ -6,6 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+# How a repeat the engine limited is said (run/judge.py), before its reasons; and the harness's
+# reason, said last, when other work held the engine's CPUs (results/capacity_step.py reads both).
+BOTTLENECK = "load generator was the bottleneck: "
+STARVED = "engine starved: "
+
 
 class CellStatus(StrEnum):
     """What a cell came to; the values are the strings the store and every export hold."""

@@ -5,7 +5,7 @@ a `Verdict` and changes nothing: the cell applies it (run/outcome.py)."""
 from __future__ import annotations
 
 from wsgibench.results.repeat import Repeat
-from wsgibench.results.verdict import CellStatus, Verdict
+from wsgibench.results.verdict import BOTTLENECK, STARVED, CellStatus, Verdict
 from wsgibench.run.outcome import ServerHandle
 
 
@@ -47,7 +47,7 @@ def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> V
         )
     reasons = saturation_reasons(rep)
     if reasons and why is None:
-        why = f"load generator was the bottleneck: {', '.join(reasons)}"
+        why = f"{BOTTLENECK}{', '.join(reasons)}"
     return Verdict(
         CellStatus.INVALID if why else CellStatus.MEASURED,
         why,
@@ -141,7 +141,7 @@ def saturation_reasons(rep: Repeat) -> list[str]:
     use = rep.counters.interference if rep.counters is not None else None
     if use is not None and use.engine_starved:
         reasons.append(
-            f"engine starved: it waited for its CPU(s) {list(use.engine.cpus)} "
+            f"{STARVED}it waited for its CPU(s) {list(use.engine.cpus)} "
             f"{use.engine_waited_pct:.0f} % of the time, other work took "
             f"{use.engine.other_pct:.0f} % of them{_stolen(use.engine.steal_pct)}"
         )

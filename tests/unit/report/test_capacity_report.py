@@ -11,13 +11,14 @@ import pytest
 
 from wsgibench.report import html, markdown, write_report
 from wsgibench.report.capacity import row
+from wsgibench.report.capacity import steps as capacity_steps
 from wsgibench.report.capacity_charts import capacity_charts
 from wsgibench.report.chart_parts import Palette
 from wsgibench.report.charts import charts
 from wsgibench.report.data import load_report_data
 from wsgibench.report.findings import capacity_leader, findings
 from wsgibench.report.table import load_table
-from wsgibench.results.capacity import Budget, CapacityResult, Step, StepStatus
+from wsgibench.results.capacity import Budget, CapacityResult, Step, StepStatus, capacity_of
 from wsgibench.results.capacity_read import CostPoint, ServerCapacity
 from wsgibench.results.store import Store
 
@@ -230,3 +231,22 @@ def test_a_server_that_tipped_says_so_in_why_the_search_stopped():
     )
     held = CapacityResult(4000.0, 4400.0, None, "within 5%", steps=steps[:2])
     assert row(ServerCapacity("cap", "x", Budget(10.0), 1, held, (), 1)).stopped == "within 5%"
+
+
+def test_a_step_run_again_is_said_in_why_the_search_stopped_and_marked_in_the_steps():
+    busy = "load generator was the bottleneck: schedule lag p99 11079 us > 10000 us"
+    steps = (
+        Step(40, StepStatus.MET, "p99 2 ms over 5 repeats", cell_id=1),
+        Step(80, StepStatus.INVALID, busy, cell_id=2, harness=True, machine=True),
+        Step(80, StepStatus.MET, "p99 3 ms over 5 repeats", cell_id=3),
+        Step(160, StepStatus.MISSED, "p99 40 ms > 10 ms", cell_id=4),
+    )
+    result = capacity_of(steps, 1.0)
+    found = ServerCapacity("cap", "x", Budget(10.0), 100, result, (), 1)
+    assert (result.capacity, result.lower_bound) == (80, False)
+    assert row(found).stopped == (
+        f"within 100%; run again after the machine limited it: the step at 8,000 req/s ({busy})"
+    )
+    marks = capacity_steps(found)
+    assert [m.text for m in marks] == ["4,000 ✓", "8,000 ?", "8,000 ✓", "16,000 ✗"]
+    assert marks[1].title.endswith("; run again at once") and "again" not in marks[2].title

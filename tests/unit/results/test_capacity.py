@@ -13,9 +13,11 @@ from wsgibench.machine.cpustat import Interference
 from wsgibench.results.capacity import (
     Budget,
     Search,
+    Step,
     StepStatus,
     capacity_of,
     cost_rates,
+    set_aside,
 )
 from wsgibench.results.capacity_step import judge_step
 
@@ -220,3 +222,52 @@ def test_a_search_seeded_with_an_earlier_interval_brackets_the_knee_in_two_steps
         100,
         200,
     ]
+
+
+def _busy_machine(rates_busy: list[float]):
+    """A knee at 10,000/s; each rate in `rates_busy` (a rate listed twice: twice) is limited by
+    the machine the next time it is tried (Step.machine)."""
+    busy = list(rates_busy)
+    server = knee_server(10_000.0)
+
+    def step(rate: float) -> Step:
+        if rate in busy:
+            busy.remove(rate)
+            return Step(rate, StepStatus.INVALID, "engine starved", harness=True, machine=True)
+        return judge_step(rate, server(rate), BUDGET)
+
+    return step
+
+
+def _searched(search: Search, step) -> Search:
+    while (rate := search.next_rate()) is not None:
+        search.record(step(rate))
+    return search
+
+
+def test_a_step_the_machine_limited_is_run_again_once_and_set_aside():
+    search = _searched(Search(start=100), _busy_machine([1600]))
+    rates = [s.rate for s in search.steps]
+    assert rates[:6] == [100, 200, 400, 800, 1600, 1600]
+    result = search.result()
+    assert result.rerun == (4,) and set_aside(search.steps) == (4,)
+    assert result.capacity is not None and result.capacity < 10_000 <= (result.above or 0)
+    assert result.stopped == "within 5%" and result.invalid is None and not result.lower_bound
+    # read back from the steps alone (a report on the store), the same
+    assert capacity_of(search.steps, 0.05) == result
+
+
+def test_limited_again_at_once_the_search_stops_as_a_lower_bound():
+    result = _searched(Search(start=100), _busy_machine([1600, 1600])).result()
+    assert [s.rate for s in result.steps] == [100, 200, 400, 800, 1600, 1600]
+    assert result.rerun == (4,) and result.stopping is result.steps[5]
+    assert (result.capacity, result.above, result.lower_bound) == (800, None, True)
+    assert result.stopped == "invalid at 1600/s: engine starved"
+
+
+def test_reruns_are_bounded_per_search():
+    # Three steps the machine limited, each once: the first two run again, the third ends it.
+    result = _searched(Search(start=100, reruns=2), _busy_machine([400, 1600, 3200])).result()
+    assert [s.rate for s in result.steps] == [100, 200, 400, 400, 800, 1600, 1600, 3200]
+    assert result.rerun == (2, 5) and result.lower_bound
+    assert (result.capacity, result.stopped) == (1600, "invalid at 3200/s: engine starved")

@@ -47,6 +47,8 @@ class KneeEngine:
     # from this rate on the engine waits for its CPU 40 % of the time (starved, as the harness
     # reads it), its schedule kept all the same (worst lag lag_ms)
     starved_from: float | None = None
+    # at this rate the first repeat only lags (lag_ms): the machine busy for a moment
+    lag_once_at: float | None = None
     plans: list[EnginePlan] = field(default_factory=list)
 
     def run(self, plan: EnginePlan) -> EngineResult:
@@ -59,6 +61,7 @@ class KneeEngine:
         slow = rate >= self.knee or hiccup
         saturated = self.saturated_from is not None and rate >= self.saturated_from
         lagging = self.lagging_from is not None and rate >= self.lagging_from
+        lagging = lagging or (rate == self.lag_once_at and nth == 1)
         starved = self.starved_from is not None and rate >= self.starved_from
         errors = {"timeout": ok // 4} if self.errors_from and rate >= self.errors_from else {}
         lag_us = int(self.lag_ms * 1000)
@@ -319,6 +322,7 @@ def test_a_miss_while_the_hypervisor_took_the_servers_cpu_ends_the_search_as_a_l
         (400, StepStatus.MET),
         (800, StepStatus.MET),
         (1600, StepStatus.INVALID),
+        (1600, StepStatus.INVALID),
     ]
     assert found.steps[-1].reason == (
         "repeat 1: p99 200 ms > 10 ms (100.0% of the requests over 10 ms) while the hypervisor "
@@ -326,4 +330,28 @@ def test_a_miss_while_the_hypervisor_took_the_servers_cpu_ends_the_search_as_a_l
     )
     assert found.capacity == 800 and found.lower_bound and found.above is None
     assert found.stopped.startswith("invalid at 1600/s: repeat 1: p99 200 ms")
+    assert found.rerun == (4,)  # the step at 1600 was run once more, and stolen from again
     assert all("contended" in {d["code"] for d in r.cell_diagnoses} for r in ran)
+
+
+def test_a_step_the_machine_limited_once_is_run_again_and_the_search_goes_on(tmp_path):
+    # At 800/s the first repeat's schedule lags 13 ms (the engine late, not busy: the machine's
+    # other work for a moment): that step is invalid, run again at once, and the search goes on
+    # to the knee on the rerun's verdict. The first cell stays stored, set aside and said.
+    found, _, ran = _search(tmp_path, KneeEngine(knee=1234, lag_once_at=800))
+    rates = [s.rate for s in found.steps]
+    assert rates[:6] == [100, 200, 400, 800, 800, 1600]
+    assert found.steps[3].status == StepStatus.INVALID and found.steps[3].machine
+    assert found.steps[4].status == StepStatus.MET
+    assert found.rerun == (3,) and found.stopping is None and not found.lower_bound
+    assert found.invalid is None and found.stopped == "within 5%"
+    assert found.capacity is not None and found.capacity < 1234 <= (found.above or 0)
+    assert [r.status for r in ran[3:5]] == [CellStatus.INVALID, CellStatus.MEASURED]
+    assert any(COST_NOTE in r.notes for r in ran)  # a search that stands has its cost cells
+
+
+def test_the_engines_own_limit_is_not_run_again(tmp_path):
+    # Out of CPU at 800/s: the same step would meet the same limit; the search ends at once.
+    found, _, _ = _search(tmp_path, KneeEngine(knee=5000, saturated_from=800))
+    assert [s.rate for s in found.steps] == [100, 200, 400, 800]
+    assert not found.steps[-1].machine and found.rerun == () and found.lower_bound

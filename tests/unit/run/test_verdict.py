@@ -11,6 +11,7 @@ import pytest
 from wsgibench.machine.cpustat import CpuTimes
 from wsgibench.machine.sampler import Sampler
 from wsgibench.results import latency
+from wsgibench.results.capacity_step import machine_limited
 from wsgibench.results.diagnose import diagnose, facts_from
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.http2_result import Http2Result
@@ -81,6 +82,26 @@ def test_a_starved_engine_is_said_in_the_verdict_not_written_into_the_repeat():
         verdict.saturation_reasons
     )
     assert not rep.saturated and "saturation_reasons" not in rep.extra()
+
+
+def test_what_the_machine_limited_is_told_from_the_engines_own_limits():
+    # A capacity step the machine limited is run again (results/capacity.py); one the engine's
+    # own limit stopped is not: the reasons as judging writes them decide which.
+    starved = judge_repeat(_recorded(CASES["starved"]), FakeServer(), THRESHOLD).reason
+    assert starved and machine_limited(starved)
+    lag = "load generator was the bottleneck: schedule lag p99 11079 us > 10000 us"
+    assert machine_limited(lag)
+    assert machine_limited(f"{lag}, {starved.partition(': ')[2]}")
+    for own in (
+        "load generator was the bottleneck: engine CPU 99% of its 1 thread(s)",
+        "load generator was the bottleneck: engine CPU 99% of its 1 thread(s), "
+        + starved.partition(": ")[2],
+        "load generator was the bottleneck: engine ran out of ephemeral ports 3 times",
+        "load generator was the bottleneck: ",
+        "load host lost: worker tcp://10.0.0.2 died",
+        None,
+    ):
+        assert not machine_limited(own), own
 
 
 def test_a_disqualified_verdict_ends_the_cell_and_keeps_no_saturation_reasons():
