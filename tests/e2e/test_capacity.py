@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 from wsgibench.errors import LoadHostLost
-from wsgibench.results.capacity import COST_NOTE, COST_SHARES, STEP_NOTE, StepStatus
+from wsgibench.results.capacity import COST_NOTE, COST_SHARES, RERUN_NOTE, STEP_NOTE, StepStatus
 from wsgibench.results.capacity_pool import pool
 from wsgibench.results.capacity_read import ServerCapacity, read_capacities
 from wsgibench.results.engine_plan import EnginePlan
@@ -92,11 +92,12 @@ def test_the_known_capacity_is_found_within_ten_percent(run):
     above = found.requests(result.above)
     assert above is not None and capacity < above <= capacity * 1.05
     assert capacity <= KNOWN * 1.1 and above >= KNOWN * 0.9
-    by_rate = {s.rate: s for s in result.steps}
+    # (a step the machine limited and the search ran again is set aside: not standing)
+    by_rate = {s.rate: s for s in result.standing}
     assert by_rate[result.capacity].status == StepStatus.MET
     assert by_rate[result.above].status == StepStatus.MISSED
-    assert all(s.status == StepStatus.MISSED for s in result.steps if s.rate > result.above)
-    assert all(s.status == StepStatus.MET for s in result.steps if s.rate < result.capacity)
+    assert all(s.status == StepStatus.MISSED for s in result.standing if s.rate > result.above)
+    assert all(s.status == StepStatus.MET for s in result.standing if s.rate < result.capacity)
     assert result.error_onset is None  # a queue, not errors: the miss is latency
     # the table show prints for the capacity load
     assert f"capacity within {found.budget.describe()}" in shown
@@ -109,11 +110,13 @@ def test_every_step_is_a_stored_cell_with_its_verdict(run):
     steps = [c for c in cells if COST_NOTE not in c.notes]
     assert [c.level for c in steps] == [s.rate for s in found.result.steps]
     assert found.result.proof in {c.id for c in steps}
-    for cell, step in zip(steps, found.result.steps, strict=True):
+    for i, (cell, step) in enumerate(zip(steps, found.result.steps, strict=True)):
         # measured; or invalid where the engine lagged (a starved VM), yet the server missed by
-        # more than twice that lag (results/capacity_step.py: missed_beyond_lag)
+        # more than twice that lag (results/capacity_step.py: missed_beyond_lag), or where the
+        # machine limited the step and the search ran it again (set aside)
         lagged = step.status == StepStatus.MISSED and "the server's miss" in step.reason
-        assert cell.status == "measured" or (cell.status == "invalid" and lagged), (
+        rerun = i in found.result.rerun and step.machine
+        assert cell.status == "measured" or (cell.status == "invalid" and (lagged or rerun)), (
             cell.level,
             cell.reason,
             step,
@@ -220,3 +223,71 @@ def test_a_step_lost_with_a_load_host_leaves_the_study_incomplete_for_resume(tmp
     assert 100 in {c.level for c in cells}
     (found,) = read_capacities(store, row["id"])
     assert found.result.capacity is not None and found.result.capacity >= 100, found.result
+
+
+class _LateOnceEngine:
+    """The real engine, but its `late_at`-th plan comes back late on its schedule (p99 lag 20 ms,
+    the engine not busy), as a VM that descheduled it for a moment gives."""
+
+    def __init__(self, late_at: int):
+        self.late_at, self.runs = late_at, 0
+
+    def run(self, plan: EnginePlan) -> EngineResult:
+        self.runs += 1
+        got = EngineProcess().run(plan)
+        if self.runs != self.late_at:
+            return got
+        raw = dict(got.raw)
+        raw["schedule"] = {**raw.get("schedule", {}), "lag_p99_us": 20_000, "lag_max_us": 30_000}
+        raw["saturated"] = True
+        raw["saturation_reasons"] = ["schedule lag p99 20000 us > 10000 us"]
+        return EngineResult.from_dict(raw)
+
+
+def test_a_step_the_machine_limited_is_run_again_in_its_cells_place_and_said(tmp_path):
+    require(SERVER)
+    spec = {
+        "name": "capacity-late",
+        "servers": [SERVER],
+        "repeats": 1,
+        "load": [
+            {
+                "name": "p99",
+                "model": "capacity",
+                "slo_p99_ms": 50,
+                "arrival": "uniform",
+                "duration_s": 0.5,
+                "warmup_s": 0,
+                "start_rate": 50,
+                "resolution": 0.2,
+                "step_repeats": 1,  # the engine's second run is then the second step
+                "cost_cells": False,
+            },
+        ],  # fmt: skip
+    }
+    store = Store(tmp_path / "late.sqlite")
+    StudyRunner(parse_study(spec, "capacity-late"), store, engine=_LateOnceEngine(2)).run()
+    row = store.study(None)
+    assert row["status"] == "finished"
+    cells = sorted(store.cells(row["id"]), key=lambda c: c.position)
+    # one cell at 100/s, the rerun's, which says what its first run was
+    at_100 = [c for c in cells if c.level == 100]
+    assert len(at_100) == 1 and at_100[0].status == "measured", at_100
+    (said,) = [n for n in at_100[0].notes if n.startswith(RERUN_NOTE)]
+    assert (
+        said
+        == f"{RERUN_NOTE} (load generator was the bottleneck: schedule lag p99 20000 us > 10000 us)"
+    )
+    (found,) = read_capacities(store, row["id"])
+    result = found.result
+    assert [s.rate for s in result.steps][:3] == [50, 100, 100]
+    assert result.rerun == (1,) and result.steps[1].machine and result.steps[1].cell_id is None
+    assert result.steps[2].cell_id == at_100[0].id
+    assert not result.lower_bound and result.invalid is None, result.stopped
+    assert result.capacity is not None and result.capacity >= 100, result
+    shown = _cli("show", str(store.path)).stdout
+    # the capacity table's last column ("stopped"), its wrapped pieces joined
+    stopped = " ".join(
+        line.split("│")[-2].strip() for line in shown.splitlines() if line.count("│") > 2
+    )
+    assert "run again after the machine limited it: the step at 100 req/s (" in stopped, shown

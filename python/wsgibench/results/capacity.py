@@ -252,6 +252,9 @@ def _between(lo: float, hi: float) -> float | None:
 # The note that marks a cell run for CPU cost, not as a step of the search; and a step's note.
 COST_NOTE = "capacity: CPU cost at a share of the capacity, not a step of the search"
 STEP_NOTE = "capacity step"
+# The note of a step run again because the machine limited it: its cell took the first one's
+# place in the store (one cell a rate), the first one's reason said after it in brackets.
+RERUN_NOTE = "capacity step run again at once: the machine limited its first run"
 # The shares of capacity at which CPU per request is measured after the search.
 COST_SHARES = (0.25, 0.5, 0.75)
 

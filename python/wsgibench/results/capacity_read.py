@@ -9,7 +9,15 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import Any
 
-from wsgibench.results.capacity import COST_NOTE, Budget, CapacityResult, capacity_of
+from wsgibench.results.capacity import (
+    COST_NOTE,
+    RERUN_NOTE,
+    Budget,
+    CapacityResult,
+    Step,
+    StepStatus,
+    capacity_of,
+)
 from wsgibench.results.capacity_step import step_of
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.verdict import CellStatus
@@ -70,6 +78,15 @@ def read_capacities(store: Store, study_id: int) -> list[ServerCapacity]:
     return out
 
 
+def _first_run(cell: Cell) -> list[Step]:
+    """The step a rerun's cell took the place of, as its note says (RERUN_NOTE), or none."""
+    said = next((n for n in cell.notes if n.startswith(RERUN_NOTE)), None)
+    if said is None:
+        return []
+    reason = said[len(RERUN_NOTE) :].strip().removeprefix("(").removesuffix(")")
+    return [Step(cell.level, StepStatus.INVALID, reason, harness=True, machine=True)]
+
+
 def _server(
     store: Store, load: str, server: str, raw: dict[str, Any], budget: Budget, cells: list[Cell]
 ) -> ServerCapacity:
@@ -79,6 +96,7 @@ def _server(
             continue
         reps = store.stored_repeats(cell.id)
         calls = int(raw.get("calls", 1))
+        steps += _first_run(cell)
         step = step_of(cell.level, cell.status, cell.reason, reps, budget, calls)
         steps.append(replace(step, cell_id=cell.id))
     result = capacity_of(steps, float(raw.get("resolution", 0.05)))

@@ -1,8 +1,9 @@
 """A capacity load, server by server: the search (results/capacity.py) chooses each offered rate,
 each step is a cell run and stored like any other and judged against the budget on its repeats
 together (results/capacity_step.py; the verdict is a note on the cell); then the cells at 25, 50
-and 75 % of the capacity found, for CPU per request across the range. A resumed run reads the
-steps it already stored instead of running them again."""
+and 75 % of the capacity found, for CPU per request across the range. A step the machine limited
+and the search runs again takes its cell's place, which its notes say (RERUN_NOTE). A resumed run
+reads the steps it already stored instead of running them again."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from wsgibench.results.capacity import (
     COST_NOTE,
+    RERUN_NOTE,
     STEP_NOTE,
     Budget,
     CapacityResult,
@@ -65,16 +67,26 @@ def search_server(
     search = Search(spec.start_rate, spec.resolution, spec.max_rate, second=spec.second_rate)
     repeats = step_repeats(load, study)
     while (rate := search.next_rate()) is not None:
+        first = search.steps[-1] if search.steps and search.steps[-1].rate == rate else None
+        again = (f"{RERUN_NOTE} ({first.reason})",) if first is not None else ()
 
         def note(
-            status: CellStatus, reason: str | None, reps: Sequence[Repeat], at: float = rate
+            status: CellStatus,
+            reason: str | None,
+            reps: Sequence[Repeat],
+            at: float = rate,
+            said: tuple[str, ...] = again,
         ) -> list[str]:
-            return [step_note(step_of(at, status, reason, reps, budget, calls), budget)]
+            return [*said, step_note(step_of(at, status, reason, reps, budget, calls), budget)]
 
         def stop_at(reps: Sequence[Repeat], offered: float = rate * calls) -> str:
             return verdict_known(reps, budget, offered, repeats, calls)
 
-        measured = run(CellPlan(position, server, load, rate, repeats, stop_at), note)
+        replaces = first.cell_id if first is not None else None
+        if first is not None:  # its cell makes way for the rerun's: what it was, said there
+            search.steps[-1] = replace(first, cell_id=None)
+        cell = CellPlan(position, server, load, rate, repeats, stop_at, replaces=replaces)
+        measured = run(cell, note)
         position += 1
         step = step_of(rate, measured.status, measured.reason, measured.repeats, budget, calls)
         search.record(replace(step, cell_id=measured.cell_id))

@@ -154,12 +154,14 @@ class StudyRunner:
 
         def run(cell: CellPlan, note_of: NoteOf) -> Measured:
             stored = done.get(cell.key)
-            if stored is not None:
+            if stored is not None and stored.id != cell.replaces:
                 reps = self.store.stored_repeats(stored.id)
                 return Measured(stored.status, stored.reason, reps, stored.id)
             started = time.time()
             outcome = run_cell(cell, self._cell_context())
             outcome.notes.extend(note_of(outcome.status, outcome.reason, outcome.repeats))
+            if cell.replaces is not None:  # a step run again: one cell a rate, the notes say so
+                self.store.delete_cell(cell.replaces)
             cell_id = save_cell(self.store, study_id, cell, outcome, started)
             lost[0] += HOST_LOST in outcome.notes
             if on_cell_done:

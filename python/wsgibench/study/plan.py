@@ -22,6 +22,9 @@ class CellPlan:
     # Asked after each repeat but the last, with the repeats so far: a reason to run no more (the
     # verdict is known), or "".
     stop_at: Callable[[Sequence[Repeat]], str] | None = field(default=None, compare=False)
+    # The stored cell this one runs again and takes the place of (a capacity step the machine
+    # limited: results/capacity.py), if any.
+    replaces: int | None = field(default=None, compare=False)
 
     @property
     def key(self) -> tuple[str, str, float]:
