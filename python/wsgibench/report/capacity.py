@@ -132,11 +132,16 @@ def steps(c: ServerCapacity) -> list[StepMark]:
     return [
         StepMark(
             f"{fmt.rps(c.requests(s.rate))} {MARKS[s.status]}",
-            f"cell {s.cell_id}: {s.status.value}, {s.reason}"
+            f"{_cell(s.cell_id)}: {s.status.value}, {s.reason}"
             + ("; run again at once" if i in c.result.rerun else ""),
         )
         for i, s in enumerate(c.result.steps)
     ]
+
+
+def _cell(cell_id: int | None) -> str:
+    """A step's cell; a step run again gave its cell to the rerun (the note there says it)."""
+    return f"cell {cell_id}" if cell_id is not None else "first run (its cell now the rerun's)"
 
 
 def cost_cells(load: LoadData, server: str) -> list[int]:

@@ -237,7 +237,7 @@ def test_a_step_run_again_is_said_in_why_the_search_stopped_and_marked_in_the_st
     busy = "load generator was the bottleneck: schedule lag p99 11079 us > 10000 us"
     steps = (
         Step(40, StepStatus.MET, "p99 2 ms over 5 repeats", cell_id=1),
-        Step(80, StepStatus.INVALID, busy, cell_id=2, harness=True, machine=True),
+        Step(80, StepStatus.INVALID, busy, harness=True, machine=True),
         Step(80, StepStatus.MET, "p99 3 ms over 5 repeats", cell_id=3),
         Step(160, StepStatus.MISSED, "p99 40 ms > 10 ms", cell_id=4),
     )
@@ -249,4 +249,8 @@ def test_a_step_run_again_is_said_in_why_the_search_stopped_and_marked_in_the_st
     )
     marks = capacity_steps(found)
     assert [m.text for m in marks] == ["4,000 ✓", "8,000 ?", "8,000 ✓", "16,000 ✗"]
-    assert marks[1].title.endswith("; run again at once") and "again" not in marks[2].title
+    assert (
+        marks[1].title
+        == f"first run (its cell now the rerun's): invalid, {busy}; run again at once"
+    )
+    assert marks[2].title == "cell 3: met, p99 3 ms over 5 repeats"
