@@ -11,7 +11,6 @@ import os
 import resource
 import socket
 import subprocess
-import tempfile
 import time
 from functools import cache
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 import wsgibench
 from wsgibench.errors import EngineError
-from wsgibench.machine import cpustat
+from wsgibench.machine import cpustat, scratch
 from wsgibench.run.engine import engine_child, engine_version, find_engine, last_line
 
 READY_TIMEOUT_S = 30.0  # the engine reads its plan and says ready well within this
@@ -110,7 +109,8 @@ def run_share(
     from distributed import Event, Queue, Variable
 
     ready_q, start_var, stop_event = names(cell_key)
-    with tempfile.TemporaryDirectory(prefix="wsgibench-share-") as tmp:
+    scratch.sweep_once()  # what a killed load host left behind
+    with scratch.folder("share") as tmp:
         plan_path, out_path, err_path = (Path(tmp) / n for n in ("plan.json", "out", "err"))
         plan_path.write_text(json.dumps(plan))
         with out_path.open("wb") as out, err_path.open("wb") as err:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import platform
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from wsgibench.errors import EnvironmentProblem, StartupError
-from wsgibench.machine import locks, venvs
+from wsgibench.machine import locks, scratch, venvs
 from wsgibench.machine.process import Command, Readiness, RunningServer, free_port, launch
 from wsgibench.run import checks, tls
 from wsgibench.servers import LaunchContext, ServerRecipe, versions
@@ -101,8 +100,9 @@ def start(recipe: ServerRecipe, options: ServeOptions) -> tuple[RunningServer, P
     if not ok:
         raise EnvironmentProblem(f"{recipe.name}: {why}")
     last: StartupError | None = None
+    scratch.sweep_once()  # what a killed run left behind
     for _ in range(PORT_ATTEMPTS):
-        workdir = Path(tempfile.mkdtemp(prefix=f"wsgibench-{recipe.name}-"))
+        workdir = scratch.make(recipe.name)
         try:
             return _start_once(recipe, options, workdir), workdir
         except StartupError as exc:
