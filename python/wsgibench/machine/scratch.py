@@ -79,7 +79,7 @@ def _orphaned(mark: str) -> bool:
     except ValueError:
         return False
     try:
-        return abs(psutil.Process(pid).create_time() - started) > 0.05
+        return bool(abs(psutil.Process(pid).create_time() - started) > 0.05)
     except psutil.NoSuchProcess:
         return True
     except psutil.Error:
