@@ -44,13 +44,16 @@ def _ratio_line(folder: Path) -> tuple[str, str]:
 def test_tornado2015_report_states_the_seeds_ratio_beside_ours(tmp_path: Path):
     for name in ("tornado-native-sync", "tornado-native-async"):
         require(name)
-    for attempt in (1, 2):
+    attempts = 3
+    for attempt in range(1, attempts + 1):
         folder = tmp_path / f"a{attempt}"
         folder.mkdir()
         summary, line = _ratio_line(folder)
-        # On a shared CI machine other work may take part of a CPU during the one repeat at 40:
-        # the section then leaves that level out, truthfully, as the machine's. Said, run again.
-        if attempt == 1 and "Here: —" in line and any(m in line for m in MACHINE):
+        # On a shared CI machine other work (the hypervisor's steal too) may take part of a CPU
+        # during the one repeat at 40: the section then leaves that level out, truthfully, as
+        # the machine's. Said, run again (twice in a row on 2026-11-28, when the hypervisor took
+        # 5-25 % of the CPUs).
+        if attempt < attempts and "Here: —" in line and any(m in line for m in MACHINE):
             print(f"the machine, not the servers, kept the level out; once more: {line}")
             continue
         break
