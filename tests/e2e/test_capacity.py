@@ -172,6 +172,30 @@ def test_capacity_is_no_more_than_the_closed_loop_peak(run):
     assert capacity is not None and capacity <= peak * 1.1, (capacity, peak)
 
 
+def _two_step_spec(name: str, **load: object) -> dict[str, object]:
+    """A short capacity study of SERVER, one repeat a step, so the engine's second run is the
+    second step; `load` adds to or changes the capacity load."""
+    return {
+        "name": name,
+        "servers": [SERVER],
+        "repeats": 1,
+        "load": [
+            {
+                "name": "p99",
+                "model": "capacity",
+                "slo_p99_ms": 50,
+                "arrival": "uniform",
+                "duration_s": 0.5,
+                "warmup_s": 0,
+                "start_rate": 50,
+                "resolution": 0.2,
+                "step_repeats": 1,
+                **load,
+            },
+        ],
+    }
+
+
 class _LosingEngine:
     """The real engine, but the `lose_at`-th plan is lost with a load host, as a Dask worker that
     died mid-cell is."""
@@ -188,24 +212,7 @@ class _LosingEngine:
 
 def test_a_step_lost_with_a_load_host_leaves_the_study_incomplete_for_resume(tmp_path):
     require(SERVER)
-    spec = {
-        "name": "capacity-lost",
-        "servers": [SERVER],
-        "repeats": 1,
-        "load": [
-            {
-                "name": "p99",
-                "model": "capacity",
-                "slo_p99_ms": 50,
-                "arrival": "uniform",
-                "duration_s": 0.5,
-                "warmup_s": 0,
-                "start_rate": 50,
-                "resolution": 0.2,
-                "step_repeats": 1,  # the engine's second run is then the second step
-            },
-        ],  # fmt: skip
-    }
+    spec = _two_step_spec("capacity-lost")
     store = Store(tmp_path / "lost.sqlite")
     StudyRunner(parse_study(spec, "capacity-lost"), store, engine=_LosingEngine(2)).run()
     row = store.study(None)
@@ -246,25 +253,7 @@ class _LateOnceEngine:
 
 def test_a_step_the_machine_limited_is_run_again_in_its_cells_place_and_said(tmp_path):
     require(SERVER)
-    spec = {
-        "name": "capacity-late",
-        "servers": [SERVER],
-        "repeats": 1,
-        "load": [
-            {
-                "name": "p99",
-                "model": "capacity",
-                "slo_p99_ms": 50,
-                "arrival": "uniform",
-                "duration_s": 0.5,
-                "warmup_s": 0,
-                "start_rate": 50,
-                "resolution": 0.2,
-                "step_repeats": 1,  # the engine's second run is then the second step
-                "cost_cells": False,
-            },
-        ],  # fmt: skip
-    }
+    spec = _two_step_spec("capacity-late", cost_cells=False)
     store = Store(tmp_path / "late.sqlite")
     StudyRunner(parse_study(spec, "capacity-late"), store, engine=_LateOnceEngine(2)).run()
     row = store.study(None)
