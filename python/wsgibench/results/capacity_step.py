@@ -13,7 +13,7 @@ from dataclasses import replace
 from wsgibench.machine import cpustat
 from wsgibench.results.capacity import Budget, Step, StepStatus
 from wsgibench.results.capacity_pool import Pooled, RepeatFigures, pool
-from wsgibench.results.verdict import BOTTLENECK, STARVED, CellStatus
+from wsgibench.results.verdict import BOTTLENECK, SKEW, STARVED, CellStatus
 
 # A step keeps up when its valid replies are at least this share of the requests offered: a
 # server falling behind grows its queue, which a short repeat may not see in its p99 yet (with
@@ -207,7 +207,10 @@ def machine_limited(reason: str | None) -> bool:
     """The engine limited a step only because other work held its CPU (run/judge.py): every
     reason is "engine starved" or the schedule lag alone (late, not busy: its CPU at its limit
     would have said so). A condition that passes, unlike the engine's own limits (its CPU, its
-    descriptors, its ports), which the same step meets again."""
+    descriptors, its ports), which the same step meets again. Load hosts that started too far
+    apart are the machines' too."""
+    if reason and reason.startswith(SKEW):
+        return True
     if not reason or not reason.startswith(BOTTLENECK):
         return False
     own, starved, _ = reason[len(BOTTLENECK) :].partition(STARVED)  # the harness's, said last

@@ -270,6 +270,8 @@ class LoadHostRun:
     clock_uncertainty_s: float
     runqueue_wait_s: float | None
     result: EngineResult
+    start_margin_s: float | None = None  # how far ahead of its instant the start reached it
+    began_late_s: float | None = None  # its engine's start after that instant (its own clock)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> LoadHostRun:
@@ -282,6 +284,8 @@ class LoadHostRun:
             read_float(d, "clock_uncertainty_s", 0.0),
             optional_float(d, "runqueue_wait_s"),
             EngineResult.from_dict(d["result"]),
+            optional_float(d, "start_margin_s"),
+            optional_float(d, "began_late_s"),
         )
 
 

@@ -10,6 +10,8 @@ from enum import StrEnum
 # reason, said last, when other work held the engine's CPUs (results/capacity_step.py reads both).
 BOTTLENECK = "load generator was the bottleneck: "
 STARVED = "engine starved: "
+# How a repeat whose load hosts started too far apart is said (a condition of the hosts' machines).
+SKEW = "load hosts started "
 
 
 class CellStatus(StrEnum):

@@ -22,7 +22,8 @@ from wsgibench.run.localhosts import LocalWorkers
 from wsgibench.run.scheduler_view import present_workers
 
 CLOCK_SAMPLES = 8
-START_LEAD_S = 0.3  # the start instant is this far ahead (more when round trips are slow)
+START_LEAD_S = 0.3  # the start instant is this far ahead at first (more when round trips are slow)
+MAX_LEAD_S = 3.0
 STOP_GRACE_S = 10.0  # how long the other hosts get to stop after one is lost
 
 
@@ -158,6 +159,7 @@ class ClusterEngine:
     def __init__(self, hosts: LoadHosts, skew_bound_s: float = 0.010):
         self.hosts = hosts
         self.skew_bound_s = skew_bound_s
+        self.lead_s = START_LEAD_S
 
     def run(self, plan: EnginePlan) -> EngineResult:
         hosts = self.hosts.hosts
@@ -171,9 +173,11 @@ class ClusterEngine:
             else part
             for part, host in zip(plan.split(len(hosts)), hosts, strict=False)
         ]
-        run = _CellRun(self.hosts, hosts[: len(parts)], parts, plan.bound_s)
+        run = _CellRun(self.hosts, hosts[: len(parts)], parts, plan.bound_s, self.lead_s)
         outputs = run.go()
-        return self._merged(plan, hosts[: len(parts)], outputs)
+        result = self._merged(plan, hosts[: len(parts)], outputs)
+        self.lead_s = next_lead(self.lead_s, [o.get("start_margin_s") for o in outputs])
+        return result
 
     def _merged(
         self, plan: EnginePlan, hosts: list[LoadHost], outputs: list[dict[str, Any]]
@@ -195,6 +199,9 @@ class ClusterEngine:
                 "clock_offset_s": h.clock_offset_ns / 1e9,
                 "clock_uncertainty_s": h.clock_uncertainty_ns / 1e9,
                 "runqueue_wait_s": o["runqueue_wait_s"],
+                "start_margin_s": o.get("start_margin_s"),
+                # the engine's real start after the instant it was given, both in its own clock
+                "began_late_s": float(o["result"]["started_unix_s"]) - o["started_at_ns"] / 1e9,
                 "result": o["result"],
             }
             for h, o, s in zip(hosts, outputs, starts, strict=True)
@@ -206,15 +213,30 @@ class ClusterEngine:
         return result.with_runqueue_wait(max(waits) if waits else None)
 
 
+def next_lead(lead_s: float, margins: list[float | None]) -> float:
+    """The lead for the next cell: when the start reached a host with less than a third of the
+    lead to spare (or late), twice the time it took, up to MAX_LEAD_S; it never shrinks."""
+    known = [m for m in margins if m is not None]
+    if not known or min(known) >= lead_s / 3:
+        return lead_s
+    return min(MAX_LEAD_S, max(lead_s, 2 * (lead_s - min(known))))
+
+
 class _CellRun:
     """One plan's run over the hosts: submit, wait for every `ready`, give one start, gather."""
 
     def __init__(
-        self, cluster: LoadHosts, hosts: list[LoadHost], parts: list[EnginePlan], bound: float
+        self,
+        cluster: LoadHosts,
+        hosts: list[LoadHost],
+        parts: list[EnginePlan],
+        bound: float,
+        lead_s: float = START_LEAD_S,
     ):
         from distributed import Event, Queue, Variable
 
         self.client, self.hosts, self.parts, self.bound = cluster.client, hosts, parts, bound
+        self.lead_s = lead_s
         key = f"wsgibench-{uuid.uuid4().hex[:12]}"
         ready, start, stop = hostwork.names(key)
         self.key = key
@@ -227,7 +249,7 @@ class _CellRun:
         try:
             self._submit()
             self._await_ready()
-            self.start.set(time.time_ns() + int(START_LEAD_S * 1e9))
+            self.start.set(time.time_ns() + int(self.lead_s * 1e9))
             return self._gather()
         except BaseException:
             self._call_off()
@@ -285,7 +307,7 @@ class _CellRun:
                     ) from None
 
     def _gather(self) -> list[dict[str, Any]]:
-        deadline = time.monotonic() + self.bound + START_LEAD_S + 30
+        deadline = time.monotonic() + self.bound + self.lead_s + 30
         while not all(f.status == "finished" for f in self.futures):
             lost = self._lost()
             if lost:

@@ -127,6 +127,7 @@ def run_share(
             _read_ready(err_path, proc)
             Queue(ready_q).put(index)
             start_ns = int(Variable(start_var).get(timeout=READY_TIMEOUT_S + bound_s))
+            got_ns = time.time_ns()  # this host's clock, as the instant below is
             if start_ns <= 0:  # the controller called the cell off before its start
                 raise EngineError("the cell was called off before the start")
             proc.stdin.write(f"start {start_ns + offset_ns}\n".encode())
@@ -150,6 +151,8 @@ def run_share(
         "result": doc,
         "runqueue_wait_s": watch.waited_s,
         "started_at_ns": start_ns + offset_ns,
+        # how far ahead of its instant the start reached this host (below 0: after it)
+        "start_margin_s": (start_ns + offset_ns - got_ns) / 1e9,
     }
 
 

@@ -4,8 +4,9 @@ a `Verdict` and changes nothing: the cell applies it (run/outcome.py)."""
 
 from __future__ import annotations
 
+from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.repeat import Repeat
-from wsgibench.results.verdict import BOTTLENECK, STARVED, CellStatus, Verdict
+from wsgibench.results.verdict import BOTTLENECK, SKEW, STARVED, CellStatus, Verdict
 from wsgibench.run.outcome import ServerHandle
 
 
@@ -38,13 +39,7 @@ def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> V
                 "ran out of descriptors or ports"
             )
         return _disqualified(rep, reason)
-    why = None
-    if result.skew_exceeded:
-        assert result.start_skew_s is not None and result.start_skew_bound_s is not None
-        why = (
-            f"load hosts started {1e3 * result.start_skew_s:.1f} ms apart in repeat "
-            f"{rep.idx + 1}, more than the {1e3 * result.start_skew_bound_s:g} ms bound"
-        )
+    why = _skew_reason(result, rep.idx) if result.skew_exceeded else None
     reasons = saturation_reasons(rep)
     if reasons and why is None:
         why = f"{BOTTLENECK}{', '.join(reasons)}"
@@ -146,3 +141,24 @@ def saturation_reasons(rep: Repeat) -> list[str]:
             f"{use.engine.other_pct:.0f} % of them{_stolen(use.engine.steal_pct)}"
         )
     return reasons
+
+
+def _skew_reason(result: EngineResult, idx: int) -> str:
+    """Hosts started too far apart: by how much, and why the last one was late where it said."""
+    assert result.start_skew_s is not None and result.start_skew_bound_s is not None
+    why = (
+        f"{SKEW}{1e3 * result.start_skew_s:.1f} ms apart in repeat {idx + 1}, more than the "
+        f"{1e3 * result.start_skew_bound_s:g} ms bound"
+    )
+    if not result.load_hosts:
+        return why
+    last = max(result.load_hosts, key=lambda h: h.start_after_first_s)
+    margin, late = last.start_margin_s, last.began_late_s
+    if margin is not None and margin < 0:
+        return f"{why}: the start reached {last.address} {-1e3 * margin:.1f} ms after its instant"
+    if late is not None and margin is not None and late > result.start_skew_bound_s / 2:
+        return (
+            f"{why}: {last.address} had the start {1e3 * margin:.0f} ms ahead, and its engine "
+            f"began {1e3 * late:.1f} ms after the instant (its CPUs were busy)"
+        )
+    return why

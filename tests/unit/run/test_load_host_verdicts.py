@@ -11,11 +11,13 @@ from .fakes import result
 from .test_judging import _measure
 
 
-def _from_hosts(skew_s: float, hosts: int = 3):
+def _from_hosts(
+    skew_s: float, hosts: int = 3, margin_s: float | None = None, late_s: float | None = None
+):
     one = result(ok=10_000, mean_us=1000)
     runs = tuple(
         LoadHostRun(f"tcp://10.0.0.{11 + i}:4000", f"h{i}", 1.0 + i * skew_s / 2, i * skew_s / 2,
-                    0.0, 0.0, 0.001, one)
+                    0.0, 0.0, 0.001, one, margin_s, late_s if i == hosts - 1 else 0.0)
         for i in range(hosts)
     )  # fmt: skip
     return replace(one, load_hosts=runs, start_skew_s=skew_s, start_skew_bound_s=0.010)
@@ -41,3 +43,23 @@ def test_hosts_within_the_bound_are_measured_and_said(tmp_path):
 def test_the_local_engine_says_nothing_of_hosts(tmp_path):
     outcome, _ = _measure(tmp_path, [result(ok=10_000, mean_us=1000)])
     assert not [n for n in outcome.notes if "hosts" in n]
+
+
+def test_a_start_that_reached_the_last_host_late_is_named_in_the_reason(tmp_path):
+    apart = _from_hosts(0.028, margin_s=-0.0215)
+    outcome, _ = _measure(tmp_path, [apart, apart])
+    assert outcome.status == "invalid"
+    assert outcome.reason == (
+        "load hosts started 28.0 ms apart in repeat 1, more than the 10 ms bound: the start "
+        "reached tcp://10.0.0.13:4000 21.5 ms after its instant"
+    )
+
+
+def test_an_engine_that_began_late_on_a_busy_host_is_named_in_the_reason(tmp_path):
+    apart = _from_hosts(0.028, margin_s=0.25, late_s=0.027)
+    outcome, _ = _measure(tmp_path, [apart, apart])
+    assert outcome.reason == (
+        "load hosts started 28.0 ms apart in repeat 1, more than the 10 ms bound: "
+        "tcp://10.0.0.13:4000 had the start 250 ms ahead, and its engine began 27.0 ms after the "
+        "instant (its CPUs were busy)"
+    )

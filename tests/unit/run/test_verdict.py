@@ -92,6 +92,8 @@ def test_what_the_machine_limited_is_told_from_the_engines_own_limits():
     lag = "load generator was the bottleneck: schedule lag p99 11079 us > 10000 us"
     assert machine_limited(lag)
     assert machine_limited(f"{lag}, {starved.partition(': ')[2]}")
+    apart = judge_repeat(_recorded(CASES["hosts-apart"]), FakeServer(), THRESHOLD).reason
+    assert apart and apart.startswith("load hosts started 12.0 ms apart") and machine_limited(apart)
     for own in (
         "load generator was the bottleneck: engine CPU 99% of its 1 thread(s)",
         "load generator was the bottleneck: engine CPU 99% of its 1 thread(s), "
