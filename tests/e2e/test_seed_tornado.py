@@ -10,7 +10,7 @@ from pathlib import Path
 
 from wsgibench.report.seed import UNTRUSTED_CODES
 
-from .helpers import require
+from .helpers import again_while_the_machine_spoils, require
 
 # What a cell says of the machine, not of the servers: the seed section then leaves the level out.
 MACHINE = tuple(UNTRUSTED_CODES.values())
@@ -44,19 +44,15 @@ def _ratio_line(folder: Path) -> tuple[str, str]:
 def test_tornado2015_report_states_the_seeds_ratio_beside_ours(tmp_path: Path):
     for name in ("tornado-native-sync", "tornado-native-async"):
         require(name)
-    attempts = 3
-    for attempt in range(1, attempts + 1):
-        folder = tmp_path / f"a{attempt}"
-        folder.mkdir()
-        summary, line = _ratio_line(folder)
-        # On a shared CI machine other work (the hypervisor's steal too) may take part of a CPU
-        # during the one repeat at 40: the section then leaves that level out, truthfully, as
-        # the machine's. Said, run again (twice in a row on 2026-11-28, when the hypervisor took
-        # 5-25 % of the CPUs).
-        if attempt < attempts and "Here: —" in line and any(m in line for m in MACHINE):
-            print(f"the machine, not the servers, kept the level out; once more: {line}")
-            continue
-        break
+    # On a shared CI machine other work may take part of a CPU during the one repeat at 40: the
+    # section then leaves that level out, truthfully, as the machine's (twice in a row on
+    # 2026-11-28, when the hypervisor took 5-25 % of the CPUs). Any other "—" fails at once.
+    summary, line = again_while_the_machine_spoils(
+        _ratio_line,
+        lambda got: "Here: —" in got[1] and any(m in got[1] for m in MACHINE) and got[1],
+        tmp_path,
+        attempts=3,
+    )
     assert "### Against the seed (seed 001" in summary
     assert "“Requests per second: 39.35 [#/sec] (mean)” (line 47); 39.35×" in line
     found = re.search(r"Here: ([\d.]+)× at 40", line)

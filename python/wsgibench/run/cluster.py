@@ -200,8 +200,7 @@ class ClusterEngine:
                 "clock_uncertainty_s": h.clock_uncertainty_ns / 1e9,
                 "runqueue_wait_s": o["runqueue_wait_s"],
                 "start_margin_s": o.get("start_margin_s"),
-                # the engine's real start after the instant it was given, both in its own clock
-                "began_late_s": float(o["result"]["started_unix_s"]) - o["started_at_ns"] / 1e9,
+                "began_late_s": o.get("began_late_s"),
                 "result": o["result"],
             }
             for h, o, s in zip(hosts, outputs, starts, strict=True)
@@ -231,7 +230,7 @@ class _CellRun:
         hosts: list[LoadHost],
         parts: list[EnginePlan],
         bound: float,
-        lead_s: float = START_LEAD_S,
+        lead_s: float,
     ):
         from distributed import Event, Queue, Variable
 

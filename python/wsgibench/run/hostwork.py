@@ -151,8 +151,10 @@ def run_share(
         "result": doc,
         "runqueue_wait_s": watch.waited_s,
         "started_at_ns": start_ns + offset_ns,
-        # how far ahead of its instant the start reached this host (below 0: after it)
+        # how far ahead of its instant the start reached this host (below 0: after it), and how
+        # long after that instant its engine really began; both in this host's own clock
         "start_margin_s": (start_ns + offset_ns - got_ns) / 1e9,
+        "began_late_s": float(doc["started_unix_s"]) - (start_ns + offset_ns) / 1e9,
     }
 
 
