@@ -17,7 +17,7 @@ from wsgibench.results.store import Store
 from wsgibench.run.study import StudyRunner
 from wsgibench.study.model import parse_study
 
-from .helpers import require
+from .helpers import measured_or_engine_bound, require
 
 D_BLOCKING = 0.25
 D_NON_BLOCKING = 1.0
@@ -160,6 +160,9 @@ def test_native_pair_serves_only_sleep_and_mixed(tmp_path):
     native = cells["tornado-native-async"]
     assert native.status == "unavailable" and "sleep, mixed" in native.reason, native.reason
     php = cells["php-fpm-nginx"]
-    assert php.status == "measured", php.reason
+    # Ten requests make a window of milliseconds, judged on its one short second: on a shared
+    # CI machine the engine's CPU there read >= 95 % once (2026-11-28), its honest verdict of
+    # the client, not of php-fpm.
+    assert measured_or_engine_bound(php), (php.status, php.reason)
     assert php.server_info["flavour"] == "non-Python reference"
     assert "non-Python reference" in php.notes
