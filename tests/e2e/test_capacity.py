@@ -10,13 +10,22 @@ About 50 s on 2 cores.
 
 from __future__ import annotations
 
+import re
 import statistics
 import subprocess
 
 import pytest
 
 from wsgibench.errors import LoadHostLost
-from wsgibench.results.capacity import COST_NOTE, COST_SHARES, RERUN_NOTE, STEP_NOTE, StepStatus
+from wsgibench.machine.calm import Calm, wait_until_calm
+from wsgibench.results.capacity import (
+    CALM_NOTE,
+    COST_NOTE,
+    COST_SHARES,
+    RERUN_NOTE,
+    STEP_NOTE,
+    StepStatus,
+)
 from wsgibench.results.capacity_pool import pool
 from wsgibench.results.capacity_read import ServerCapacity, read_capacities
 from wsgibench.results.engine_plan import EnginePlan
@@ -255,7 +264,17 @@ def test_a_step_the_machine_limited_is_run_again_in_its_cells_place_and_said(tmp
     require(SERVER)
     spec = _two_step_spec("capacity-late", cost_cells=False)
     store = Store(tmp_path / "late.sqlite")
-    StudyRunner(parse_study(spec, "capacity-late"), store, engine=_LateOnceEngine(2)).run()
+    runner = StudyRunner(parse_study(spec, "capacity-late"), store, engine=_LateOnceEngine(2))
+    waits: list[list[int]] = []
+
+    def wait_for_calm(cpus: list[int]) -> Calm:
+        waits.append(cpus)
+        return wait_until_calm(cpus)
+
+    runner.wait_for_calm = wait_for_calm
+    runner.run()
+    # before the rerun, and only then, the runner waited for the server's and engine's CPUs
+    assert waits == [sorted(set(runner.server_cpus + runner.engine_cpus))]
     row = store.study(None)
     assert row["status"] == "finished"
     cells = sorted(store.cells(row["id"]), key=lambda c: c.position)
@@ -267,6 +286,12 @@ def test_a_step_the_machine_limited_is_run_again_in_its_cells_place_and_said(tmp
         said
         == f"{RERUN_NOTE} (load generator was the bottleneck: schedule lag p99 20000 us > 10000 us)"
     )
+    (waited,) = [n for n in at_100[0].notes if n.startswith(CALM_NOTE)]
+    assert re.fullmatch(
+        rf"{CALM_NOTE}: (waited [0-9.]+ s for its CPUs to be calm|its CPUs were not calm within "
+        r"[0-9.]+ s) \(steal [0-9.]+ %, busy [0-9.]+ % of CPUs [0-9, ]+ in the last sample\).*",
+        waited,
+    ), waited
     (found,) = read_capacities(store, row["id"])
     result = found.result
     assert [s.rate for s in result.steps][:3] == [50, 100, 100]

@@ -255,6 +255,9 @@ STEP_NOTE = "capacity step"
 # The note of a step run again because the machine limited it: its cell took the first one's
 # place in the store (one cell a rate), the first one's reason said after it in brackets.
 RERUN_NOTE = "capacity step run again at once: the machine limited its first run"
+# The rerun's second note: how long the search waited for the CPUs to be calm before it
+# (machine/calm.py), up to 10 s, so that the rerun does not meet the same moment of steal.
+CALM_NOTE = "before the rerun"
 # The shares of capacity at which CPU per request is measured after the search.
 COST_SHARES = (0.25, 0.5, 0.75)
 

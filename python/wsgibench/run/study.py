@@ -9,8 +9,9 @@ from typing import Any
 
 from wsgibench import databases
 from wsgibench.errors import UsageError
-from wsgibench.machine import doctor, environment, topology
+from wsgibench.machine import calm, doctor, environment, topology
 from wsgibench.machine.process import RunningServer
+from wsgibench.results.capacity import CALM_NOTE
 from wsgibench.results.compare import metadata_differences
 from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.store import Cell, Store
@@ -69,6 +70,8 @@ class StudyRunner:
         # The db app's database: files next to the results store, one per load (see databases).
         self.databases = databases.LoadDatabase(store.path.resolve().parent)
         self.apps = PreparedApps()
+        # How a step the machine limited waits for calm CPUs before it is run again.
+        self.wait_for_calm: Callable[[list[int]], calm.Calm] = calm.wait_until_calm
 
     def run(
         self,
@@ -157,9 +160,14 @@ class StudyRunner:
             if stored is not None and stored.id != cell.replaces:
                 reps = self.store.stored_repeats(stored.id)
                 return Measured(stored.status, stored.reason, reps, stored.id)
+            # a step run again waits until the machine's CPUs are calm, not to meet the same moment
+            cpus = sorted(set(self.server_cpus + self.engine_cpus))
+            quiet = self.wait_for_calm(cpus) if cell.replaces is not None else None
             started = time.time()
             outcome = run_cell(cell, self._cell_context())
             outcome.notes.extend(note_of(outcome.status, outcome.reason, outcome.repeats))
+            if quiet is not None:
+                outcome.notes.append(f"{CALM_NOTE}: {quiet.describe()}")
             if cell.replaces is not None:  # a step run again: one cell a rate, the notes say so
                 self.store.delete_cell(cell.replaces)
             cell_id = save_cell(self.store, study_id, cell, outcome, started)
