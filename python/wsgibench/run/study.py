@@ -65,8 +65,9 @@ class StudyRunner:
             else topology.layout(self.topology, study.server_cpus, study.engine_cpus)
         )
         self.server_cpus, self.engine_cpus = self.layout.server_cpus, self.layout.engine_cpus
+        self.cpus = sorted(set(self.server_cpus + self.engine_cpus))  # every CPU the study uses
         self.current_server: RunningServer | None = None  # the server of the cell in progress
-        self.doctor = doctor.findings(sorted(set(self.server_cpus + self.engine_cpus)))
+        self.doctor = doctor.findings(self.cpus)
         # The db app's database: files next to the results store, one per load (see databases).
         self.databases = databases.LoadDatabase(store.path.resolve().parent)
         self.apps = PreparedApps()
@@ -161,8 +162,7 @@ class StudyRunner:
                 reps = self.store.stored_repeats(stored.id)
                 return Measured(stored.status, stored.reason, reps, stored.id)
             # a step run again waits until the machine's CPUs are calm, not to meet the same moment
-            cpus = sorted(set(self.server_cpus + self.engine_cpus))
-            quiet = self.wait_for_calm(cpus) if cell.replaces is not None else None
+            quiet = self.wait_for_calm(self.cpus) if cell.replaces is not None else None
             started = time.time()
             outcome = run_cell(cell, self._cell_context())
             outcome.notes.extend(note_of(outcome.status, outcome.reason, outcome.repeats))
