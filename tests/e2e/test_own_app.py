@@ -198,6 +198,31 @@ def test_an_app_that_does_not_import_stops_at_start_in_one_line(tmp_path: Path):
             assert db.execute("SELECT count(*) FROM cells").fetchone() == (0,)
 
 
+def test_the_command_line_gives_an_apps_requirements(tmp_path: Path):
+    # `run --app` alone: the app's import fails in the servers' environments, and the error says
+    # how to name its dependencies; with `--requirements` they are locked, installed and used.
+    require("gunicorn-gthread")
+    _study(tmp_path)
+    (tmp_path / "greeting.txt").write_text("hello\n")  # no app_workdir: the app's own folder
+    argv = cli(
+        "run", "quick", "--app", "service.py:wsgi_app", "--path", "/greet",
+        "--servers", "gunicorn-gthread", "--no-ceiling", "--levels", "4", "--duration", "0.5",
+        "--repeats", "1", "--results", "r.sqlite", "--no-report", "--no-install",
+    )  # fmt: skip
+    bare = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    last = [line for line in bare.stderr.splitlines() if line.strip()][-1]
+    assert bare.returncode != 0 and "Traceback" not in bare.stderr, bare.stderr[-2000:]
+    assert last.startswith("error: app service:wsgi_app does not import"), last
+    assert "No module named 'humanize'" in last and "--requirements requirements.txt" in last
+    given = argv + ["--requirements", "requirements.txt"]
+    proc = subprocess.run(given, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert "--requirements requirements.txt" in proc.stdout
+    cell, (rep,) = _cells(tmp_path)["gunicorn-gthread"]
+    assert cell.status == "measured" and rep.totals.ok > 0 and rep.totals.error_count == 0
+    assert cell.server_info["app"]["packages"].get("humanize") == "4.12.3"
+
+
 ASGI_ONLY = """
 async def app(scope, receive, send):
     if scope["type"] != "http":

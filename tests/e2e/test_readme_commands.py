@@ -189,12 +189,13 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]] | Elsewhere] = {
             OK,
         )
     ],  # fmt: skip
-    "wsgibench run quick --app myapp:app --path /api/items --expect-status 200": [
+    "wsgibench run quick --app myapp:app --requirements requirements.txt --path /api/items": [
         (
-            "printf 'def app(environ, start_response):\\n"
+            "printf 'import humanize\\ndef app(environ, start_response):\\n"
             '    start_response("200 OK", [("Content-Length", "2")])\\n'
             '    return [b"ok"]\\n\' > myapp.py && '
-            "{script} run quick --app myapp:app --path /api/items --expect-status 200 "
+            "echo humanize==4.12.3 > requirements.txt && "
+            "{script} run quick --app myapp:app --requirements requirements.txt --path /api/items "
             "--servers waitress --no-ceiling --levels 4 --duration 0.5 --repeats 1 "
             "--results {tmp}/mine.sqlite --no-report",
             OK,

@@ -236,6 +236,12 @@ def apps() -> None:
     type=click.IntRange(100, 999),
     help="With --path: the status of a valid reply (default 200).",
 )
+@click.option(
+    "--requirements",
+    metavar="FILE",
+    help="Your app's dependencies: a requirements.txt or pyproject.toml (relative to the "
+    "working directory), locked and installed beside each server's environment.",
+)
 @friendly
 def run(
     study: str,

@@ -31,6 +31,7 @@ from wsgibench.run.tune import (
 from wsgibench.servers import resolve
 from wsgibench.study.appspec import AppSpec
 from wsgibench.study.model import Study, parse_study
+from wsgibench.study.overrides import Overrides
 
 
 def tune_servers(
@@ -49,9 +50,11 @@ def tune_servers(
     workers: list[int] | None = None,
     threads: list[int] | None = None,
     base: Path | None = None,
+    app_keys: dict[str, Any] | None = None,
 ) -> Tuning:
     """Tune the servers within the budget (run/tune.py), each round a stored study; print and
-    keep the ranking and the winner's command line. `base`: what the app is relative to."""
+    keep the ranking and the winner's command line. `base`: what the app is relative to;
+    `app_keys`: one's own app's study keys besides its name (APP_KEYS)."""
     base = base or Path.cwd()
     try:
         names = resolve(servers)
@@ -61,12 +64,10 @@ def tune_servers(
     cpus = len(topology.layout(topology.read()).server_cpus)
     settings = settings_for(names, cpus, max_threads, workers, threads)
     store = Store(results or default_results())
-    common = dict(servers=names, app=app, app_env=app_env or {}, random_order=False)
-    common["memory_limit_mb"] = memory_limit_mb
+    common = dict(servers=names, app=app, app_env=app_env or {}, **(app_keys or {}))
+    common.update(random_order=False, memory_limit_mb=memory_limit_mb)
     label = names[0] if len(names) == 1 else f"{names[0]} +{len(names) - 1}"
-    installed: list[bool] = []
-    studies: list[int] = []
-    served: list[AppSpec] = []
+    installed, studies, served = list[bool](), list[int](), list[AppSpec]()
 
     def run_round(loads: list[dict[str, Any]], round_: int) -> list[ServerCapacity]:
         raw = {**common, "name": f"tune {label} r{round_ + 1}", "repeats": ROUNDS[round_][1]}
@@ -137,6 +138,19 @@ def _budget(p99_ms: float, pool: int | None) -> dict[str, Any]:
     return {"slo_p99_ms": p99_ms, **({"pool": pool} if pool else {})}
 
 
+# What a study says of its app besides its name and paths, that every round takes as it is.
+APP_KEYS = ("app_asgi", "interface", "probe", "requests")
+
+
+def _app_keys(study: Study) -> dict[str, Any]:
+    """One's own app as the study gives it, for every round: its keys, its paths resolved."""
+    keys = {k: study.raw[k] for k in APP_KEYS if k in study.raw}
+    app = study.app_of()
+    paths = (("requirements", app.requirements), ("app_workdir", app.workdir)) if app.spec else ()
+    keys.update({key: str(path) for key, path in paths if path is not None})
+    return keys
+
+
 def tune_study(study: Study, results: Path | None, console: Console) -> Store:
     """A study with `tune = { ... }`: `wsgibench tune` with its settings, app and limits."""
     t = study.tune or {}
@@ -156,6 +170,7 @@ def tune_study(study: Study, results: Path | None, console: Console) -> Store:
         workers=t.get("workers"),
         threads=t.get("threads"),
         base=study.base,
+        app_keys=_app_keys(study),
     )
     return Store(path, create=False, read_only=True)
 
@@ -212,6 +227,18 @@ def tune_study(study: Study, results: Path | None, console: Console) -> Store:
     "--app-env", "app_env", multiple=True, metavar="KEY=VALUE", help="An app setting (repeatable)."
 )
 @click.option(
+    "--requirements",
+    metavar="FILE",
+    help="Your app's dependencies: a requirements.txt or pyproject.toml (relative to the "
+    "working directory).",
+)
+@click.option("--path", metavar="PATH", help="The one request to send (e.g. /api/items).")
+@click.option(
+    "--expect-status",
+    type=click.IntRange(100, 999),
+    help="With --path: the status of a valid reply (default 200).",
+)
+@click.option(
     "--pool",
     type=click.IntRange(min=1),
     metavar="N",
@@ -237,11 +264,17 @@ def tune_command(
     workers_list: str | None,
     threads_list: str | None,
     pool: int | None,
+    requirements: str | None,
+    path: str | None,
+    expect_status: int | None,
 ) -> None:
     """Find the settings (workers, threads, Granian's runtime mode; worker class across
     gunicorn-*) with the highest capacity within a p99 budget, and print the winner's command
     line."""
     env = dict(pair.partition("=")[::2] for pair in app_env)
+    given = Overrides(app=app, requirements=requirements, path=path, expect_status=expect_status)
+    keys = given.app_table({}, [])[0]
+    keys.pop("app")
     tune_servers(
         list(servers),
         app,
@@ -255,6 +288,7 @@ def tune_command(
         app_env=env,
         workers=_counts(workers_list, "--workers"),
         threads=_counts(threads_list, "--threads"),
+        app_keys=keys,
     )
 
 

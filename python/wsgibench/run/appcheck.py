@@ -91,6 +91,17 @@ def prepare(study: Study, progress: Callable[[str], None] = lambda _m: None) -> 
     return out
 
 
+def _hint(app: AppSpec, error: str) -> str:
+    """What to do about a module one's own app imports and no requirements name: the servers run
+    in environments of their own, not the one wsgibench runs in."""
+    if not app.spec or app.requirements is not None or "ModuleNotFoundError" not in error:
+        return ""
+    return (
+        " (servers run in their own environments: name the app's dependencies with"
+        " --requirements requirements.txt, or `requirements` in a study file)"
+    )
+
+
 def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str, str]) -> AppSpec:
     """Import the app (and its ASGI side) in a fresh interpreter; the app with its interface."""
     targets = [(app.module_name, app.callable)]
@@ -111,7 +122,7 @@ def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str,
         raise UsageError(f"app {app.name}: importing it took over {IMPORT_TIMEOUT_S:g} s") from None
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["exited without a word"])[-1]
-        raise UsageError(f"app {app.name} does not import: {last[:300]}")
+        raise UsageError(f"app {app.name} does not import: {last[:300]}{_hint(app, last)}")
     kinds = json.loads(proc.stdout.strip().splitlines()[-1])
     if len(kinds) > 1 and not kinds[1]:
         raise UsageError(f"app {app.name}: app_asgi {app.asgi_module} is not an ASGI callable")

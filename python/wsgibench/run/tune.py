@@ -16,6 +16,7 @@ from typing import Any
 from wsgibench.results.capacity_read import ServerCapacity
 from wsgibench.servers import LaunchContext, ServerRecipe, get, versions
 from wsgibench.study.apps import AppSpec
+from wsgibench.study.userapps import with_interface
 
 # Each round: the search's resolution, repeats per step and seconds per repeat.
 ROUNDS: tuple[tuple[float, int, float], ...] = ((0.2, 1, 1.0), (0.1, 2, 1.5), (0.05, 3, 2.0))
@@ -245,6 +246,8 @@ def command_line(setting: Setting, app: AppSpec, host: str = "0.0.0.0", port: in
     server's own command line (gunicorn, uWSGI, Granian, uvicorn ...) or wsgibench's launcher."""
     recipe: ServerRecipe = get(setting.server)
     assert recipe.launch is not None
+    if app.spec and not app.interface:  # read when the trials started: the server's own kind
+        app = with_interface(app, recipe.interface.lower())
     ctx = LaunchContext(
         host=host,
         port=port,

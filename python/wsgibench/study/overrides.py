@@ -12,6 +12,7 @@ from wsgibench.baseline import BASELINE
 from wsgibench.errors import UsageError
 from wsgibench.machine.topology import parse_cpulist
 from wsgibench.servers import resolve
+from wsgibench.study.apps import APPS
 from wsgibench.study.kinds import Bad, Int, Kind, ListOf, Number
 from wsgibench.study.model import (
     Study,
@@ -44,6 +45,7 @@ class Overrides:
     app: str | None = None  # one's own app (`--app module:callable`), relative to the cwd
     path: str | None = None  # `--path /api/items`: the one request, with --expect-status
     expect_status: int | None = None
+    requirements: str | None = None  # one's own app's dependencies, relative to the cwd
 
     def table(self, raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
         """The study's table with these changes, and a line for each change (in option order)."""
@@ -74,12 +76,17 @@ class Overrides:
         if self.server_host is not None:
             out["server_host"] = self.server_host
             said.append(f"--server-host {self.server_host}")
-        return self._app(out, said)
+        return self.app_table(out, said)
 
-    def _app(self, out: dict[str, Any], said: list[str]) -> tuple[dict[str, Any], list[str]]:
+    def app_table(self, out: dict[str, Any], said: list[str]) -> tuple[dict[str, Any], list[str]]:
+        """The table with the app, its requirements and its one request as given (`--app
+        --requirements --path --expect-status`, for `run` and `tune` alike)."""
         if self.app is not None:
             out["app"] = self.app
             said.append(f"--app {self.app}")
+        if self.requirements is not None:
+            out["requirements"] = str(_requirements(self.requirements, out.get("app", "pong")))
+            said.append(f"--requirements {self.requirements}")
         if self.expect_status is not None and self.path is None:
             raise UsageError("--expect-status goes with --path: the request it judges")
         if self.path is not None:
@@ -176,6 +183,18 @@ def _pairs(items: tuple[str, ...]) -> dict[str, str]:
     if bad:
         raise UsageError(f"--app-env takes KEY=VALUE, not {bad[0]!r}")
     return {k: v for k, _, v in pairs}
+
+
+def _requirements(given: str, app: str) -> Path:
+    """`--requirements FILE` made absolute against the working directory, for one's own app."""
+    if app in APPS:
+        raise UsageError(
+            f"--requirements is for your own app (--app module:callable); {app!r} is built in"
+        )
+    path = (Path.cwd() / given).resolve()
+    if not path.is_file():
+        raise UsageError(f"--requirements: {path} is not a file")
+    return path
 
 
 def _cpus(value: str, option: str) -> list[int]:

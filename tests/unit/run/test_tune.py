@@ -103,6 +103,18 @@ def test_the_winners_command_line_is_the_servers_own():
     assert "--processes 2" in uwsgi and "--threads 4" in uwsgi and "--module pong:app" in uwsgi
 
 
+def test_ones_own_apps_command_line_names_it_once_whatever_its_interface(tmp_path):
+    # The interface of one's own app is read when the trials start; the study's spec has none.
+    (tmp_path / "myapi.py").write_text("app = None\n")
+    load = {"name": "c", "model": "closed", "levels": [1], "duration_s": 1}
+    study = parse_study({"servers": ["uvicorn"], "app": "myapi:app", "load": [load]}, "t", tmp_path)
+    app = study.app_of()
+    assert app.interface == ""
+    for server in ("granian-asgi", "uvicorn", "gunicorn-gthread", "granian", "uwsgi-http11"):
+        line = command_line(Setting(server, 1, 1), app)
+        assert "myapi:app" in line.split() and "myapi:app:app" not in line, line
+
+
 def test_a_search_the_engine_cut_short_keeps_its_lower_bound_and_can_win():
     # Round 2: the 8-thread search stops where the engine lagged (a starved VM), above 160 req/s
     # that met the budget; 1 thread stays at 20. The lower bound still beats it: 8 threads win,

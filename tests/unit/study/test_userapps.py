@@ -164,3 +164,50 @@ def test_a_tune_study_needs_no_load_and_checks_its_table(tmp_path: Path):
         parse_study(
             {"servers": ["waitress"], "tune": {"slo_p99_ms": 1, "thread": [2]}}, "t", tmp_path
         )
+
+
+def test_the_command_line_gives_ones_own_apps_requirements(tmp_path: Path, monkeypatch):
+    (tmp_path / "svc.py").write_text("app = None\n")
+    (tmp_path / "req.txt").write_text("humanize==4.12.3\n")
+    monkeypatch.chdir(tmp_path)
+    from wsgibench.study.overrides import load_with
+
+    study, said = load_with("quick", Overrides(app="svc:app", requirements="req.txt"))
+    assert study.app_of().requirements == (tmp_path / "req.txt").resolve()
+    assert said == ["--app svc:app", "--requirements req.txt"]
+    with pytest.raises(UsageError, match="--requirements is for your own app .* 'pong' is built"):
+        load_with("quick", Overrides(requirements="req.txt"))
+    with pytest.raises(UsageError, match="--requirements: .*nope.txt is not a file"):
+        load_with("quick", Overrides(app="svc:app", requirements="nope.txt"))
+
+
+def test_a_tune_study_gives_every_round_its_apps_keys(tmp_path: Path):
+    # Each round of a tuning is a study of its own: one's own app must keep its requirements,
+    # probe and requests there, paths resolved against the study's folder.
+    from wsgibench.cli.tune import _app_keys
+
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "svc.py").write_text("app = None\n")
+    (tmp_path / "req.txt").write_text("humanize==4.12.3\n")
+    keys = {
+        "app": "app/svc.py:app",
+        "requirements": "req.txt",
+        "probe": {"path": "/health", "status": 200, "body": "ok"},
+        "requests": [{"name": "i", "path": "/items", "expect": {"status": 200}}],
+    }
+    study = parse_study(
+        {"servers": ["uvicorn"], "tune": {"slo_p99_ms": 100}, **keys}, "t", tmp_path
+    )
+    given = _app_keys(study)
+    assert given["requirements"] == str((tmp_path / "req.txt").resolve())
+    elsewhere = tmp_path / "elsewhere"  # the rounds parse against the app's folder, not the study's
+    elsewhere.mkdir()
+    app_file = str(tmp_path / "app" / "svc.py") + ":app"
+    again = parse_study(
+        {"servers": ["uvicorn"], "load": [LOAD], "app": app_file, **given}, "r", elsewhere
+    )
+    assert again.app_of().requirements == study.app_of().requirements
+    assert again.app_of().probe == study.app_of().probe
+    assert [(r.path, r.expect) for r in again.requests] == [("/items", {"status": 200})]
+    built_in = parse_study({"servers": ["uvicorn"], "app": "flask", "tune": {"slo_p99_ms": 1}}, "t")
+    assert "requirements" not in _app_keys(built_in)  # a framework's own pins stay its own
