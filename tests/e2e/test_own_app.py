@@ -223,6 +223,29 @@ def test_the_command_line_gives_an_apps_requirements(tmp_path: Path):
     assert cell.server_info["app"]["packages"].get("humanize") == "4.12.3"
 
 
+def test_an_app_that_answers_its_probe_wrongly_is_told_at_once_with_the_answer(tmp_path: Path):
+    # No --path: the probe is the app's first GET, "/", which this app answers 404. The server is
+    # up and its answer will not change: the cell says so after a few seconds, not the whole start
+    # timeout, with the answer and where to name the right request.
+    require("waitress")
+    (tmp_path / "api.py").write_text(
+        "def app(environ, start_response):\n"
+        "    start_response('404 Not Found', [('Content-Length', '9')])\n"
+        "    return [b'not here!']\n"
+    )
+    argv = cli(
+        "run", "quick", "--app", "api:app", "--servers", "waitress", "--no-ceiling",
+        "--levels", "4", "--duration", "0.5", "--repeats", "1", "--results", "r.sqlite",
+        "--no-report", "--no-install",
+    )  # fmt: skip
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    cell, reps = _cells(tmp_path)["waitress"]
+    assert cell.status == "disqualified" and reps == [], (cell.status, cell.reason)
+    assert "it answered status 404, body b'not here!' for 3 s" in cell.reason, cell.reason
+    assert "name it with --path" in cell.reason and "within" not in cell.reason, cell.reason
+
+
 ASGI_ONLY = """
 async def app(scope, receive, send):
     if scope["type"] != "http":

@@ -225,10 +225,25 @@ def _die_with_parent() -> None:
 
 
 @dataclass(frozen=True)
+class Probed:
+    """One look at a starting server: ready, or what it answered instead ("" when nothing yet),
+    and whether that answer is one a starting server does not change (a 4xx status)."""
+
+    ready: bool
+    said: str = ""
+    final: bool = False
+
+
+# A server that gives the same final wrong answer this long is up and serving something else: its
+# start fails then, naming the answer, rather than after the whole start timeout.
+SETTLED_S = 3.0
+
+
+@dataclass(frozen=True)
 class Readiness:
     """How to tell the server is up: a probe of its port, named for the error when it never is."""
 
-    probe: Callable[[], bool]
+    probe: Callable[[], Probed]
     what: str
     timeout_s: float
 
@@ -287,13 +302,28 @@ def launch(
         raise
 
 
-def _wait(server: RunningServer, ready: Callable[[], bool], timeout_s: float, what: str) -> None:
+def _wait(
+    server: RunningServer, look: Callable[[], Probed | bool], timeout_s: float, what: str
+) -> None:
+    """Until the server is ready; a StartupError when it died, kept giving the same final wrong
+    answer for SETTLED_S, or was not ready within timeout_s (naming its last answer)."""
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+    last, since = Probed(False), 0.0
+    while (now := time.monotonic()) < deadline:
         gone = server.dead()
         if gone:
             raise StartupError(f"server did not start: {gone}")
-        if ready():
+        seen = look()
+        if seen is True or (isinstance(seen, Probed) and seen.ready):
             return
+        if isinstance(seen, Probed) and seen.said:
+            if not (seen.final and seen == last):
+                since = now
+            last = seen
+            if seen.final and now - since >= SETTLED_S:
+                raise StartupError(f"no {what}: it answered {seen.said} for {SETTLED_S:g} s")
         time.sleep(0.05)
-    raise StartupError(f"no {what} within {timeout_s:.0f} s: {log_tail(server.started[-1].log)}")
+    said = f" (its last answer: {last.said})" if last.said else ""
+    raise StartupError(
+        f"no {what} within {timeout_s:.0f} s{said}: {log_tail(server.started[-1].log)}"
+    )

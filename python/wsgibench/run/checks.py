@@ -7,6 +7,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from wsgibench.machine.process import Probed
 from wsgibench.results.diagnose import Diagnosis
 from wsgibench.run import http as _http
 from wsgibench.run import tls
@@ -91,14 +92,18 @@ def fetch(
         conn.close()
 
 
-def probe(host: str, port: int, probe: Probe = PONG_PROBE, timeout_s: float = 1.0) -> bool:
-    """Readiness: one HTTP/1.1 request on the probe's path answered as the probe expects."""
+def probe(host: str, port: int, probe: Probe = PONG_PROBE, timeout_s: float = 1.0) -> Probed:
+    """Readiness: one HTTP/1.1 request on the probe's path answered as the probe expects; else
+    what came back instead (a 4xx status is final: a starting server does not change it)."""
     try:
         raw = _http.request(probe.path, close=True)
         reply = fetch(host, port, raw, timeout_s=timeout_s)[0]
-        return probe.accepts(reply.status, reply.body)
     except (OSError, _http.BadResponse, ValueError):
-        return False
+        return Probed(False)
+    if probe.accepts(reply.status, reply.body):
+        return Probed(True)
+    said = f"status {reply.status}" + (f", body {reply.body[:80]!r}" if reply.body else "")
+    return Probed(False, said, final=400 <= reply.status < 500)
 
 
 # A server that does not pipeline leaves the second of two requests sent together unanswered:

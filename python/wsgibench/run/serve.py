@@ -167,11 +167,10 @@ def _with_tls(recipe: ServerRecipe, cmd: Command, ctx: LaunchContext) -> Command
 def _launch_ready(recipe: ServerRecipe, options: ServeOptions, ctx: LaunchContext) -> RunningServer:
     host = ctx.host
     probe = options.app.probe
-    ready = Readiness(
-        lambda: checks.probe(host, ctx.port, probe),
-        f"{probe.describe()} of port {ctx.port}",
-        recipe.start_timeout_s,
-    )
+    what = f"{probe.describe()} of port {ctx.port}"
+    if options.app.spec:  # one's own app: its probe is its first GET request unless named
+        what += " (your app's probe: name it with --path, or probe = { path, status })"
+    ready = Readiness(lambda: checks.probe(host, ctx.port, probe), what, recipe.start_timeout_s)
     assert recipe.launch is not None
     return launch(
         [_with_tls(recipe, _on_app_path(cmd, ctx), ctx) for cmd in recipe.launch(ctx)],
