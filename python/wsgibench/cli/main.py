@@ -242,6 +242,11 @@ def apps() -> None:
     help="Your app's dependencies: a requirements.txt or pyproject.toml (relative to the "
     "working directory), locked and installed beside each server's environment.",
 )
+@click.option(
+    "--app-asgi",
+    metavar="SPEC",
+    help="With --app (its WSGI side): the same app's ASGI side, for the ASGI servers.",
+)
 @friendly
 def run(
     study: str,

@@ -232,6 +232,11 @@ def tune_study(study: Study, results: Path | None, console: Console) -> Store:
     help="Your app's dependencies: a requirements.txt or pyproject.toml (relative to the "
     "working directory).",
 )
+@click.option(
+    "--app-asgi",
+    metavar="SPEC",
+    help="With --app (its WSGI side): the same app's ASGI side, for the ASGI servers.",
+)
 @click.option("--path", metavar="PATH", help="The one request to send (e.g. /api/items).")
 @click.option(
     "--expect-status",
@@ -265,6 +270,7 @@ def tune_command(
     threads_list: str | None,
     pool: int | None,
     requirements: str | None,
+    app_asgi: str | None,
     path: str | None,
     expect_status: int | None,
 ) -> None:
@@ -272,7 +278,13 @@ def tune_command(
     gunicorn-*) with the highest capacity within a p99 budget, and print the winner's command
     line."""
     env = dict(pair.partition("=")[::2] for pair in app_env)
-    given = Overrides(app=app, requirements=requirements, path=path, expect_status=expect_status)
+    given = Overrides(
+        app=app,
+        requirements=requirements,
+        app_asgi=app_asgi,
+        path=path,
+        expect_status=expect_status,
+    )
     keys = given.app_table({}, [])[0]
     keys.pop("app")
     tune_servers(

@@ -12,6 +12,7 @@ from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.outcome import CellOutcome
 from wsgibench.run.serve import availability, server_python
 from wsgibench.servers import ServerRecipe
+from wsgibench.servers.recipe import Interface
 from wsgibench.study.apps import AppSpec
 from wsgibench.study.loads import Load
 
@@ -41,7 +42,10 @@ def refusal(
             f"runs no Python app ({recipe.interface_label}): it cannot serve {app.name!r}",
         )
     if not recipe.apps and app.module_for(recipe.interface, recipe.native_api) is None:
-        return CellOutcome(CellStatus.UNAVAILABLE, recipe.has_no_version_of(app.name))
+        why = recipe.has_no_version_of(app.name)
+        if app.spec and recipe.interface == Interface.ASGI:  # Django's asgi.py, Falcon's asgi.App
+            why += " (an app with an ASGI side names it with app_asgi, or --app-asgi)"
+        return CellOutcome(CellStatus.UNAVAILABLE, why)
     ok, why = availability(recipe)
     if not ok:
         return CellOutcome(CellStatus.UNAVAILABLE, why)

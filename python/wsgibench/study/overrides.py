@@ -46,6 +46,7 @@ class Overrides:
     path: str | None = None  # `--path /api/items`: the one request, with --expect-status
     expect_status: int | None = None
     requirements: str | None = None  # one's own app's dependencies, relative to the cwd
+    app_asgi: str | None = None  # its ASGI side, when `app` is its WSGI one
 
     def table(self, raw: dict[str, Any], where: str) -> tuple[dict[str, Any], list[str]]:
         """The study's table with these changes, and a line for each change (in option order)."""
@@ -80,10 +81,15 @@ class Overrides:
 
     def app_table(self, out: dict[str, Any], said: list[str]) -> tuple[dict[str, Any], list[str]]:
         """The table with the app, its requirements and its one request as given (`--app
-        --requirements --path --expect-status`, for `run` and `tune` alike)."""
+        --app-asgi --requirements --path --expect-status`, for `run` and `tune` alike)."""
         if self.app is not None:
             out["app"] = self.app
             said.append(f"--app {self.app}")
+        if self.app_asgi is not None:
+            if out.get("app", "pong") in APPS:
+                raise UsageError("--app-asgi is the ASGI side of your own app: give --app too")
+            out["app_asgi"] = self.app_asgi
+            said.append(f"--app-asgi {self.app_asgi}")
         if self.requirements is not None:
             out["requirements"] = str(_requirements(self.requirements, out.get("app", "pong")))
             said.append(f"--requirements {self.requirements}")

@@ -31,6 +31,20 @@ def test_an_app_without_an_asgi_version_is_unavailable_to_asgi_servers():
     assert get_app("db").module_for("ASGI") == "asgi_db"
 
 
+def test_ones_own_wsgi_app_is_told_how_to_name_its_asgi_side(tmp_path):
+    (tmp_path / "site.py").write_text("def application(environ, start_response): ...\n")
+    study = parse_study(
+        {"servers": ["uvicorn"], "app": "site:application", "interface": "wsgi", "load": [LOAD]},
+        "t",
+        tmp_path,
+    )
+    refused = refusal(get("uvicorn"), study.app_of(), 1)
+    assert refused is not None and refused.reason == (
+        "an ASGI server; app 'site:application' has no ASGI version"
+        " (an app with an ASGI side names it with app_asgi, or --app-asgi)"
+    )
+
+
 def test_loop_and_parser_from_what_the_app_saw():
     seen = {
         "loop": "uvloop.Loop",

@@ -179,6 +179,11 @@ def test_the_command_line_gives_ones_own_apps_requirements(tmp_path: Path, monke
         load_with("quick", Overrides(requirements="req.txt"))
     with pytest.raises(UsageError, match="--requirements: .*nope.txt is not a file"):
         load_with("quick", Overrides(app="svc:app", requirements="nope.txt"))
+    both, said = load_with("quick", Overrides(app="svc:app", app_asgi="svc:asgi"))
+    assert (both.app_of().asgi_module, both.app_of().asgi_callable) == ("svc", "asgi")
+    assert said == ["--app svc:app", "--app-asgi svc:asgi"]
+    with pytest.raises(UsageError, match="--app-asgi is the ASGI side of your own app"):
+        load_with("quick", Overrides(app_asgi="svc:asgi"))
 
 
 def test_a_tune_study_gives_every_round_its_apps_keys(tmp_path: Path):
