@@ -31,7 +31,14 @@ def locate(spec: str, base: Path) -> tuple[Path, str, str]:
     target, _, attr = spec.partition(":")
     attr = attr or "app"
     if not _CALLABLE.fullmatch(attr):
-        raise UsageError(f"app {spec!r}: {attr!r} is not a callable's name")
+        factory = attr.endswith(")") and _CALLABLE.fullmatch(attr.partition("(")[0])
+        hint = (
+            f" (an app factory: call it in a file of your own, `app = {attr}`, and name that"
+            " file's app)"
+            if factory
+            else ""
+        )
+        raise UsageError(f"app {spec!r}: {attr!r} is not a callable's name{hint}")
     if target.endswith(".py") or "/" in target:
         path = (base / target).resolve()
         if not path.exists():
