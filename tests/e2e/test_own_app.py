@@ -246,6 +246,51 @@ def test_an_app_that_answers_its_probe_wrongly_is_told_at_once_with_the_answer(t
     assert "name it with --path" in cell.reason and "within" not in cell.reason, cell.reason
 
 
+FACTORY = """
+def create_app(word):
+    body = word.encode()
+    def app(environ, start_response):
+        start_response("200 OK", [("Content-Length", str(len(body)))])
+        return [body]
+    return app
+
+def create_asgi(word="asgi"):
+    body = word.encode()
+    async def app(scope, receive, send):
+        if scope["type"] != "http":
+            return
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+    return app
+"""
+
+
+def test_an_app_factory_is_called_with_its_arguments_on_every_kind_of_server(tmp_path: Path):
+    # gunicorn's own syntax (`module:create_app('x')`), on servers that have none: each imports
+    # the app the factory returns, and every reply's body says the arguments reached it.
+    servers = ("waitress", "uwsgi-http11", "uvicorn")
+    for name in servers:
+        require(name)
+    (tmp_path / "fac.py").write_text(FACTORY)
+    (tmp_path / "s.toml").write_text(
+        f"servers = {json.dumps(list(servers))}\n"
+        "app = \"fac:create_app('same')\"\n"
+        "app_asgi = \"fac:create_asgi(word='same')\"\n"
+        "repeats = 1\n"
+        '[[requests]]\nname = "r"\npath = "/"\nexpect = { status = 200, body = "same" }\n'
+        '[[load]]\nname = "c"\nmodel = "closed"\nlevels = [4]\nduration_s = 0.5\n'
+    )
+    proc = _run(tmp_path / "s.toml", tmp_path)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    cells = _cells(tmp_path)
+    for server in servers:
+        cell, (rep,) = cells[server]
+        assert cell.status == "measured", (server, cell.reason)
+        assert rep.totals.ok > 0 and rep.totals.error_count == 0, (server, rep.totals)
+    assert cells["uvicorn"][0].server_info["app"]["callable"] == "fac:create_asgi(word='same')"
+
+
 ASGI_ONLY = """
 async def app(scope, receive, send):
     if scope["type"] != "http":

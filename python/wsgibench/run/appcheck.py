@@ -37,9 +37,14 @@ def is_asgi(o):
 out = []
 try:
     for module, name in targets:
-        obj = getattr(importlib.import_module(module), name, None)
+        fname, call, args = name.partition("(")
+        obj = getattr(importlib.import_module(module), fname, None)
         if obj is None or not callable(obj):
-            raise SystemExit(f"{module} has no callable {name!r}")
+            raise SystemExit(f"{module} has no callable {fname!r}")
+        if call:  # a factory: the app is what it returns (literal arguments, checked before)
+            obj = eval("_factory(" + args, {"__builtins__": {}}, {"_factory": obj})
+            if not callable(obj):
+                raise SystemExit(f"{module}:{name} returned {type(obj).__name__}, not an app")
         out.append(is_asgi(obj))
 except SystemExit:
     raise

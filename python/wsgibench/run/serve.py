@@ -15,6 +15,7 @@ from wsgibench.machine.process import Command, Readiness, RunningServer, free_po
 from wsgibench.run import checks, tls
 from wsgibench.servers import LaunchContext, ServerRecipe, versions
 from wsgibench.study.apps import APPS, AppSpec
+from wsgibench.study.factory import is_call, write_shim
 
 PORT_ATTEMPTS = 3
 
@@ -125,6 +126,10 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
     # A private copy of the app's folder: readable by those users wherever it lives.
     app = options.app
     app_dir = Path(shutil.copytree(app.folder, workdir / "apps", ignore=_NOT_COPIED))
+    module = app.module_for(recipe.interface, recipe.native_api) or app.name
+    callable_ = app.callable_for(recipe.interface)
+    if is_call(callable_):  # a factory: every server imports the app it returns from one module
+        module, callable_ = write_shim(app_dir, module, callable_), "app"
     host = options.host
     ctx = LaunchContext(
         host=host,
@@ -136,8 +141,8 @@ def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> R
         runtime_mode=options.runtime_mode,
         release=versions.split(recipe.name)[1],
         backlog=options.backlog,
-        app=app.module_for(recipe.interface, recipe.native_api) or app.name,
-        callable=app.callable_for(recipe.interface),
+        app=module,
+        callable=callable_,
         app_dir=app_dir,
         app_path=options.app_path,
         chdir=app.workdir,

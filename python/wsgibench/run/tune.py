@@ -16,6 +16,7 @@ from typing import Any
 from wsgibench.results.capacity_read import ServerCapacity
 from wsgibench.servers import LaunchContext, ServerRecipe, get, versions
 from wsgibench.study.apps import AppSpec
+from wsgibench.study.factory import SHIM_MODULE, is_call, shim_code
 from wsgibench.study.userapps import with_interface
 
 # Each round: the search's resolution, repeats per step and seconds per repeat.
@@ -248,6 +249,11 @@ def command_line(setting: Setting, app: AppSpec, host: str = "0.0.0.0", port: in
     assert recipe.launch is not None
     if app.spec and not app.interface:  # read when the trials started: the server's own kind
         app = with_interface(app, recipe.interface.lower())
+    module = app.module_for(recipe.interface, recipe.native_api) or app.name
+    callable_, shim = app.callable_for(recipe.interface), ""
+    if is_call(callable_):  # a factory: the module the trials imported, written out first
+        shim = f"# {SHIM_MODULE}.py beside the app: {'; '.join(shim_code(module, callable_))}\n"
+        module, callable_ = SHIM_MODULE, "app"
     ctx = LaunchContext(
         host=host,
         port=port,
@@ -258,12 +264,12 @@ def command_line(setting: Setting, app: AppSpec, host: str = "0.0.0.0", port: in
         runtime_mode=setting.mode,
         release=versions.split(setting.server)[1],
         backlog=2048,
-        app=app.module_for(recipe.interface, recipe.native_api) or app.name,
-        callable=app.callable_for(recipe.interface),
+        app=module,
+        callable=callable_,
         app_dir=Path("."),
         workdir=Path("."),
         python=Path("venv/bin/python"),
     )
     server = next(c for c in recipe.launch(ctx) if c.role == "server")
     argv = server.argv
-    return " ".join(a if " " not in a else repr(a) for a in argv)
+    return shim + " ".join(a if " " not in a else repr(a) for a in argv)

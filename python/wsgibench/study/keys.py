@@ -72,7 +72,8 @@ STUDY_KEYS: tuple[Key, ...] = (
         '"pong"',
         "The app every server runs: a built-in (`wsgibench apps`), or your own named as a "
         "server names it: `package.module:callable`, `path/to/file.py:callable` (relative to "
-        "the study file; `:app` when left out). Its folder goes first on the server's path.",
+        "the study file; `:app` when left out), or a factory's call, `module:create_app()` "
+        "(literal arguments only). Its folder goes first on the server's path.",
         example='app = "myapp:app"',
     ),
     Key(

@@ -10,6 +10,7 @@ from typing import Any
 
 from wsgibench.errors import UsageError
 from wsgibench.study.apps import APPS, AppSpec, Probe
+from wsgibench.study.factory import check_call, is_call
 from wsgibench.study.kinds import read_table
 from wsgibench.study.loads import RequestKind
 from wsgibench.study.request_keys import PROBE_KEYS
@@ -27,18 +28,14 @@ def is_user_spec(name: str) -> bool:
 
 def locate(spec: str, base: Path) -> tuple[Path, str, str]:
     """The app's folder, module and callable: `file.py[:callable]`, `dir/file.py[:callable]`,
-    `package.module[:callable]` (relative to `base`); the callable is `app` when left out."""
+    `package.module[:callable]` (relative to `base`); the callable is `app` when left out, and may
+    be a factory's call with literal arguments (`create_app()`, `create_app("prod")`)."""
     target, _, attr = spec.partition(":")
     attr = attr or "app"
-    if not _CALLABLE.fullmatch(attr):
-        factory = attr.endswith(")") and _CALLABLE.fullmatch(attr.partition("(")[0])
-        hint = (
-            f" (an app factory: call it in a file of your own, `app = {attr}`, and name that"
-            " file's app)"
-            if factory
-            else ""
-        )
-        raise UsageError(f"app {spec!r}: {attr!r} is not a callable's name{hint}")
+    if is_call(attr):  # an app factory, called as gunicorn calls it
+        check_call(spec, attr)
+    elif not _CALLABLE.fullmatch(attr):
+        raise UsageError(f"app {spec!r}: {attr!r} is not a callable's name")
     if target.endswith(".py") or "/" in target:
         path = (base / target).resolve()
         if not path.exists():

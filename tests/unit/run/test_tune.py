@@ -115,6 +115,19 @@ def test_ones_own_apps_command_line_names_it_once_whatever_its_interface(tmp_pat
         assert "myapi:app" in line.split() and "myapi:app:app" not in line, line
 
 
+def test_a_factorys_command_line_says_the_module_the_trials_imported(tmp_path):
+    (tmp_path / "fac.py").write_text("def create_app(word): ...\n")
+    load = {"name": "c", "model": "closed", "levels": [1], "duration_s": 1}
+    raw = {"servers": ["waitress"], "app": "fac:create_app('hi')", "load": [load]}
+    app = parse_study(raw, "t", tmp_path).app_of()
+    shim, line = command_line(Setting("gunicorn-gthread", 2, 4), app).splitlines()
+    assert shim == (
+        "# wsgibench_factory.py beside the app: from fac import create_app as _factory;"
+        " app = _factory('hi')"
+    )
+    assert line.endswith(" wsgibench_factory:app") and "--workers 2" in line
+
+
 def test_a_search_the_engine_cut_short_keeps_its_lower_bound_and_can_win():
     # Round 2: the 8-thread search stops where the engine lagged (a starved VM), above 160 req/s
     # that met the budget; 1 thread stays at 20. The lower bound still beats it: 8 threads win,

@@ -42,7 +42,7 @@ def test_every_way_a_newcomer_names_an_app(tmp_path: Path):
     [
         ({"app": "nothere.py:app"}, "does not exist"),
         ({"app": "myapp:not-a-name"}, "is not a callable's name"),
-        ({"app": "myapp:create_app()"}, "an app factory: call it in a file of your own"),
+        ({"app": "myapp:create_app(CONFIG)"}, "factory's arguments must be literals"),
         ({"app": "ghost:app"}, "no ghost.py or ghost/"),
         ({"app": "pongg"}, "did you mean 'pong'"),
         ({"app": "myapp:app", "interface": "rsgi"}, 'one of "wsgi", "asgi"'),
