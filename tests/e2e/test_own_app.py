@@ -289,6 +289,14 @@ def test_an_app_factory_is_called_with_its_arguments_on_every_kind_of_server(tmp
         assert cell.status == "measured", (server, cell.reason)
         assert rep.totals.ok > 0 and rep.totals.error_count == 0, (server, rep.totals)
     assert cells["uvicorn"][0].server_info["app"]["callable"] == "fac:create_asgi(word='same')"
+    # The factory named without its call would be served as the app: refused at start, said so.
+    (tmp_path / "s.toml").write_text(
+        (tmp_path / "s.toml").read_text().replace("create_asgi(word='same')", "create_asgi")
+    )
+    bare = _run(tmp_path / "s.toml", tmp_path)
+    last = [line for line in bare.stderr.splitlines() if line.strip()][-1]
+    assert bare.returncode != 0 and "Traceback" not in bare.stderr, bare.stderr[-2000:]
+    assert "takes no arguments: an app factory? name its call, fac:create_asgi()" in last, last
 
 
 ASGI_ONLY = """

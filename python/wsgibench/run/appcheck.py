@@ -34,6 +34,21 @@ def is_asgi(o):
         return True
     call = None if inspect.isclass(o) else getattr(type(o), "__call__", None)
     return call is not None and inspect.iscoroutinefunction(call)
+def takes_nothing(o):
+    try:
+        sig = inspect.signature(o)
+    except (TypeError, ValueError):
+        return False
+    try:
+        sig.bind(1, 2)
+        return False
+    except TypeError:
+        pass
+    try:
+        sig.bind()
+        return True
+    except TypeError:
+        return False
 out = []
 try:
     for module, name in targets:
@@ -45,6 +60,9 @@ try:
             obj = eval("_factory(" + args, {"__builtins__": {}}, {"_factory": obj})
             if not callable(obj):
                 raise SystemExit(f"{module}:{name} returned {type(obj).__name__}, not an app")
+        elif takes_nothing(obj):
+            raise SystemExit(f"{module}:{name} takes no arguments: an app factory? "
+                             f"name its call, {module}:{name}()")
         out.append(is_asgi(obj))
 except SystemExit:
     raise
