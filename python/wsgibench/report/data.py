@@ -6,6 +6,7 @@ import json
 import statistics
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from wsgibench.baseline import BASELINE
@@ -50,6 +51,7 @@ class StudyMeta:
             f"repeat{'s' if repeats != 1 else ''} per cell"
             + (f" ({trim} dropped at each end)" if trim else "")
         ]
+        parts += _app_parts(cfg)
         for load in cfg.get("load", []):
             model = load.get("model", "?")
             if model == "capacity":  # its rates are the search's: its budget and start say it
@@ -63,6 +65,8 @@ class StudyMeta:
                 what += f", {load['duration_s']:g} s"
             if "requests" in load:
                 what += f", {load['requests']} requests"
+            if "app" in load:  # a load of its own app (the frameworks study)
+                what += f", app {load['app']}"
             parts.append(what)
         changed = cfg.get("command_line") or []
         text = "As run: " + "; ".join(parts) + "."
@@ -91,6 +95,35 @@ class StudyMeta:
     def caption(self) -> list[str]:
         """The lines every chart and table carries."""
         return [f'study #{self.id} "{self.name}", {self.date}', self.machine, self.versions]
+
+
+def _app_parts(cfg: dict[str, Any]) -> list[str]:
+    """The study's app when it is not pong (one's own: its spec, ASGI side and dependencies) and
+    the requests it was sent with what made a reply valid: what a reader needs to run it again."""
+    parts = []
+    app, asgi = cfg.get("app", "pong"), cfg.get("app_asgi")
+    if app != "pong":
+        text = f"app {app}" + (f" (ASGI side {asgi})" if asgi else "")
+        if "requirements" in cfg:
+            text += f", its dependencies from {Path(str(cfg['requirements'])).name}"
+        parts.append(text)
+    if cfg.get("app_env"):
+        parts.append("app settings " + ", ".join(f"{k}={v}" for k, v in cfg["app_env"].items()))
+    if cfg.get("requests"):
+        parts.append("requests " + ", ".join(_request_text(r) for r in cfg["requests"]))
+    return parts
+
+
+def _request_text(request: dict[str, Any]) -> str:
+    """One request kind as a study file gives it: name, method and path, weight, its rule."""
+    query = request.get("query")
+    path = request.get("path", "/") + (
+        "?" + "&".join(f"{k}={v}" for k, v in query.items()) if query else ""
+    )
+    said = f"{request.get('name', path)}: {request.get('method', 'GET')} {path}"
+    if request.get("weight", 1) != 1:
+        said += f" × {request['weight']}"
+    return said + (f" expecting {json.dumps(request['expect'])}" if request.get("expect") else "")
 
 
 def _searched(load: dict[str, Any]) -> str:
