@@ -18,6 +18,7 @@ from wsgibench.baseline import BASELINE
 from wsgibench.cli.tuning_table import print_tuning
 from wsgibench.errors import UsageError
 from wsgibench.report.capacity import row as capacity_row
+from wsgibench.report.data import app_parts
 from wsgibench.report.format import caps_short, cores, cv, kinds, mib, ms, pct, whole
 from wsgibench.results.capacity_read import ServerCapacity, capacity_loads, read_capacities
 from wsgibench.results.engine_plan import LEVEL_FIELDS
@@ -302,6 +303,8 @@ def _tables(
         width=width,
     )
     console.print(f"CPU layout: {layout_text(env)}", highlight=False, width=width)
+    for part in app_parts(json.loads(study["config_json"])):  # one's own app, its requests
+        console.print(part, highlight=False, width=width)
     if load_hosts_text(env):
         console.print(f"load: {load_hosts_text(env)}", highlight=False, width=width)
     for g in found:

@@ -51,7 +51,7 @@ class StudyMeta:
             f"repeat{'s' if repeats != 1 else ''} per cell"
             + (f" ({trim} dropped at each end)" if trim else "")
         ]
-        parts += _app_parts(cfg)
+        parts += app_parts(cfg)
         for load in cfg.get("load", []):
             model = load.get("model", "?")
             if model == "capacity":  # its rates are the search's: its budget and start say it
@@ -97,7 +97,7 @@ class StudyMeta:
         return [f'study #{self.id} "{self.name}", {self.date}', self.machine, self.versions]
 
 
-def _app_parts(cfg: dict[str, Any]) -> list[str]:
+def app_parts(cfg: dict[str, Any]) -> list[str]:
     """The study's app when it is not pong (one's own: its spec, ASGI side and dependencies) and
     the requests it was sent with what made a reply valid: what a reader needs to run it again."""
     parts = []
