@@ -330,6 +330,24 @@ def test_the_command_line_names_an_app_whose_interface_is_read(tmp_path: Path):
     assert [k.name for k in rep.kinds] == ["path"]
 
 
+def test_an_asgi_app_in_a_study_of_wsgi_servers_is_told_where_to_run(tmp_path: Path):
+    # `quick` has WSGI servers only: an ASGI app there would measure nothing. It stops before any
+    # server starts, naming the study and the servers that serve it.
+    (tmp_path / "asgi_only.py").write_text(ASGI_ONLY)
+    argv = cli("run", "quick", "--app", "asgi_only.py:app", "--results", "r.sqlite", "--no-report")
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    last = [line for line in proc.stderr.splitlines() if line.strip()][-1]
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert last.startswith(
+        "error: app asgi_only:app is ASGI and none of this study's servers serves ASGI:"
+        " give the same options to `wsgibench run asgi`"
+    ), last
+    assert "uvicorn" in last.split("(the ASGI ones this machine can run: ")[1], last
+    if (tmp_path / "r.sqlite").exists():  # no cell ran: nothing started
+        with sqlite3.connect(tmp_path / "r.sqlite") as db:
+            assert db.execute("SELECT count(*) FROM cells").fetchone() == (0,)
+
+
 def appdeps_python() -> str:
     from wsgibench.run.appcheck import base_python
 

@@ -15,7 +15,7 @@ from wsgibench.errors import EnvironmentProblem, UsageError
 from wsgibench.machine import appdeps, venvs
 from wsgibench.machine.appdeps import AppDeps
 from wsgibench.run.serve import availability, server_python
-from wsgibench.servers import get
+from wsgibench.servers import ServerRecipe, catalog, get
 from wsgibench.study.apps import AppSpec
 from wsgibench.study.loads import Load
 from wsgibench.study.model import Study
@@ -111,7 +111,36 @@ def prepare(study: Study, progress: Callable[[str], None] = lambda _m: None) -> 
                 )
         deps = out.deps.get((app.name, _minor(own)))
         out.specs[app.name] = check_import(app, own, deps, study.app_env)
+        _some_server_takes(out.specs[app.name], study.servers_of(load))
     return out
+
+
+# The built-in study with the representative servers of each interface.
+_STUDY_OF = {"WSGI": "quick", "ASGI": "asgi"}
+
+
+def _takes(recipe: ServerRecipe, app: AppSpec) -> bool:
+    """Whether a server can serve the app in its interface (installed or not)."""
+    usable = not recipe.apps and not recipe.no_python_app
+    return usable and app.module_for(recipe.interface, recipe.native_api) is not None
+
+
+def _some_server_takes(app: AppSpec, servers: tuple[str, ...]) -> None:
+    """A UsageError, before anything runs, when one's own app has no server in the study that
+    serves its interface (an ASGI app in `quick`): it names the servers and the study that do."""
+    if not app.spec or any(_takes(get(name), app) for name in servers):
+        return
+    kind = "ASGI" if app.interface == "asgi" else "WSGI"
+    here = [  # installed, or installable on this machine (`run` installs what it lacks)
+        n
+        for n, r in catalog().items()
+        if _takes(r, app) and not (r.hidden or r.unavailable or r.missing_binaries())
+    ]
+    raise UsageError(
+        f"app {app.name} is {kind} and none of this study's servers serves {kind}: give the same "
+        f"options to `wsgibench run {_STUDY_OF[kind]}`, or name servers with --servers (the "
+        f"{kind} ones this machine can run: {', '.join(here)})"
+    )
 
 
 def _hint(app: AppSpec, error: str) -> str:

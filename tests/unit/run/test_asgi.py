@@ -3,7 +3,11 @@ version is unavailable to ASGI servers, and the loop and parser are read from wh
 
 from __future__ import annotations
 
+import pytest
+
+from wsgibench.errors import UsageError
 from wsgibench.run.admit import refusal
+from wsgibench.run.appcheck import _some_server_takes
 from wsgibench.run.cell import Placement, serve_options
 from wsgibench.run.checks import parse_runtime
 from wsgibench.servers import get
@@ -99,3 +103,14 @@ def test_tornados_own_handlers_are_native_and_serve_only_their_apps():
     assert (
         refused is not None and refused.reason == "serves only the app(s) sleep, mixed, not 'pong'"
     )
+
+
+def test_ones_own_app_with_no_server_of_its_interface_stops_naming_where_to_run(tmp_path):
+    (tmp_path / "site.py").write_text("def application(environ, start_response): ...\n")
+    raw = {"servers": ["uvicorn", "granian-asgi"], "app": "site:application", "load": [LOAD]}
+    wsgi = parse_study({**raw, "interface": "wsgi"}, "t", tmp_path).app_of()
+    with pytest.raises(UsageError, match=r"is WSGI and none .* `wsgibench run quick`") as err:
+        _some_server_takes(wsgi, ("uvicorn", "granian-asgi", "nginx-baseline"))
+    assert "waitress" in str(err.value) and "uvicorn" not in str(err.value).split("(")[1]
+    _some_server_takes(wsgi, ("uvicorn", "waitress"))  # one server that serves it is enough
+    _some_server_takes(get_app("pong"), ("uvicorn",))  # a built-in: its own versions decide
