@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 
 from wsgibench.errors import EnvironmentProblem
-from wsgibench.machine import locks
+from wsgibench.machine import bytecode, locks
 from wsgibench.machine.venvs import installer_env, uv_binary
 from wsgibench.paths import home
 
@@ -67,6 +67,7 @@ def installed(app: str, requirements: Path, lock: Path | None, python: str) -> A
         done = json.loads((where / _MARKER).read_text())
     except (OSError, ValueError):
         return None
+    bytecode.ensure_compiled(where / _MARKER, python, where / "site")
     return AppDeps(
         where / "site", where / "requirements.lock", done["lock_sha256"], done["packages"]
     )
@@ -100,7 +101,9 @@ def ensure(app: str, requirements: Path, lock: Path | None, python: str) -> AppD
         raise EnvironmentProblem(f"app {app}: installing {requirements.name} failed: {last[:200]}")
     packages = locks.pins(target)
     digest = locks.digest(target) or ""
-    (where / _MARKER).write_text(json.dumps({"lock_sha256": digest, "packages": packages}))
+    compiled = bytecode.compile_tree(python, where / "site", log)
+    marker = {"lock_sha256": digest, "packages": packages, bytecode.COMPILED: compiled}
+    (where / _MARKER).write_text(json.dumps(marker))
     return AppDeps(where / "site", target, digest, packages)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wsgibench.errors import EnvironmentProblem
-from wsgibench.machine import locks
+from wsgibench.machine import bytecode, locks
 from wsgibench.paths import envs_dir
 
 SYSTEM_PYTHON = "/usr/bin/python3"
@@ -89,6 +89,7 @@ def installed(spec: PythonEnv) -> InstalledEnv | None:
         packages = json.loads(marker.read_text())["packages"]
     except (ValueError, KeyError):
         return None
+    bytecode.ensure_compiled(marker, path / "bin" / "python", path / "lib")
     return InstalledEnv(path, path / "bin" / "python", packages)
 
 
@@ -192,12 +193,14 @@ def install(spec: PythonEnv, force: bool = False) -> InstalledEnv:
     packages = _freeze(python)
     if spec.lock is not None and spec.lock.exists():
         locks.check_installed(spec.lock, packages)
+    compiled = bytecode.compile_tree(python, path / "lib", log)
     (path / _MARKER).write_text(
         json.dumps(
             {
                 "requirements": spec.requirements,
                 "packages": packages,
                 "lock_sha256": locks.digest(spec.lock),
+                bytecode.COMPILED: compiled,
             }
         )
     )
