@@ -2,9 +2,9 @@
 installs (a server's venv, an app's dependencies) is compiled once, and its marker says so.
 
 Without it a server's start compiles its packages from source each time wherever bytecode is not
-written (PYTHONDONTWRITEBYTECODE, a folder the server cannot write) and once otherwise: gunicorn's
-master then peaks about 2.5 MiB higher (26.3 against 23.8 MiB on the 2-CPU VM, 2026-11-28), and
-every cell's memory would carry it."""
+written (PYTHONDONTWRITEBYTECODE, a folder the server cannot write) and once otherwise, and the
+cell's peak memory carries the compiler's garbage: gunicorn-gthread 49.6 MiB from source against
+46.0 from bytecode on the 2-CPU VM (2026-11-28; docs/measurement.md)."""
 
 from __future__ import annotations
 
