@@ -12,7 +12,7 @@ from typing import Any
 
 import psutil
 
-from wsgibench.machine import steadiness, topology
+from wsgibench.machine import serverenv, steadiness, topology
 from wsgibench.machine.cgroups import KillGroup, MemoryCgroup
 from wsgibench.machine.environment import sysctl
 
@@ -165,6 +165,19 @@ def check_steadiness(cpu: int) -> Finding:
     )
 
 
+def check_python_settings() -> Finding:
+    """Python debug settings in this shell: servers start without them (machine/serverenv.py)."""
+    found = serverenv.dropped()
+    return Finding(
+        "Python settings in this shell",
+        ", ".join(found) or "none that change a server",
+        "none (servers start without them)",
+        True,
+        "PYTHONDEVMODE, PYTHONASYNCIODEBUG, PYTHONMALLOC and the like slow a server several-fold: "
+        "servers do not inherit them (a study's app_env still sets them)",
+    )
+
+
 def findings(cpus: list[int] | None = None, steady: bool = False) -> list[Finding]:
     """The checks; with `steady`, also the CPU's speed sampled for 3 s on the server's first CPU
     (`wsgibench doctor`; a study's start leaves it out)."""
@@ -190,6 +203,7 @@ def findings(cpus: list[int] | None = None, steady: bool = False) -> list[Findin
         lambda: check_other_load(cpus or sorted(set(server + engine))),
         check_swap,
         check_cgroup,
+        check_python_settings,
     ]
     if steady and server:
         checks.append(lambda: check_steadiness(server[0]))

@@ -17,6 +17,7 @@ import psutil
 from wsgibench.errors import StartupError
 from wsgibench.machine.cgroups import KillGroup, MemoryCgroup
 from wsgibench.machine.cpuquota import CpuQuota
+from wsgibench.machine.serverenv import server_environ
 
 STOP_GRACE_S = 5.0
 
@@ -266,7 +267,7 @@ def launch(
     cgroup = MemoryCgroup.create(memory_limit_bytes, group)
     server = RunningServer(host, port, workdir, cgroup, group)
     server.quota = CpuQuota.create(cpu_quota, group)
-    base = {**os.environ, **(env or {})}
+    base = {**server_environ(), **(env or {})}  # the study's app_env may set what is dropped
     try:
         for i, cmd in enumerate(commands):
             for rel, text in cmd.files.items():

@@ -1,0 +1,50 @@
+"""A server started from a shell left in Python's development mode (and -O) runs without them, as
+it would in production; a study that sets one in its app_env gets it. The app's every reply says
+which mode it ran in, and the study's rule judges it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from wsgibench.results.engine_result import EngineResult
+from wsgibench.results.store import Store
+
+from .helpers import cli, require
+
+APP = """
+import sys
+def app(environ, start_response):
+    body = f"dev={int(sys.flags.dev_mode)} O={sys.flags.optimize}".encode()
+    start_response("200 OK", [("Content-Length", str(len(body)))])
+    return [body]
+"""
+
+
+def _measured(tmp_path: Path, name: str, body: str, app_env: str = "") -> None:
+    (tmp_path / f"{name}.toml").write_text(
+        f'servers = ["waitress"]\napp = "flags.py:app"\nrepeats = 1\n{app_env}\n'
+        f'[[requests]]\nname = "r"\npath = "/"\nexpect = {{ status = 200, body = "{body}" }}\n'
+        '[[load]]\nname = "c"\nmodel = "closed"\nlevels = [2]\nduration_s = 0.5\n'
+    )
+    argv = cli("run", f"{name}.toml", "--results", f"{name}.sqlite", "--no-report", "--no-install")
+    shell = {**os.environ, "PYTHONDEVMODE": "1", "PYTHONOPTIMIZE": "1"}
+    proc = subprocess.run(
+        argv, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=shell
+    )
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    store = Store(tmp_path / f"{name}.sqlite", read_only=True)
+    (cell,) = store.cells(store.study(None)["id"])
+    assert cell.status == "measured", (name, cell.status, cell.reason)
+    (row,) = store.repeats(cell.id)
+    totals = EngineResult.from_dict(json.loads(row["engine_json"])).totals
+    assert totals.ok > 0 and totals.error_count == 0, (name, totals)
+
+
+def test_the_shells_development_mode_does_not_reach_the_server(tmp_path: Path):
+    require("waitress")
+    (tmp_path / "flags.py").write_text(APP)
+    _measured(tmp_path, "plain", "dev=0 O=0")
+    _measured(tmp_path, "asked", "dev=1 O=0", 'app_env = { PYTHONDEVMODE = "1" }')
