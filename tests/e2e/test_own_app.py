@@ -348,6 +348,24 @@ def test_an_asgi_app_in_a_study_of_wsgi_servers_is_told_where_to_run(tmp_path: P
             assert db.execute("SELECT count(*) FROM cells").fetchone() == (0,)
 
 
+def test_an_app_in_a_folder_too_big_to_copy_stops_at_start(tmp_path: Path):
+    # Run from a folder holding a large file (sparse here): every server start would copy it.
+    (tmp_path / "asgi_only.py").write_text(ASGI_ONLY)
+    with (tmp_path / "dataset.bin").open("wb") as big:
+        big.truncate((1 << 30) + 1)
+    argv = cli(
+        "run", "quick", "--app", "asgi_only.py:app", "--servers", "uvicorn", "--no-ceiling",
+        "--results", "r.sqlite", "--no-report", "--no-install",
+    )  # fmt: skip
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    last = [line for line in proc.stderr.splitlines() if line.strip()][-1]
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert last.startswith(f"error: app asgi_only:app: its folder {tmp_path} holds over 1 GiB"), (
+        last
+    )
+    assert "put the app in a folder of its own" in last
+
+
 def appdeps_python() -> str:
     from wsgibench.run.appcheck import base_python
 

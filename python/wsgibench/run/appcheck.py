@@ -14,7 +14,7 @@ from pathlib import Path
 from wsgibench.errors import EnvironmentProblem, UsageError
 from wsgibench.machine import appdeps, venvs
 from wsgibench.machine.appdeps import AppDeps
-from wsgibench.run.serve import availability, server_python
+from wsgibench.run.serve import MAX_COPY_BYTES, availability, copy_size_over, server_python
 from wsgibench.servers import ServerRecipe, catalog, get
 from wsgibench.study.apps import AppSpec
 from wsgibench.study.loads import Load
@@ -97,6 +97,12 @@ def prepare(study: Study, progress: Callable[[str], None] = lambda _m: None) -> 
         app = study.app_of(load)
         if app.name in out.specs or not (app.requirements or app.spec):
             continue
+        if app.spec and copy_size_over(app.folder):
+            raise UsageError(
+                f"app {app.name}: its folder {app.folder} holds over {MAX_COPY_BYTES >> 30} GiB,"
+                " copied for every server start: put the app in a folder of its own, or name it"
+                " by its path there (path/to/app.py:app)"
+            )
         own = base_python()
         # One folder per Python minor version: the first interpreter of each installs it.
         pythons = {_minor(own): own}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import shutil
 import sys
@@ -119,6 +120,24 @@ def start(recipe: ServerRecipe, options: ServeOptions) -> tuple[RunningServer, P
 _NOT_COPIED = shutil.ignore_patterns(
     "__pycache__", ".git", ".hg", ".venv", "venv", ".tox", "node_modules", "*.pyc"
 )
+# The most a copy of one's own app's folder may hold: it is copied for every server start.
+MAX_COPY_BYTES = 1 << 30
+
+
+def copy_size_over(folder: Path, limit: int = MAX_COPY_BYTES) -> bool:
+    """Whether what a server start copies of the app's folder passes `limit` bytes; the walk stops
+    as soon as it does (a home directory is not walked to its end)."""
+    total = 0
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if d not in _NOT_COPIED(root, dirs)]
+        for name in set(files) - _NOT_COPIED(root, files):
+            try:
+                total += (Path(root) / name).lstat().st_size
+            except OSError:
+                continue
+            if total > limit:
+                return True
+    return False
 
 
 def _start_once(recipe: ServerRecipe, options: ServeOptions, workdir: Path) -> RunningServer:
