@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from wsgibench.machine import venvs
+from wsgibench.machine import bytecode, venvs
 from wsgibench.machine.bytecode import COMPILED, compile_tree, ensure_compiled
 from wsgibench.servers import get
 
@@ -42,6 +42,17 @@ def test_an_environment_from_before_is_compiled_once_and_marked(tmp_path: Path):
     for pyc in site.rglob("*.pyc"):
         pyc.unlink()
     ensure_compiled(marker, sys.executable, site)  # marked: not compiled again
+    assert _compiled(site) == set()
+
+
+def test_an_environment_this_user_cannot_write_is_left_as_it_is(tmp_path: Path, monkeypatch):
+    site, marker = _tree(tmp_path), tmp_path / "wsgibench-env.json"
+    marker.write_text(json.dumps({"packages": {}}))
+    monkeypatch.setattr(bytecode.os, "access", lambda _path, _mode: False)  # another user's home
+    ensure_compiled(marker, sys.executable, site)
+    assert json.loads(marker.read_text()) == {"packages": {}} and _compiled(site) == set()
+    monkeypatch.undo()
+    ensure_compiled(marker, sys.executable, site)  # tried once by this process: not again
     assert _compiled(site) == set()
 
 

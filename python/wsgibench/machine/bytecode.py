@@ -9,11 +9,14 @@ cell's peak memory carries the compiler's garbage: gunicorn-gthread 49.6 MiB fro
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
 # The marker's key: the environment's bytecode was compiled (by this module or the installer).
 COMPILED = "bytecode"
+# Markers this process found without the key and tried to compile (once, whatever came of it).
+_TRIED: set[Path] = set()
 
 
 def compile_tree(python: Path | str, folder: Path, log: Path | None = None) -> bool:
@@ -32,13 +35,20 @@ def compile_tree(python: Path | str, folder: Path, log: Path | None = None) -> b
 
 
 def ensure_compiled(marker: Path, python: Path | str, folder: Path) -> None:
-    """Compile an environment installed before its marker said so, once; a folder this user cannot
-    write is left as it is (its servers then compile at start, as before)."""
+    """Compile an environment installed before its marker said so, once; a folder or marker this
+    user cannot write is left as it is (its servers then compile at start, as before), and not
+    tried again by this process."""
+    if marker in _TRIED:
+        return
     try:
         done = json.loads(marker.read_text())
     except (OSError, ValueError):
         return
-    if done.get(COMPILED) or not compile_tree(python, folder):
+    if done.get(COMPILED):
+        return
+    _TRIED.add(marker)
+    writable = os.access(folder, os.W_OK) and os.access(marker, os.W_OK)
+    if not writable or not compile_tree(python, folder):
         return
     try:
         marker.write_text(json.dumps({**done, COMPILED: True}))
