@@ -22,6 +22,15 @@ def _tree(tmp_path: Path) -> Path:
     return site
 
 
+def _lookup(marker: Path, python: Path | str, site: Path) -> None:
+    """What venvs.installed and appdeps.installed do: read the marker, if any, then ensure."""
+    try:
+        done = json.loads(marker.read_text())
+    except OSError:
+        return
+    ensure_compiled(marker, done, python, site)
+
+
 def _compiled(site: Path) -> set[str]:
     return {p.name.split(".")[0] for p in site.rglob("*.pyc")}
 
@@ -36,12 +45,12 @@ def test_every_module_that_compiles_is_compiled_and_a_leftover_is_said(tmp_path:
 def test_an_environment_from_before_is_compiled_once_and_marked(tmp_path: Path):
     site, marker = _tree(tmp_path), tmp_path / "wsgibench-env.json"
     marker.write_text(json.dumps({"packages": {"pkg": "1"}}))
-    ensure_compiled(marker, sys.executable, site)
+    _lookup(marker, sys.executable, site)
     assert _compiled(site) == {"__init__"}
     assert json.loads(marker.read_text()) == {"packages": {"pkg": "1"}, COMPILED: True}
     for pyc in site.rglob("*.pyc"):
         pyc.unlink()
-    ensure_compiled(marker, sys.executable, site)  # marked: not compiled again
+    _lookup(marker, sys.executable, site)  # marked: not compiled again
     assert _compiled(site) == set()
 
 
@@ -49,20 +58,20 @@ def test_an_environment_this_user_cannot_write_is_left_as_it_is(tmp_path: Path, 
     site, marker = _tree(tmp_path), tmp_path / "wsgibench-env.json"
     marker.write_text(json.dumps({"packages": {}}))
     monkeypatch.setattr(bytecode.os, "access", lambda _path, _mode: False)  # another user's home
-    ensure_compiled(marker, sys.executable, site)
+    _lookup(marker, sys.executable, site)
     assert json.loads(marker.read_text()) == {"packages": {}} and _compiled(site) == set()
     monkeypatch.undo()
-    ensure_compiled(marker, sys.executable, site)  # tried once by this process: not again
+    _lookup(marker, sys.executable, site)  # tried once by this process: not again
     assert _compiled(site) == set()
 
 
 def test_no_marker_or_no_compiler_changes_nothing(tmp_path: Path):
     site = _tree(tmp_path)
-    ensure_compiled(tmp_path / "absent.json", sys.executable, site)
+    _lookup(tmp_path / "absent.json", sys.executable, site)
     assert _compiled(site) == set()
     marker = tmp_path / "m.json"
     marker.write_text("{}")
-    ensure_compiled(marker, tmp_path / "no-python", site)
+    _lookup(marker, tmp_path / "no-python", site)
     assert json.loads(marker.read_text()) == {}
 
 

@@ -67,7 +67,7 @@ def installed(app: str, requirements: Path, lock: Path | None, python: str) -> A
         done = json.loads((where / _MARKER).read_text())
     except (OSError, ValueError):
         return None
-    bytecode.ensure_compiled(where / _MARKER, python, where / "site")
+    bytecode.ensure_compiled(where / _MARKER, done, python, where / "site")
     return AppDeps(
         where / "site", where / "requirements.lock", done["lock_sha256"], done["packages"]
     )

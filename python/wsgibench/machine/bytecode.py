@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 # The marker's key: the environment's bytecode was compiled (by this module or the installer).
 COMPILED = "bytecode"
@@ -34,17 +35,11 @@ def compile_tree(python: Path | str, folder: Path, log: Path | None = None) -> b
     return True
 
 
-def ensure_compiled(marker: Path, python: Path | str, folder: Path) -> None:
-    """Compile an environment installed before its marker said so, once; a folder or marker this
-    user cannot write is left as it is (its servers then compile at start, as before), and not
-    tried again by this process."""
-    if marker in _TRIED:
-        return
-    try:
-        done = json.loads(marker.read_text())
-    except (OSError, ValueError):
-        return
-    if done.get(COMPILED):
+def ensure_compiled(marker: Path, done: dict[str, Any], python: Path | str, folder: Path) -> None:
+    """Compile an environment installed before its marker (read as `done`) said so, once; a folder
+    or marker this user cannot write is left as it is (its servers then compile at start, as
+    before), and not tried again by this process."""
+    if done.get(COMPILED) or marker in _TRIED:
         return
     _TRIED.add(marker)
     writable = os.access(folder, os.W_OK) and os.access(marker, os.W_OK)

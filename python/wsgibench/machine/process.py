@@ -30,12 +30,13 @@ def free_port(host: str = "127.0.0.1") -> int:
         return port
 
 
-def _tcp_open(host: str, port: int) -> bool:
+def _tcp_open(host: str, port: int) -> Probed:
+    """Whether a process of the server (an upstream behind its front) accepts connections yet."""
     try:
         with socket.create_connection((host, port), timeout=0.5):
-            return True
+            return Probed(True)
     except OSError:
-        return False
+        return Probed(False)
 
 
 @dataclass(frozen=True)
@@ -303,9 +304,7 @@ def launch(
         raise
 
 
-def _wait(
-    server: RunningServer, look: Callable[[], Probed | bool], timeout_s: float, what: str
-) -> None:
+def _wait(server: RunningServer, look: Callable[[], Probed], timeout_s: float, what: str) -> None:
     """Until the server is ready; a StartupError when it died, kept giving the same final wrong
     answer for SETTLED_S, or was not ready within timeout_s (naming its last answer)."""
     deadline = time.monotonic() + timeout_s
@@ -315,9 +314,9 @@ def _wait(
         if gone:
             raise StartupError(f"server did not start: {gone}")
         seen = look()
-        if seen is True or (isinstance(seen, Probed) and seen.ready):
+        if seen.ready:
             return
-        if isinstance(seen, Probed) and seen.said:
+        if seen.said:
             if not (seen.final and seen == last):
                 since = now
             last = seen

@@ -86,10 +86,11 @@ def installed(spec: PythonEnv) -> InstalledEnv | None:
     if not marker.exists():
         return None
     try:
-        packages = json.loads(marker.read_text())["packages"]
+        done = json.loads(marker.read_text())
+        packages = done["packages"]
     except (ValueError, KeyError):
         return None
-    bytecode.ensure_compiled(marker, path / "bin" / "python", path / "lib")
+    bytecode.ensure_compiled(marker, done, path / "bin" / "python", path / "lib")
     return InstalledEnv(path, path / "bin" / "python", packages)
 
 

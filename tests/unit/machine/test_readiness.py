@@ -50,5 +50,5 @@ def test_a_server_that_becomes_ready_after_wrong_answers_is_ready(tmp_path, monk
         itertools.repeat(Probed(True)),
     )
     process._wait(_server(tmp_path), lambda: next(answers), 30.0, "reply on /")
-    tcp = iter([False, False, True])  # the TCP check of an upstream's port answers a bool
+    tcp = iter([Probed(False), Probed(False), Probed(True)])  # an upstream's port, then open
     process._wait(_server(tmp_path), lambda: next(tcp), 30.0, "upstream on port 1")
