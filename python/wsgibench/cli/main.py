@@ -223,7 +223,8 @@ def apps() -> None:
     "app",
     metavar="SPEC",
     help="Your own app instead of the study's: module:callable or path/to/file.py:callable "
-    "(relative to the working directory).",
+    "(relative to the working directory). The study's request mix, probe and app settings, "
+    "which were its app's, are left out.",
 )
 @click.option(
     "--path",

@@ -62,9 +62,6 @@ class Overrides:
             out["trim"] = min(int(raw.get("trim", 0)), max(0, (self.repeats - 1) // 2))
             said.append(f"--repeats {self.repeats}")
         out, said = self._loads(out, said)
-        if self.app_env:
-            out["app_env"] = {**raw.get("app_env", {}), **_pairs(self.app_env)}
-            said += [f"--app-env {pair}" for pair in self.app_env]
         for key, value in (("server_cpus", self.server_cpus), ("engine_cpus", self.engine_cpus)):
             if value:
                 out[key] = _cpus(value, f"--{key.replace('_', '-')}")
@@ -80,11 +77,23 @@ class Overrides:
         return self.app_table(out, said)
 
     def app_table(self, out: dict[str, Any], said: list[str]) -> tuple[dict[str, Any], list[str]]:
-        """The table with the app, its requirements and its one request as given (`--app
-        --app-asgi --requirements --path --expect-status`, for `run` and `tune` alike)."""
+        """The table with the app, its settings, requirements and one request as given (`--app-env
+        --app --app-asgi --requirements --path --expect-status`, for `run` and `tune` alike). An
+        app other than the study's leaves out what the study says of its own (APP_BOUND)."""
+        left = [k for k in APP_BOUND if k in out] if self._replaces(out) else []
+        if self.app_env:
+            kept = {} if left else out.get("app_env", {})
+            out["app_env"] = {**kept, **_pairs(self.app_env)}
+            said += [f"--app-env {pair}" for pair in self.app_env]
         if self.app is not None:
+            gone = (
+                f" (the study's {', '.join(left)} for its app {out.get('app', 'pong')!r} left out)"
+            )
+            said.append(f"--app {self.app}" + (gone if left else ""))
+            for key in left:
+                if key != "app_env" or not self.app_env:  # --app-env's own pairs stay
+                    out.pop(key)
             out["app"] = self.app
-            said.append(f"--app {self.app}")
         if self.app_asgi is not None:
             if out.get("app", "pong") in APPS:
                 raise UsageError("--app-asgi is the ASGI side of your own app: give --app too")
@@ -102,6 +111,10 @@ class Overrides:
             out["requests"] = [{"name": "path", "path": self.path, "expect": {"status": status}}]
             said.append(f"--path {self.path} --expect-status {status}")
         return out, said
+
+    def _replaces(self, raw: dict[str, Any]) -> bool:
+        """Whether `--app` names another app than the study's: that app's own keys then go."""
+        return self.app is not None and self.app != raw.get("app", "pong")
 
     def _servers(self, out: dict[str, Any], said: list[str]) -> tuple[dict[str, Any], list[str]]:
         if not self.servers:
@@ -162,6 +175,10 @@ class Overrides:
         out["load"] = loads
         return out, said
 
+
+# What a study says of its app, which goes with it when `--app` names another: the request mix
+# and probe judge that app's replies, app_env sets it, the rest find and install it.
+APP_BOUND = ("app_asgi", "interface", "requirements", "app_workdir", "probe", "requests", "app_env")
 
 _REPEATS: Kind = Int(low=1)
 _DURATION: Kind = Number(low=0, above=True)

@@ -217,3 +217,40 @@ def test_a_tune_study_gives_every_round_its_apps_keys(tmp_path: Path):
     assert [(r.path, r.expect) for r in again.requests] == [("/items", {"status": 200})]
     built_in = parse_study({"servers": ["uvicorn"], "app": "flask", "tune": {"slo_p99_ms": 1}}, "t")
     assert "requirements" not in _app_keys(built_in)  # a framework's own pins stay its own
+
+
+def test_another_app_on_the_command_line_leaves_the_studys_app_keys_out(
+    tmp_path: Path, monkeypatch
+):
+    """`run STUDY --app mine`: the study's request mix, probe, settings and paths judged, set
+    and installed *its* app; carried over they would send /slow to one's own app (all invalid)
+    or serve the study's own ASGI side on the ASGI servers."""
+    for name in ("svc", "theirs"):
+        (tmp_path / f"{name}.py").write_text("app = None\nasgi = None\n")
+    (tmp_path / "req.txt").write_text("humanize==4.12.3\n")
+    study_file = tmp_path / "s.toml"
+    study_file.write_text(
+        'servers = ["uvicorn", "waitress"]\napp = "theirs:app"\napp_asgi = "theirs:asgi"\n'
+        'requirements = "req.txt"\napp_env = { THEIRS = "1" }\n'
+        'probe = { path = "/health", status = 204 }\n'
+        '[[requests]]\nname = "h"\npath = "/health"\nexpect = { status = 204 }\n'
+        '[[load]]\nmodel = "closed"\nlevels = [4]\nduration_s = 1\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    from wsgibench.study.overrides import load_with
+
+    mixed, said = load_with("tornado2015-mixed", Overrides(app="svc:app"))
+    assert [(r.path, r.expect) for r in mixed.requests] == [("/", {"status": 200})]
+    assert mixed.app_env == {} and mixed.app_of().probe.path == "/"
+    assert said == ["--app svc:app (the study's requests, app_env for its app 'mixed' left out)"]
+
+    mine, said = load_with(str(study_file), Overrides(app="svc:app", app_env=("MINE=2",)))
+    app = mine.app_of()
+    assert (app.module_name, app.asgi_module, app.requirements) == ("svc", None, None)
+    assert mine.app_env == {"MINE": "2"} and app.probe.path == "/"
+    assert said[0] == "--app-env MINE=2"
+    assert said[1].startswith("--app svc:app (the study's app_asgi, requirements, probe")
+
+    same, said = load_with(str(study_file), Overrides(app="theirs:app"))
+    assert same.app_of().asgi_module == "theirs" and same.app_env == {"THEIRS": "1"}
+    assert [r.path for r in same.requests] == ["/health"] and said == ["--app theirs:app"]
