@@ -1,6 +1,7 @@
-"""A server started from a shell left in Python's development mode (and -O) runs without them, as
-it would in production; a study that sets one in its app_env gets it. The app's every reply says
-which mode it ran in, and the study's rule judges it."""
+"""A server started from a shell left in Python's development mode (and -O, and a PYTHONPATH of its
+own) runs without them, as it would in production; a study that sets one in its app_env gets it.
+The app's every reply says which mode it ran in and whether the shell's folder was on its path,
+and the study's rule judges it."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from .helpers import cli, require
 APP = """
 import sys
 def app(environ, start_response):
-    body = f"dev={int(sys.flags.dev_mode)} O={sys.flags.optimize}".encode()
+    shell = int(any(p.endswith("shellpath") for p in sys.path))
+    body = f"dev={int(sys.flags.dev_mode)} O={sys.flags.optimize} shell={shell}".encode()
     start_response("200 OK", [("Content-Length", str(len(body)))])
     return [body]
 """
@@ -30,7 +32,12 @@ def _measured(tmp_path: Path, name: str, body: str, app_env: str = "") -> None:
         '[[load]]\nname = "c"\nmodel = "closed"\nlevels = [2]\nduration_s = 0.5\n'
     )
     argv = cli("run", f"{name}.toml", "--results", f"{name}.sqlite", "--no-report", "--no-install")
-    shell = {**os.environ, "PYTHONDEVMODE": "1", "PYTHONOPTIMIZE": "1"}
+    shell = {
+        **os.environ,
+        "PYTHONDEVMODE": "1",
+        "PYTHONOPTIMIZE": "1",
+        "PYTHONPATH": str(tmp_path / "shellpath"),
+    }
     proc = subprocess.run(
         argv, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=shell
     )
@@ -46,5 +53,6 @@ def _measured(tmp_path: Path, name: str, body: str, app_env: str = "") -> None:
 def test_the_shells_development_mode_does_not_reach_the_server(tmp_path: Path):
     require("waitress")
     (tmp_path / "flags.py").write_text(APP)
-    _measured(tmp_path, "plain", "dev=0 O=0")
-    _measured(tmp_path, "asked", "dev=1 O=0", 'app_env = { PYTHONDEVMODE = "1" }')
+    (tmp_path / "shellpath").mkdir()
+    _measured(tmp_path, "plain", "dev=0 O=0 shell=0")
+    _measured(tmp_path, "asked", "dev=1 O=0 shell=0", 'app_env = { PYTHONDEVMODE = "1" }')

@@ -99,9 +99,7 @@ class LoadDatabase:
         wanted = self.db.asgi_requirements if interface == "ASGI" else self.db.requirements
         if wanted and python is not None:
             deps = str(app_deps(python, wanted))
-            env["PYTHONPATH"] = os.pathsep.join(
-                p for p in (deps, os.environ.get("PYTHONPATH")) if p
-            )
+            env["PYTHONPATH"] = deps  # the shell's does not reach a server (serverenv)
         return env
 
     def stop(self) -> None:

@@ -174,7 +174,8 @@ def check_python_settings() -> Finding:
         "none (servers start without them)",
         True,
         "PYTHONDEVMODE, PYTHONMALLOC, PYTHONTRACEMALLOC and the like slow a server by 8 % to "
-        "four-fold: servers do not inherit them (a study's app_env still sets them)",
+        "four-fold, PYTHONPATH would put the shell's packages before a server's pinned ones: "
+        "servers do not inherit them (a study's app_env still sets them)",
     )
 
 

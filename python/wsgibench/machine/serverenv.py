@@ -1,5 +1,6 @@
 """The environment a server starts in: the caller's, less the Python settings that change how fast
-or how a server runs (debug modes, allocator and tracing hooks, warnings as errors, -O). A shell
+or how a server runs (debug modes, allocator and tracing hooks, warnings as errors, -O) or which
+code it runs (PYTHONPATH, PYTHONHOME, a bytecode prefix). A shell
 left with one would otherwise slow every server and nothing in the results would say why: on the
 2-CPU VM (2026-11-28, waitress, 50 connections) PYTHONDEVMODE=1 cost 8 %, PYTHONMALLOC=debug 24 %,
 PYTHONTRACEMALLOC=1 75 % of the req/s. A study's own `app_env` still sets any of them."""
@@ -22,6 +23,14 @@ DROPPED = (
     "PYTHONINSPECT",
     "PYTHONWARNINGS",  # "error" turns a server's warnings into exceptions
     "PYTHONOPTIMIZE",  # -O: asserts gone, a server's own checks with them
+    # Where a server's Python finds its code: the shell's folders would come before the server's
+    # pinned packages (a checkout of the server or of one's app's dependencies measured under the
+    # recorded versions), another prefix or bytecode folder would leave the venv's compiled files
+    # unused. The server's venv, the app's folder and its locked dependencies are what it gets.
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONPYCACHEPREFIX",
+    "PYTHONSAFEPATH",
 )
 
 

@@ -5,7 +5,6 @@ does not import fails in one line naming it, and its interface is read from its 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from pathlib import Path
 from wsgibench.errors import EnvironmentProblem, UsageError
 from wsgibench.machine import appdeps, venvs
 from wsgibench.machine.appdeps import AppDeps
+from wsgibench.machine.serverenv import server_environ
 from wsgibench.run.serve import MAX_COPY_BYTES, availability, copy_size_over, server_python
 from wsgibench.servers import ServerRecipe, catalog, get
 from wsgibench.study.apps import AppSpec
@@ -173,7 +173,7 @@ def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str,
             capture_output=True,
             text=True,
             cwd=app.workdir or app.folder,
-            env={**os.environ, **env},
+            env={**server_environ(), **env},  # as the server will start
             timeout=IMPORT_TIMEOUT_S,
         )
     except subprocess.TimeoutExpired:
