@@ -191,7 +191,8 @@ def test_an_app_that_does_not_import_stops_at_start_in_one_line(tmp_path: Path):
     proc = _run(study, tmp_path)
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode != 0
-    assert lines[-1].startswith("error: app service:wsgi_app does not import"), proc.stderr
+    # The app named as its study names it.
+    assert lines[-1].startswith("error: app service.py:wsgi_app does not import"), proc.stderr
     assert "no_such_module_of_mine" in lines[-1] and "Traceback" not in proc.stderr
     if (tmp_path / "r.sqlite").exists():  # no cell ran: nothing started
         with sqlite3.connect(tmp_path / "r.sqlite") as db:
@@ -212,7 +213,7 @@ def test_the_command_line_gives_an_apps_requirements(tmp_path: Path):
     bare = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     last = [line for line in bare.stderr.splitlines() if line.strip()][-1]
     assert bare.returncode != 0 and "Traceback" not in bare.stderr, bare.stderr[-2000:]
-    assert last.startswith("error: app service:wsgi_app does not import"), last
+    assert last.startswith("error: app service.py:wsgi_app does not import"), last
     assert "No module named 'humanize'" in last and "--requirements requirements.txt" in last
     given = argv + ["--requirements", "requirements.txt"]
     proc = subprocess.run(given, capture_output=True, text=True, timeout=300, cwd=tmp_path)
@@ -242,8 +243,9 @@ def test_an_app_that_answers_its_probe_wrongly_is_told_at_once_with_the_answer(t
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     cell, reps = _cells(tmp_path)["waitress"]
     assert cell.status == "disqualified" and reps == [], (cell.status, cell.reason)
-    assert "it answered status 404, body b'not here!' for 3 s" in cell.reason, cell.reason
-    assert "name it with --path" in cell.reason and "within" not in cell.reason, cell.reason
+    said = "it answered status 404, body b'not here!' (your app's probe: name it with --path"
+    assert said in cell.reason and "for 3 s" in cell.reason, cell.reason
+    assert "within" not in cell.reason, cell.reason
 
 
 FACTORY = """
@@ -339,7 +341,7 @@ def test_an_asgi_app_in_a_study_of_wsgi_servers_is_told_where_to_run(tmp_path: P
     last = [line for line in proc.stderr.splitlines() if line.strip()][-1]
     assert proc.returncode != 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert last.startswith(
-        "error: app asgi_only:app is ASGI and none of this study's servers serves ASGI:"
+        "error: app asgi_only.py:app is ASGI and none of this study's servers serves ASGI:"
         " give the same options to `wsgibench run asgi`"
     ), last
     assert "uvicorn" in last.split("(the ASGI ones this machine can run: ")[1], last
@@ -360,9 +362,9 @@ def test_an_app_in_a_folder_too_big_to_copy_stops_at_start(tmp_path: Path):
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     last = [line for line in proc.stderr.splitlines() if line.strip()][-1]
     assert proc.returncode != 0 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
-    assert last.startswith(f"error: app asgi_only:app: its folder {tmp_path} holds over 1 GiB"), (
-        last
-    )
+    assert last.startswith(
+        f"error: app asgi_only.py:app: its folder {tmp_path} holds over 1 GiB"
+    ), last
     assert "put the app in a folder of its own" in last
 
 

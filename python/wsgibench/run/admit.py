@@ -34,15 +34,15 @@ def refusal(
     if recipe.apps and app.name not in recipe.apps:  # its own handlers (tornado's native pair)
         return CellOutcome(
             CellStatus.UNAVAILABLE,
-            f"serves only the app(s) {', '.join(recipe.apps)}, not {app.name!r}",
+            f"serves only the app(s) {', '.join(recipe.apps)}, not {app.shown!r}",
         )
     if recipe.no_python_app and (app.spec or app.requirements):
         return CellOutcome(
             CellStatus.UNAVAILABLE,
-            f"runs no Python app ({recipe.interface_label}): it cannot serve {app.name!r}",
+            f"runs no Python app ({recipe.interface_label}): it cannot serve {app.shown!r}",
         )
     if not recipe.apps and app.module_for(recipe.interface, recipe.native_api) is None:
-        why = recipe.has_no_version_of(app.name)
+        why = recipe.has_no_version_of(app.shown)
         if app.spec and recipe.interface == Interface.ASGI:  # Django's asgi.py, Falcon's asgi.App
             why += " (an app with an ASGI side names it with app_asgi, or --app-asgi)"
         return CellOutcome(CellStatus.UNAVAILABLE, why)

@@ -99,7 +99,7 @@ def prepare(study: Study, progress: Callable[[str], None] = lambda _m: None) -> 
             continue
         if app.spec and copy_size_over(app.folder):
             raise UsageError(
-                f"app {app.name}: its folder {app.folder} holds over {MAX_COPY_BYTES >> 30} GiB,"
+                f"app {app.shown}: its folder {app.folder} holds over {MAX_COPY_BYTES >> 30} GiB,"
                 " copied for every server start: put the app in a folder of its own, or name it"
                 " by its path there (path/to/app.py:app)"
             )
@@ -111,7 +111,7 @@ def prepare(study: Study, progress: Callable[[str], None] = lambda _m: None) -> 
                 pythons.setdefault(_minor(str(found)), str(found))
         for minor, interpreter in sorted(pythons.items()):
             if app.requirements is not None:
-                progress(f"app {app.name}: its requirements for Python {minor}")
+                progress(f"app {app.shown}: its requirements for Python {minor}")
                 out.deps[(app.name, minor)] = appdeps.ensure(
                     app.name, app.requirements, app.lock, interpreter
                 )
@@ -143,7 +143,7 @@ def _some_server_takes(app: AppSpec, servers: tuple[str, ...]) -> None:
         if _takes(r, app) and not (r.hidden or r.unavailable or r.missing_binaries())
     ]
     raise UsageError(
-        f"app {app.name} is {kind} and none of this study's servers serves {kind}: give the same "
+        f"app {app.shown} is {kind} and none of this study's servers serves {kind}: give the same "
         f"options to `wsgibench run {_STUDY_OF[kind]}`, or name servers with --servers (the "
         f"{kind} ones this machine can run: {', '.join(here)})"
     )
@@ -177,13 +177,15 @@ def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str,
             timeout=IMPORT_TIMEOUT_S,
         )
     except subprocess.TimeoutExpired:
-        raise UsageError(f"app {app.name}: importing it took over {IMPORT_TIMEOUT_S:g} s") from None
+        raise UsageError(
+            f"app {app.shown}: importing it took over {IMPORT_TIMEOUT_S:g} s"
+        ) from None
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["exited without a word"])[-1]
-        raise UsageError(f"app {app.name} does not import: {last[:300]}{_hint(app, last)}")
+        raise UsageError(f"app {app.shown} does not import: {last[:300]}{_hint(app, last)}")
     kinds = json.loads(proc.stdout.strip().splitlines()[-1])
     if len(kinds) > 1 and not kinds[1]:
-        raise UsageError(f"app {app.name}: app_asgi {app.asgi_module} is not an ASGI callable")
+        raise UsageError(f"app {app.shown}: app_asgi {app.asgi_module} is not an ASGI callable")
     if not app.spec:  # a built-in: its modules say their interfaces
         return app
     return with_interface(app, app.interface or ("asgi" if kinds[0] else "wsgi"))

@@ -64,9 +64,16 @@ class _Conn:
                     raise ConnectionError("connection closed before a whole response") from None
             remaining = self.deadline - time.monotonic()
             if remaining <= 0:
-                raise TimeoutError("no whole response in time")
+                raise (
+                    _http.Unframed(what)
+                    if (what := _http.unframed(self.buf))
+                    else TimeoutError("no whole response in time")
+                )
             self.sock.settimeout(remaining)
-            chunk = self.sock.recv(65536)
+            try:
+                chunk = self.sock.recv(65536)
+            except TimeoutError:
+                continue  # the deadline, judged above on what came
             self.buf += chunk
             self.eof = not chunk
 
@@ -92,18 +99,23 @@ def fetch(
         conn.close()
 
 
-def probe(host: str, port: int, probe: Probe = PONG_PROBE, timeout_s: float = 1.0) -> Probed:
+def probe(
+    host: str, port: int, probe: Probe = PONG_PROBE, timeout_s: float = 1.0, hint: str = ""
+) -> Probed:
     """Readiness: one HTTP/1.1 request on the probe's path answered as the probe expects; else
-    what came back instead (a 4xx status is final: a starting server does not change it)."""
+    what came back instead, with `hint` after a wrong status or body (a 4xx status, or a reply
+    with no end, is final: a starting server does not change it)."""
     try:
         raw = _http.request(probe.path, close=True)
         reply = fetch(host, port, raw, timeout_s=timeout_s)[0]
+    except _http.Unframed as exc:  # up and answering, in a way no client can read
+        return Probed(False, str(exc), final=True)
     except (OSError, _http.BadResponse, ValueError):
         return Probed(False)
     if probe.accepts(reply.status, reply.body):
         return Probed(True)
     said = f"status {reply.status}" + (f", body {reply.body[:80]!r}" if reply.body else "")
-    return Probed(False, said, final=400 <= reply.status < 500)
+    return Probed(False, said + hint, final=400 <= reply.status < 500)
 
 
 # A server that does not pipeline leaves the second of two requests sent together unanswered:
@@ -123,6 +135,9 @@ def check(host: str, port: int, probe: Probe = PONG_PROBE, timeout_s: float = 2.
         started = time.monotonic()
         try:
             replies = fetch(host, port, raw, count, wait_s, one_write)
+        except _http.Unframed as exc:
+            problems.append(f"{label}: {exc}")
+            return False
         except TimeoutError:
             what = "no reply" if count == 1 else f"not all {count} replies"
             problems.append(f"{label}: {what} within {wait_s:.2g} s")

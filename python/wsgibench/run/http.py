@@ -13,6 +13,12 @@ class BadResponse(Exception):
     """The bytes are not an HTTP/1.x response."""
 
 
+class Unframed(TimeoutError):
+    """A reply whose end never came: its head says neither Content-Length nor chunked, so only a
+    close could end its body, and the server kept the connection open (uWSGI's --http11-socket
+    does so for an app that sets no Content-Length, even when the request says close)."""
+
+
 @dataclass(frozen=True)
 class Response:
     version: str
@@ -93,3 +99,25 @@ def request(
     if close:
         lines.append("Connection: close")
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def unframed(buf: bytes) -> str:
+    """What a reply still unfinished at its deadline said, when only a close could have ended it
+    (its head complete, no Content-Length, not chunked); "" otherwise."""
+    end = buf.find(b"\r\n\r\n")
+    if end < 0:
+        return ""
+    try:
+        resp, _ = parse(buf[: end + 4], eof=True)  # the head alone: a framed body is cut short
+    except (BadResponse, IncompleteResponse):
+        return ""
+    framed = (
+        "content-length" in resp.headers
+        or "chunked" in resp.headers.get("transfer-encoding", "").lower()
+    )
+    if framed or resp.status in (204, 304) or resp.status < 200:
+        return ""
+    return (
+        f"status {resp.status} with neither Content-Length nor chunked encoding, and the "
+        "connection left open (the reply has no end)"
+    )

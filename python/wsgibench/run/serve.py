@@ -192,9 +192,12 @@ def _launch_ready(recipe: ServerRecipe, options: ServeOptions, ctx: LaunchContex
     host = ctx.host
     probe = options.app.probe
     what = f"{probe.describe()} of port {ctx.port}"
-    if options.app.spec:  # one's own app: its probe is its first GET request unless named
-        what += " (your app's probe: name it with --path, or probe = { path, status })"
-    ready = Readiness(lambda: checks.probe(host, ctx.port, probe), what, recipe.start_timeout_s)
+    # One's own app is probed on its first GET request unless named: a wrong answer says where.
+    hint = " (your app's probe: name it with --path, or probe = { path, status })"
+    hint = hint if options.app.spec else ""
+    ready = Readiness(
+        lambda: checks.probe(host, ctx.port, probe, hint=hint), what, recipe.start_timeout_s
+    )
     assert recipe.launch is not None
     return launch(
         [_with_tls(recipe, _on_app_path(cmd, ctx), ctx) for cmd in recipe.launch(ctx)],

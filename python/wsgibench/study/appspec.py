@@ -70,6 +70,11 @@ class AppSpec:
     def module_name(self) -> str:
         return self.module or self.name
 
+    @property
+    def shown(self) -> str:
+        """The app as its user named it (`src/shop/app.py:app`), a built-in by its name."""
+        return self.spec or self.name
+
     def module_for(self, interface: str, native_api: str = "") -> str | None:
         """The app's module in this interface, or None when it has no such version."""
         if interface == "ASGI":

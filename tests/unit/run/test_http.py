@@ -39,3 +39,18 @@ def test_garbage_is_bad():
 def test_connection_close_header():
     resp, _ = _http.parse(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
     assert resp.closes
+
+
+def test_a_reply_only_a_close_could_end_is_named_when_its_end_never_came():
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nhi"
+    said = _http.unframed(head)
+    assert said.startswith("status 200 with neither Content-Length nor chunked encoding"), said
+    for framed in (
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhi",  # merely not all there yet
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n",
+        b"HTTP/1.1 204 No Content\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n",  # its head not all there
+        b"garbage\r\n\r\n",
+        b"",
+    ):
+        assert _http.unframed(framed) == "", framed

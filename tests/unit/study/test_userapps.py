@@ -37,6 +37,35 @@ def test_every_way_a_newcomer_names_an_app(tmp_path: Path):
         assert (app.folder, app.module_name, app.callable) == (tmp_path, "myapp", "app")
 
 
+def test_a_file_inside_a_package_is_imported_as_the_package_imports_it(tmp_path: Path):
+    """`src/shop/web/app.py` with `shop` and `web` packages is `shop.web.app` from `src` (its
+    relative imports resolve); a Django project's `mysite/wsgi.py` is `mysite.wsgi` beside
+    manage.py, where DJANGO_SETTINGS_MODULE = "mysite.settings" finds it."""
+    web = tmp_path / "src" / "shop" / "web"
+    web.mkdir(parents=True)
+    for folder in (web, web.parent):
+        (folder / "__init__.py").write_text("")
+    (web / "app.py").write_text("from .views import app\n")
+    assert locate("src/shop/web/app.py:app", tmp_path) == (tmp_path / "src", "shop.web.app", "app")
+    assert locate("src/shop/web", tmp_path) == (tmp_path / "src", "shop.web", "app")
+    assert locate("src/shop", tmp_path) == (tmp_path / "src", "shop", "app")
+    site = tmp_path / "mysite"
+    (site / "mysite").mkdir(parents=True)
+    (site / "mysite" / "__init__.py").write_text("")
+    (site / "mysite" / "wsgi.py").write_text("application = None\n")
+    assert locate("mysite/wsgi.py:application", site) == (site, "mysite.wsgi", "application")
+    odd = tmp_path / "my-pkg"  # a folder no import can name is where the walk stops
+    odd.mkdir()
+    (odd / "__init__.py").write_text("")
+    (odd / "app.py").write_text("app = None\n")
+    assert locate("my-pkg/app.py", tmp_path) == (odd, "app", "app")
+    study = _study(tmp_path, app="src/shop/web/app.py:app")
+    assert (study.app_of().module_name, study.app_of().shown) == (
+        "shop.web.app",
+        "src/shop/web/app.py:app",
+    )
+
+
 @pytest.mark.parametrize(
     ("keys", "words"),
     [

@@ -1,0 +1,48 @@
+"""One's own app as people lay it out and write it: a file inside a package (imported by its dotted
+name, so its relative imports resolve), and a reply with no Content-Length, which one server
+cannot end: said within seconds, on the server that cannot, not on the others."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from .helpers import cli, require
+from .test_own_app import _cells
+
+
+def test_an_app_in_a_package_without_content_length_where_uwsgi_keeps_the_reply_open(
+    tmp_path: Path,
+):
+    # A file inside a package is imported by its dotted name from above the package, so that its
+    # relative import resolves. It sets no Content-Length: waitress frames the reply itself,
+    # uWSGI's --http11-socket sends it unframed and never closes the connection (even to a
+    # request that says close), so no client can tell where the reply ends. That server is up
+    # and will not change: the cell says so after a few seconds, not the whole start timeout.
+    require("waitress", "uwsgi-http11")
+    web = tmp_path / "src" / "shop" / "web"
+    web.mkdir(parents=True)
+    for folder in (web, web.parent):
+        (folder / "__init__.py").write_text("")
+    (web / "views.py").write_text("BODY = b'shop'\n")
+    (web / "app.py").write_text(
+        "from .views import BODY\n"
+        "def app(environ, start_response):\n"
+        "    start_response('200 OK', [('Content-Type', 'text/plain')])\n"
+        "    return [BODY]\n"
+    )
+    argv = cli(
+        "run", "quick", "--app", "src/shop/web/app.py:app", "--servers", "waitress,uwsgi-http11",
+        "--no-ceiling", "--levels", "4", "--duration", "0.5", "--repeats", "1",
+        "--results", "r.sqlite", "--no-report", "--no-install",
+    )  # fmt: skip
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    cells = _cells(tmp_path)
+    cell, (rep,) = cells["waitress"]
+    assert cell.status == "measured" and rep.totals.ok > 0 and rep.totals.error_count == 0
+    cell, reps = cells["uwsgi-http11"]
+    assert cell.status == "disqualified" and reps == [], (cell.status, cell.reason)
+    said = "it answered status 200 with neither Content-Length nor chunked encoding"
+    assert said in cell.reason and "for 3 s" in cell.reason, cell.reason
+    assert "name it with --path" not in cell.reason, cell.reason
