@@ -80,16 +80,17 @@ class Overrides:
         """The table with the app, its settings, requirements and one request as given (`--app-env
         --app --app-asgi --requirements --path --expect-status`, for `run` and `tune` alike). An
         app other than the study's leaves out what the study says of its own (APP_BOUND)."""
-        left = [k for k in APP_BOUND if k in out] if self._replaces(out) else []
+        left = [k for k in APP_BOUND if k in out] if self.replaces(out) else []
         if self.app_env:
             kept = {} if left else out.get("app_env", {})
             out["app_env"] = {**kept, **_pairs(self.app_env)}
             said += [f"--app-env {pair}" for pair in self.app_env]
         if self.app is not None:
-            gone = (
-                f" (the study's {', '.join(left)} for its app {out.get('app', 'pong')!r} left out)"
-            )
+            old = out.get("app", "pong")
+            gone = f" (the study's {', '.join(left)} for its app {old!r} left out)"
             said.append(f"--app {self.app}" + (gone if left else ""))
+            if self.replaces(out) and out.get("description"):  # it describes the study's app
+                out["description"] += f" (run here on {self.app}, not {old}: --app)"
             for key in left:
                 if key != "app_env" or not self.app_env:  # --app-env's own pairs stay
                     out.pop(key)
@@ -112,7 +113,7 @@ class Overrides:
             said.append(f"--path {self.path} --expect-status {status}")
         return out, said
 
-    def _replaces(self, raw: dict[str, Any]) -> bool:
+    def replaces(self, raw: dict[str, Any]) -> bool:
         """Whether `--app` names another app than the study's: that app's own keys then go."""
         return self.app is not None and self.app != raw.get("app", "pong")
 

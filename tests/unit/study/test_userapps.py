@@ -272,6 +272,8 @@ def test_another_app_on_the_command_line_leaves_the_studys_app_keys_out(
     assert [(r.path, r.expect) for r in mixed.requests] == [("/", {"status": 200})]
     assert mixed.app_env == {} and mixed.app_of().probe.path == "/"
     assert said == ["--app svc:app (the study's requests, app_env for its app 'mixed' left out)"]
+    assert mixed.description.endswith("(run here on svc:app, not mixed: --app)")
+    assert mixed.raw["description"] == mixed.description  # as stored and reported
 
     mine, said = load_with(str(study_file), Overrides(app="svc:app", app_env=("MINE=2",)))
     app = mine.app_of()
@@ -283,3 +285,4 @@ def test_another_app_on_the_command_line_leaves_the_studys_app_keys_out(
     same, said = load_with(str(study_file), Overrides(app="theirs:app"))
     assert same.app_of().asgi_module == "theirs" and same.app_env == {"THEIRS": "1"}
     assert [r.path for r in same.requests] == ["/health"] and said == ["--app theirs:app"]
+    assert "--app" not in load_with("tornado2015-mixed", Overrides())[0].description
