@@ -101,7 +101,7 @@ def record_of(
 ) -> TuneRecord:
     """What the store keeps of a tuning (results/tuning.py), the winner's command line with it."""
     winner = tuning.winner
-    command = command_line(winner.setting, app) if winner is not None and app else None
+    command = command_line(winner.setting, app, Path.cwd()) if winner is not None and app else None
     return TuneRecord(
         label=label,
         budget=budget_text(budget),

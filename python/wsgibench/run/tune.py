@@ -242,9 +242,12 @@ def threads_trend(trials: list[Trial]) -> list[str]:
     return lines
 
 
-def command_line(setting: Setting, app: AppSpec, host: str = "0.0.0.0", port: int = 8000) -> str:
+def command_line(
+    setting: Setting, app: AppSpec, cwd: Path | None = None, host: str = "0.0.0.0", port: int = 8000
+) -> str:
     """The command that runs this setting as the trial ran it, with the app in place: the
-    server's own command line (gunicorn, uWSGI, Granian, uvicorn ...) or wsgibench's launcher."""
+    server's own command line (gunicorn, uWSGI, Granian, uvicorn ...) or wsgibench's launcher;
+    run from the app's folder, which a line above it names when that is not `cwd`."""
     recipe: ServerRecipe = get(setting.server)
     assert recipe.launch is not None
     if app.spec and not app.interface:  # read when the trials started: the server's own kind
@@ -272,4 +275,11 @@ def command_line(setting: Setting, app: AppSpec, host: str = "0.0.0.0", port: in
     )
     server = next(c for c in recipe.launch(ctx) if c.role == "server")
     argv = server.argv
-    return shim + " ".join(a if " " not in a else repr(a) for a in argv)
+    where = ""
+    if cwd is not None and app.spec and app.folder != cwd.resolve():
+        folder = app.folder
+        shown = (
+            folder.relative_to(cwd.resolve()) if folder.is_relative_to(cwd.resolve()) else folder
+        )
+        where = f"# from {shown}/ (the app's folder, first on the path as the trials ran it)\n"
+    return where + shim + " ".join(a if " " not in a else repr(a) for a in argv)

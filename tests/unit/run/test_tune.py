@@ -115,6 +115,22 @@ def test_ones_own_apps_command_line_names_it_once_whatever_its_interface(tmp_pat
         assert "myapi:app" in line.split() and "myapi:app:app" not in line, line
 
 
+def test_the_command_line_says_which_folder_it_runs_from_when_not_here(tmp_path):
+    # A file inside a package is imported from above the package: `src/`, not where one stands.
+    web = tmp_path / "src" / "shop"
+    web.mkdir(parents=True)
+    (web / "__init__.py").write_text("")
+    (web / "app.py").write_text("app = None\n")
+    load = {"name": "c", "model": "closed", "levels": [1], "duration_s": 1}
+    raw = {"servers": ["waitress"], "app": "src/shop/app.py:app", "load": [load]}
+    app = parse_study(raw, "t", tmp_path).app_of()
+    where, line = command_line(Setting("gunicorn-gthread", 2, 4), app, tmp_path).splitlines()
+    assert where == "# from src/ (the app's folder, first on the path as the trials ran it)"
+    assert line.endswith(" shop.app:app")
+    assert "\n" not in command_line(Setting("gunicorn-gthread", 2, 4), app, tmp_path / "src")
+    assert "\n" not in command_line(Setting("gunicorn-gthread", 2, 4), APPS["pong"], tmp_path)
+
+
 def test_a_factorys_command_line_says_the_module_the_trials_imported(tmp_path):
     (tmp_path / "fac.py").write_text("def create_app(word): ...\n")
     load = {"name": "c", "model": "closed", "levels": [1], "duration_s": 1}
