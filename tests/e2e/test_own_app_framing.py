@@ -1,6 +1,6 @@
 """One's own app as people lay it out and write it: a file inside a package (imported by its dotted
-name, so its relative imports resolve), and a reply with no Content-Length, which one server
-cannot end: said within seconds, on the server that cannot, not on the others."""
+name, so its relative imports resolve), a reply with no Content-Length, which one server cannot
+end, and a redirect at /: each said within seconds, with what came back."""
 
 from __future__ import annotations
 
@@ -46,3 +46,25 @@ def test_an_app_in_a_package_without_content_length_where_uwsgi_keeps_the_reply_
     said = "it answered status 200 with neither Content-Length nor chunked encoding"
     assert said in cell.reason and "for 3 s" in cell.reason, cell.reason
     assert "name it with --path" not in cell.reason, cell.reason
+
+
+def test_an_app_that_redirects_its_root_is_told_at_once_where_it_pointed(tmp_path: Path):
+    # FastAPI apps and login-first apps often send / elsewhere: the server is up, the redirect
+    # will not change, and the right request is likely where it points.
+    require("waitress")
+    (tmp_path / "redir.py").write_text(
+        "def app(environ, start_response):\n"
+        "    start_response('302 Found', [('Location', '/docs'), ('Content-Length', '0')])\n"
+        "    return [b'']\n"
+    )
+    argv = cli(
+        "run", "quick", "--app", "redir.py:app", "--servers", "waitress", "--no-ceiling",
+        "--levels", "4", "--duration", "0.5", "--repeats", "1", "--results", "r.sqlite",
+        "--no-report", "--no-install",
+    )  # fmt: skip
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    cell, reps = _cells(tmp_path)["waitress"]
+    assert cell.status == "disqualified" and reps == [], (cell.status, cell.reason)
+    said = "it answered status 302 to /docs (your app's probe: name it with --path"
+    assert said in cell.reason and "for 3 s" in cell.reason, cell.reason

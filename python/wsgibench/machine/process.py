@@ -229,7 +229,7 @@ def _die_with_parent() -> None:
 @dataclass(frozen=True)
 class Probed:
     """One look at a starting server: ready, or what it answered instead ("" when nothing yet),
-    and whether that answer is one a starting server does not change (a 4xx status)."""
+    and whether that answer is one a starting server does not change (a 3xx or 4xx status)."""
 
     ready: bool
     said: str = ""
