@@ -24,7 +24,7 @@ def test_an_app_in_a_package_without_content_length_where_uwsgi_keeps_the_reply_
     web.mkdir(parents=True)
     for folder in (web, web.parent):
         (folder / "__init__.py").write_text("")
-    (web / "views.py").write_text("BODY = b'shop'\n")
+    (web / "views.py").write_text("import time\ntime.sleep(0.3)\nBODY = b'shop'\n")
     (web / "app.py").write_text(
         "from .views import BODY\n"
         "def app(environ, start_response):\n"
@@ -41,6 +41,8 @@ def test_an_app_in_a_package_without_content_length_where_uwsgi_keeps_the_reply_
     cells = _cells(tmp_path)
     cell, (rep,) = cells["waitress"]
     assert cell.status == "measured" and rep.totals.ok > 0 and rep.totals.error_count == 0
+    # Its import, timed before the first cell (each start may take that long per process).
+    assert 0.3 <= cell.server_info["app"]["import_s"] < 10, cell.server_info["app"]
     cell, reps = cells["uwsgi-http11"]
     assert cell.status == "disqualified" and reps == [], (cell.status, cell.reason)
     said = "it answered status 200 with neither Content-Length nor chunked encoding"

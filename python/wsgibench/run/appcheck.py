@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from wsgibench.errors import EnvironmentProblem, UsageError
@@ -26,7 +26,8 @@ IMPORT_TIMEOUT_S = 120.0
 # Run with -I in a fresh interpreter: the app's folder and dependencies only, then the callable's
 # kind. ASGI: a coroutine function, or an object whose class's __call__ is one.
 _PROBE = """
-import importlib, inspect, json, sys
+import importlib, inspect, json, sys, time
+started = time.perf_counter()
 folder, paths, targets = json.loads(sys.argv[1])
 sys.path[:0] = [folder, *paths]
 def is_asgi(o):
@@ -68,7 +69,7 @@ except SystemExit:
     raise
 except BaseException as exc:
     raise SystemExit(f"{type(exc).__name__}: {exc}".splitlines()[0])
-print(json.dumps(out))
+print(json.dumps([out, time.perf_counter() - started]))
 """
 
 
@@ -183,11 +184,12 @@ def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str,
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["exited without a word"])[-1]
         raise UsageError(f"app {app.shown} does not import: {last[:300]}{_hint(app, last)}")
-    kinds = json.loads(proc.stdout.strip().splitlines()[-1])
+    kinds, took = json.loads(proc.stdout.strip().splitlines()[-1])
     if len(kinds) > 1 and not kinds[1]:
         raise UsageError(f"app {app.shown}: app_asgi {app.asgi_module} is not an ASGI callable")
     if not app.spec:  # a built-in: its modules say their interfaces
         return app
+    app = replace(app, import_s=round(float(took), 3))
     return with_interface(app, app.interface or ("asgi" if kinds[0] else "wsgi"))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import platform
 import shutil
@@ -188,6 +189,14 @@ def _with_tls(recipe: ServerRecipe, cmd: Command, ctx: LaunchContext) -> Command
     return replace(cmd, argv=[*cmd.argv, *(a.format(**fill) for a in recipe.tls_args)])
 
 
+def start_allowance(options: ServeOptions) -> float:
+    """Start-up time beyond the recipe's for an app slow to import (one's own, measured before the
+    first cell): twice its import for each process that imports it on each of its CPUs (a server
+    imports it in every worker, a few at once on few CPUs)."""
+    cpus = max(1, len(options.cpus or [0]))
+    return 2.0 * options.app.import_s * math.ceil(max(1, options.workers) / cpus)
+
+
 def _launch_ready(recipe: ServerRecipe, options: ServeOptions, ctx: LaunchContext) -> RunningServer:
     host = ctx.host
     probe = options.app.probe
@@ -196,7 +205,9 @@ def _launch_ready(recipe: ServerRecipe, options: ServeOptions, ctx: LaunchContex
     hint = " (your app's probe: name it with --path, or probe = { path, status })"
     hint = hint if options.app.spec else ""
     ready = Readiness(
-        lambda: checks.probe(host, ctx.port, probe, hint=hint), what, recipe.start_timeout_s
+        lambda: checks.probe(host, ctx.port, probe, hint=hint),
+        what,
+        recipe.start_timeout_s + start_allowance(options),
     )
     assert recipe.launch is not None
     return launch(

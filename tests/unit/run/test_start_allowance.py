@@ -1,0 +1,19 @@
+"""One's own app slow to import gets the time its import took on top of the server's start
+timeout, for every process that imports it on each CPU; a built-in app gets none."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from wsgibench.run.serve import ServeOptions, start_allowance
+from wsgibench.study.apps import APPS
+
+
+def test_twice_the_import_per_process_on_each_cpu():
+    mine = replace(APPS["pong"], spec="ml.py:app", import_s=12.0)
+    assert start_allowance(ServeOptions(app=mine, workers=1, cpus=[0])) == 24.0
+    assert start_allowance(ServeOptions(app=mine, workers=4, cpus=[0])) == 96.0
+    assert start_allowance(ServeOptions(app=mine, workers=4, cpus=[0, 1])) == 48.0
+    assert start_allowance(ServeOptions(app=mine, workers=3, cpus=[0, 1])) == 48.0
+    assert start_allowance(ServeOptions(app=mine, workers=2, cpus=None)) == 48.0
+    assert start_allowance(ServeOptions(app=APPS["pong"], workers=8, cpus=[0])) == 0.0
