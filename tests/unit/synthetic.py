@@ -174,17 +174,19 @@ def build_store(
     random_jitter: bool = True,
     command_line: list[str] | None = None,
     cpu: dict[str, float] | None = None,
+    config: dict | None = None,
 ) -> Path:
     """A finished study: speed * level-factor req/s, ~1 % jitter (random, else -, 0, + in turn),
-    CPU % from `cpu` (default 95)."""
+    CPU % from `cpu` (default 95); `config`: more keys of the study as run (its app)."""
     speeds = speeds or {"nginx-baseline": 20000.0, "gunicorn-gthread": 5000.0, "waitress": 3000.0}
     rng = random.Random(seed)
     store = Store(path)
     load = {"name": model, "model": model, "levels": list(levels), "duration_s": 1.0}
     if model == "sessions":
         load.update(requests=5, think_s=0.1)
-    config = {"name": name, "repeats": repeats, "load": [load], "servers": list(speeds)}
-    study_id = store.begin_study(name, config | {"command_line": command_line or []}, env or ENV)
+    table = {"name": name, "repeats": repeats, "load": [load], "servers": list(speeds)}
+    table |= config or {}
+    study_id = store.begin_study(name, table | {"command_line": command_line or []}, env or ENV)
     position = 0
     for level in levels:
         for server, speed in speeds.items():

@@ -33,7 +33,7 @@ def show_history(groups: list[Group], out: Console, threshold: float | None) -> 
             out.print(
                 f"  {run.when}  {run.study} (id {run.study_id}) in {run.store}", highlight=False
             )
-        for timeline in sorted(group.timelines, key=lambda t: (t.server, t.load, t.level)):
+        for timeline in sorted(group.timelines, key=lambda t: (t.server, t.load, t.level, t.key)):
             if len(timeline.points) < 2:
                 continue
             out.print(_table(timeline))

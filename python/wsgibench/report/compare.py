@@ -189,6 +189,10 @@ def capacity_markdown(result: Comparison) -> list[str]:
     return [*lines, "", CAPACITY_NOTE, ""]
 
 
+# Two runs that served different apps or requests: their changes are not a server's.
+SERVED = "served different things (the changes below are between them, not a server's):"
+
+
 def print_table(result: Comparison, console: Console) -> None:
     console.print(f"[bold]A[/]: {result.a.describe()}", highlight=False, width=WIDTH)
     console.print(f"[bold]B[/]: {result.b.describe()}", highlight=False, width=WIDTH)
@@ -197,6 +201,10 @@ def print_table(result: Comparison, console: Console) -> None:
             "[yellow]forced: the two differ in " + "; ".join(result.differences) + "[/]",
             highlight=False,
             width=WIDTH,
+        )
+    if result.served:
+        console.print(
+            f"[yellow]{SERVED}[/] " + "; ".join(result.served), highlight=False, width=WIDTH
         )
     for (load, level), cells in _groups(result).items():
         table = Table(title=f"{load} · {level:g}", title_justify="left")
@@ -241,6 +249,8 @@ def markdown(result: Comparison) -> str:
     )
     if result.differences:
         lines.append("- **forced**: the two differ in " + "; ".join(result.differences))
+    if result.served:
+        lines.append(f"- **{SERVED}** " + "; ".join(result.served))
     lines.append("")
     if result.cells:
         lines += ["| " + " | ".join(HEADERS) + " |", "|---|---|" + "---:|" * 9 + "---|---|"]

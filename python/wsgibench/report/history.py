@@ -24,7 +24,7 @@ def _rows(timeline: Timeline, by_version: bool) -> list[dict[str, Any]]:
             {
                 "run": i + 1,
                 "label": (point.version or "?") if by_version else point.run.when,
-                "key": f"{timeline.load} @{timeline.level:g}",
+                "key": timeline.series,
                 "rps": point.rps_median,
                 "low": min(point.rps),
                 "high": max(point.rps),
@@ -39,7 +39,7 @@ def server_chart(
 ) -> dict[str, Any]:
     """One server's timelines (and the nginx ceiling of the same loads and levels, dashed)."""
     rows = [r for t in timelines for r in _rows(t, by_version)]
-    keys = {f"{t.load} @{t.level:g}" for t in timelines}
+    keys = {t.series for t in timelines}
     ceiling = [
         {**r, "key": f"nginx ceiling, {r['key']}"}
         for t in ceilings

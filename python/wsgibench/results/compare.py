@@ -62,6 +62,7 @@ class Side:
     name: str
     date: str
     environment: dict[str, Any]
+    config: dict[str, Any] = field(default_factory=dict)  # the study as run
 
     def describe(self) -> str:
         return f'{self.path} study #{self.study_id} "{self.name}" ({self.date})'
@@ -137,9 +138,12 @@ class Comparison:
     a: Side
     b: Side
     differences: list[str]  # metadata that differ (only non-empty when forced)
+    # What the two served, where it differs (the app, its ASGI side, its request mix): their
+    # changes are then between apps, not a server's.
     cells: list[CellChange]  # the cells of every load but the capacity loads
     # Per capacity load and server: its capacity in A and B (its steps are not compared by level).
     capacities: list[CapacityChange] = field(default_factory=list)
+    served: list[str] = field(default_factory=list)
 
 
 def machine_key(env: dict[str, Any]) -> dict[str, Any]:
@@ -161,7 +165,10 @@ def metadata_differences(env_a: dict[str, Any], env_b: dict[str, Any]) -> list[s
 def _side(store: Store, study_id: int | None) -> Side:
     row = store.study(study_id)
     date = datetime.fromtimestamp(row["started_unix_s"], UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return Side(str(store.path), row["id"], row["name"], date, json.loads(row["environment_json"]))
+    config = json.loads(row["config_json"] or "{}")
+    return Side(
+        str(store.path), row["id"], row["name"], date, json.loads(row["environment_json"]), config
+    )
 
 
 def _cells(store: Store, study_id: int) -> dict[tuple[str, str, float], tuple[Any, list[Any]]]:
@@ -217,7 +224,27 @@ def compare_stores(
                 change.verdicts[metric] = compare_samples(va, vb)
         changes.append(change)
     capacities = compare_capacities(store_a, a.study_id, store_b, b.study_id)
-    return Comparison(a, b, differences, changes, capacities)
+    return Comparison(a, b, differences, changes, capacities, served_differences(a, b))
+
+
+def request_mix(config: dict[str, Any]) -> str | None:
+    """A study's own request mix as run (`GET /slow + GET /fast`); None: the app's own."""
+    given = config.get("requests") or []
+    return " + ".join(f"{r.get('method', 'GET')} {r.get('path', '/')}" for r in given) or None
+
+
+def served_differences(a: Side, b: Side) -> list[str]:
+    """What the two runs served, where it differs: `app 'pong' → 'mine:app'`."""
+    found = []
+    for what, key, default in (("app", "app", "pong"), ("ASGI side", "app_asgi", None)):
+        va, vb = a.config.get(key, default), b.config.get(key, default)
+        if va != vb:
+            found.append(f"{what} {va!r} → {vb!r}")
+    own = "the app's own"
+    ra, rb = request_mix(a.config) or own, request_mix(b.config) or own
+    if ra != rb:
+        found.append(f"requests {ra} → {rb}")
+    return found
 
 
 def _package_changes(a: Any, b: Any) -> list[str]:

@@ -1,7 +1,8 @@
 """Many stores read as a history: every run (a study in a store) grouped by what makes runs
 comparable (the machine and the engine, as `compare` requires; other groups are kept apart and
-named), and per cell key (server, load, level) a timeline of the runs' req/s and p99 repeats,
-ordered by run time or by the server's version, with the change points found in it
+named), and per cell key (study, what it served, server, load, level) a timeline of the runs'
+req/s and p99 repeats, ordered by run time or by the server's version, with the change points
+found in it
 (results/changepoint.py). Capacity loads are left out: their steps sit at rates each search
 chose, so a level is no key across runs."""
 
@@ -20,7 +21,7 @@ from packaging.version import InvalidVersion, Version
 from wsgibench.errors import UsageError
 from wsgibench.results.capacity_read import capacity_loads
 from wsgibench.results.changepoint import ALPHA, MIN_STEP, Change, changes
-from wsgibench.results.compare import comparable_metadata
+from wsgibench.results.compare import comparable_metadata, request_mix
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus
 from wsgibench.servers.versions import split
@@ -68,14 +69,34 @@ class Timeline:
     points: list[Point]
     rps_changes: list[Change] = field(default_factory=list)
     p99_changes: list[Change] = field(default_factory=list)
+    study: str = ""
+    served: str = "pong"  # what its runs served (served()): another app is another timeline
+
+    @property
+    def series(self) -> str:
+        """The timeline among its server's: load, level, and the study and what it served."""
+        what = f"{self.study}, {self.served}" if self.served != "pong" else self.study
+        return f"{self.load} @{self.level:g}" + (f" ({what})" if what else "")
 
     @property
     def key(self) -> str:
-        return f"{self.server} {self.load} @{self.level:g}"
+        return f"{self.server} {self.series}"
 
     def measured(self) -> list[Point]:
         """The points a change can be read from: measured, with repeats."""
         return [p for p in self.points if p.status == CellStatus.MEASURED and p.rps]
+
+
+def served(config: dict[str, Any]) -> str:
+    """What a run served besides its servers, as its study says: the app, its ASGI side and its
+    request mix. A step between runs that served different apps (`run quick`, then `run quick
+    --app mine:app`) is no regression of a server. The app's code and settings (app_env) are not
+    part of it: a step where they changed is what a history is for."""
+    parts = [str(config.get("app", "pong"))]
+    if config.get("app_asgi"):
+        parts.append(f"ASGI {config['app_asgi']}")
+    mix = request_mix(config)
+    return "; ".join([*parts, mix] if mix else parts)
 
 
 @dataclass
@@ -163,7 +184,8 @@ def _add_points(
     """The run's cells as points of their timelines; by version, a server at a release
     (`gunicorn-gthread@19.9.0`) is a point of its server's timeline."""
     searched = capacity_loads(config)
-    index = {(t.server, t.load, t.level): t for t in group.timelines}
+    what = served(config)
+    index = {(t.study, t.served, t.server, t.load, t.level): t for t in group.timelines}
     for cell in store.cells(run.study_id):
         name = split(cell.server)[0] if by_version else cell.server
         if cell.load in searched or server not in (None, name, cell.server):
@@ -176,9 +198,9 @@ def _add_points(
             tuple(r.rps_ok for r in repeats if r.rps_ok is not None),
             tuple(r.latency_p99_us for r in repeats if r.latency_p99_us is not None),
         )
-        key = (name, cell.load, cell.level)
+        key = (run.study, what, name, cell.load, cell.level)
         if key not in index:
-            index[key] = Timeline(name, cell.load, cell.level, [])
+            index[key] = Timeline(name, cell.load, cell.level, [], study=run.study, served=what)
             group.timelines.append(index[key])
         index[key].points.append(point)
 

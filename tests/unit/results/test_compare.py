@@ -118,3 +118,19 @@ def test_a_verdict_says_when_it_rests_on_a_flagged_cell(tmp_path):
     change = result.cells[0]
     change.flags_b = ["contended"]
     assert change.outcome.startswith("slower") and change.outcome.endswith("[B contended]")
+
+
+def test_runs_that_served_different_apps_say_so_above_their_changes(tmp_path):
+    a = build_store(tmp_path / "a.sqlite", repeats=5, seed=1)
+    mine = {"app": "mine:app", "requests": [{"name": "i", "path": "/api/items"}]}
+    b = build_store(tmp_path / "b.sqlite", repeats=5, seed=2, slowdown=2.0, config=mine)
+    result = compare_stores(_open(a), _open(b))
+    assert result.served == [
+        "app 'pong' → 'mine:app'",
+        "requests the app's own → GET /api/items",
+    ]
+    out = io.StringIO()
+    print_table(result, Console(file=out, width=220))
+    assert "served different things" in out.getvalue() and "'mine:app'" in out.getvalue()
+    assert "served different things" in markdown(result)
+    assert compare_stores(_open(a), _open(a)).served == []

@@ -99,3 +99,19 @@ def test_the_html_page_has_one_chart_per_server_with_the_ceiling_dashed(tmp_path
         assert "<svg" in vega.svg(spec)  # a valid spec, rendered without a browser
     said = CliRunner().invoke(history_command, [str(folder), "--html", str(tmp_path / "t.html")])
     assert said.exit_code == 0 and (tmp_path / "t.html").read_text().count("class=chart id=") == 2
+
+
+def test_runs_that_served_another_app_or_study_are_other_timelines(tmp_path: Path):
+    # `run quick` four times, then `run quick --app mine:app` four times: two timelines per
+    # cell key, and no step where the app changed. A study of another name is a third.
+    folder = _runs(tmp_path / "h", slow_from=None, n=4)
+    for i in range(4):
+        build_store(
+            folder / f"mine-{i}.sqlite", {"waitress": 1500.0}, seed=i, config={"app": "mine:app"}
+        )
+    build_store(folder / "other.sqlite", {"waitress": 3000.0}, name="other")
+    (group,) = read_history([folder])
+    waitress = sorted(t.key for t in group.timelines if t.server == "waitress")
+    assert len(waitress) == 6, waitress  # 2 levels x (pong, mine:app, other study)
+    assert all(not t.rps_changes for t in group.timelines), [t.key for t in group.timelines]
+    assert any("mine:app" in key for key in waitress) and any("(other)" in k for k in waitress)
