@@ -56,3 +56,19 @@ def test_the_shells_development_mode_does_not_reach_the_server(tmp_path: Path):
     (tmp_path / "shellpath").mkdir()
     _measured(tmp_path, "plain", "dev=0 O=0 shell=0")
     _measured(tmp_path, "asked", "dev=1 O=0 shell=0", 'app_env = { PYTHONDEVMODE = "1" }')
+
+
+def test_a_studys_own_pythonpath_reaches_the_import_check_and_the_server(tmp_path: Path):
+    # The shell's PYTHONPATH does not reach a server; a study that names one in its app_env
+    # (shared code outside the app's folder) gets it, in the check before the first cell too.
+    require("waitress")
+    (tmp_path / "libs").mkdir()
+    (tmp_path / "libs" / "shared.py").write_text("WORD = 'shared'\n")
+    (tmp_path / "flags.py").write_text(
+        "import shared\n"
+        "def app(environ, start_response):\n"
+        "    body = shared.WORD.encode()\n"
+        "    start_response('200 OK', [('Content-Length', str(len(body)))])\n"
+        "    return [body]\n"
+    )
+    _measured(tmp_path, "libs", "shared", f'app_env = {{ PYTHONPATH = "{tmp_path / "libs"}" }}')

@@ -5,6 +5,7 @@ does not import fails in one line naming it, and its interface is read from its 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -167,6 +168,8 @@ def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str,
     if app.asgi_module and (app.asgi_module, app.asgi_callable) != targets[0]:
         targets.append((app.asgi_module, app.asgi_callable))
     paths = [str(deps.site)] if deps else []
+    # The study's own PYTHONPATH (app_env), which a server gets after the app and its dependencies.
+    paths += [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     argv = [python, "-I", "-c", _PROBE, json.dumps([str(app.folder), paths, targets])]
     try:
         proc = subprocess.run(
