@@ -78,6 +78,6 @@ def app_info(app: AppSpec, recipe: ServerRecipe, deps: AppDeps | None) -> dict[s
         f"{app.callable_for(recipe.interface)}",
         "lock_sha256": deps.lock_sha256 if deps else None,
         "packages": deps.packages if deps else {},
-        # One's own app: its import before the first cell, which its start was allowed per process.
-        **({"import_s": app.import_s} if app.spec else {}),
+        # One's own app: how long it took to be ready before the first cell (run/serve.py).
+        **({"startup_s": app.startup_s} if app.spec else {}),
     }

@@ -24,54 +24,9 @@ from wsgibench.study.userapps import with_interface
 
 IMPORT_TIMEOUT_S = 120.0
 
-# Run with -I in a fresh interpreter: the app's folder and dependencies only, then the callable's
-# kind. ASGI: a coroutine function, or an object whose class's __call__ is one.
-_PROBE = """
-import importlib, inspect, json, sys, time
-started = time.perf_counter()
-folder, paths, targets = json.loads(sys.argv[1])
-sys.path[:0] = [folder, *paths]
-def is_asgi(o):
-    if inspect.iscoroutinefunction(o):
-        return True
-    call = None if inspect.isclass(o) else getattr(type(o), "__call__", None)
-    return call is not None and inspect.iscoroutinefunction(call)
-def takes_nothing(o):
-    try:
-        sig = inspect.signature(o)
-    except (TypeError, ValueError):
-        return False
-    try:
-        sig.bind(1, 2)
-        return False
-    except TypeError:
-        pass
-    try:
-        sig.bind()
-        return True
-    except TypeError:
-        return False
-out = []
-try:
-    for module, name in targets:
-        fname, call, args = name.partition("(")
-        obj = getattr(importlib.import_module(module), fname, None)
-        if obj is None or not callable(obj):
-            raise SystemExit(f"{module} has no callable {fname!r}")
-        if call:  # a factory: the app is what it returns (literal arguments, checked before)
-            obj = eval("_factory(" + args, {"__builtins__": {}}, {"_factory": obj})
-            if not callable(obj):
-                raise SystemExit(f"{module}:{name} returned {type(obj).__name__}, not an app")
-        elif takes_nothing(obj):
-            raise SystemExit(f"{module}:{name} takes no arguments: an app factory? "
-                             f"name its call, {module}:{name}()")
-        out.append(is_asgi(obj))
-except SystemExit:
-    raise
-except BaseException as exc:
-    raise SystemExit(f"{type(exc).__name__}: {exc}".splitlines()[0])
-print(json.dumps([out, time.perf_counter() - started]))
-"""
+# Run with -I in a fresh interpreter, in the server's Python (the standard library only): the
+# app's folder and dependencies only, then the callable's kind and how long it took to be ready.
+_PROBE = Path(__file__).with_name("_import_probe.py")
 
 
 @dataclass
@@ -170,7 +125,9 @@ def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str,
     paths = [str(deps.site)] if deps else []
     # The study's own PYTHONPATH (app_env), which a server gets after the app and its dependencies.
     paths += [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
-    argv = [python, "-I", "-c", _PROBE, json.dumps([str(app.folder), paths, targets])]
+    # One's own app's lifespan start-up is timed; a built-in's (a database pool) is left alone.
+    given = [str(app.folder), paths, targets, bool(app.spec)]
+    argv = [python, "-I", str(_PROBE), json.dumps(given)]
     try:
         proc = subprocess.run(
             argv,
@@ -192,7 +149,7 @@ def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str,
         raise UsageError(f"app {app.shown}: app_asgi {app.asgi_module} is not an ASGI callable")
     if not app.spec:  # a built-in: its modules say their interfaces
         return app
-    app = replace(app, import_s=round(float(took), 3))
+    app = replace(app, startup_s=round(float(took), 3))
     return with_interface(app, app.interface or ("asgi" if kinds[0] else "wsgi"))
 
 

@@ -190,11 +190,11 @@ def _with_tls(recipe: ServerRecipe, cmd: Command, ctx: LaunchContext) -> Command
 
 
 def start_allowance(options: ServeOptions) -> float:
-    """Start-up time beyond the recipe's for an app slow to import (one's own, measured before the
-    first cell): twice its import for each process that imports it on each of its CPUs (a server
-    imports it in every worker, a few at once on few CPUs)."""
+    """Start-up time beyond the recipe's for an app slow to be ready (one's own, measured before
+    the first cell: its import and ASGI lifespan start-up): twice that for each process that loads
+    it on each of its CPUs (a server loads it in every worker, a few at once on few CPUs)."""
     cpus = max(1, len(options.cpus or [0]))
-    return 2.0 * options.app.import_s * math.ceil(max(1, options.workers) / cpus)
+    return 2.0 * options.app.startup_s * math.ceil(max(1, options.workers) / cpus)
 
 
 def _launch_ready(recipe: ServerRecipe, options: ServeOptions, ctx: LaunchContext) -> RunningServer:

@@ -65,9 +65,10 @@ class AppSpec:
     # A user's app: the spec as written ("myapp:app"), its interface still to be read.
     spec: str = ""
     interface: str = ""  # "wsgi" | "asgi" as the study says; "" detects it
-    # How long importing it (and calling its factory) took in the check before the first cell:
-    # a server's start may take that long per process it imports it in (run/serve.py).
-    import_s: float = 0.0
+    # How long it took to be ready in the check before the first cell (its import, its factory's
+    # call, its ASGI lifespan start-up): a server's start may take that long per process that
+    # loads it (run/serve.py).
+    startup_s: float = 0.0
 
     @property
     def module_name(self) -> str:

@@ -10,7 +10,7 @@ from wsgibench.study.apps import APPS
 
 
 def test_twice_the_import_per_process_on_each_cpu():
-    mine = replace(APPS["pong"], spec="ml.py:app", import_s=12.0)
+    mine = replace(APPS["pong"], spec="ml.py:app", startup_s=12.0)
     assert start_allowance(ServeOptions(app=mine, workers=1, cpus=[0])) == 24.0
     assert start_allowance(ServeOptions(app=mine, workers=4, cpus=[0])) == 96.0
     assert start_allowance(ServeOptions(app=mine, workers=4, cpus=[0, 1])) == 48.0
