@@ -40,7 +40,7 @@ def locate(spec: str, base: Path) -> tuple[Path, str, str]:
         path = (base / target).resolve()
         if not path.exists():
             raise UsageError(f"app {spec!r}: {path} does not exist")
-        return (*importable(path), attr)
+        return (*importable(path, base.resolve()), attr)
     if not _MODULE.fullmatch(target):
         raise UsageError(f"app {spec!r}: {target!r} is not a module name (package.module:callable)")
     top = target.split(".")[0]
@@ -52,14 +52,15 @@ def locate(spec: str, base: Path) -> tuple[Path, str, str]:
     return base.resolve(), target, attr
 
 
-def importable(path: Path) -> tuple[Path, str]:
+def importable(path: Path, base: Path) -> tuple[Path, str]:
     """A file or folder as Python imports it: from the first folder above it that is not a
     package, by its dotted name (`src/shop/web/app.py`, `shop` and `web` packages: `src`,
     `shop.web.app`), so that its relative imports and its package's absolute ones resolve (a
-    Django project's `mysite/wsgi.py` is `mysite.wsgi`, beside `manage.py`)."""
+    Django project's `mysite/wsgi.py` is `mysite.wsgi`, beside `manage.py`). Never above `base`
+    (the working directory, or the study's folder): that folder is copied for every start."""
     parts = [path.name if path.is_dir() else path.stem]
     folder = path.parent
-    while (folder / "__init__.py").is_file() and folder.name.isidentifier():
+    while folder != base and (folder / "__init__.py").is_file() and folder.name.isidentifier():
         parts.insert(0, folder.name)
         folder = folder.parent
     return folder, ".".join(parts)

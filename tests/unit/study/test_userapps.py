@@ -59,6 +59,11 @@ def test_a_file_inside_a_package_is_imported_as_the_package_imports_it(tmp_path:
     (odd / "__init__.py").write_text("")
     (odd / "app.py").write_text("app = None\n")
     assert locate("my-pkg/app.py", tmp_path) == (odd, "app", "app")
+    # nor above the folder it is named from, which a root-level __init__.py would take it to
+    (web / "__init__.py").unlink()
+    assert locate("app.py", web) == (web, "app", "app")
+    (web / "__init__.py").write_text("")
+    assert locate("app.py", web) == (web, "app", "app")
     study = _study(tmp_path, app="src/shop/web/app.py:app")
     assert (study.app_of().module_name, study.app_of().shown) == (
         "shop.web.app",
