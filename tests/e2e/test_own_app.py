@@ -179,7 +179,7 @@ def test_a_broken_requirement_stops_at_start_in_one_line(tmp_path: Path):
     proc = _run(study, tmp_path)
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert proc.returncode != 0
-    assert lines and lines[-1].startswith("error: app service:wsgi_app"), proc.stderr
+    assert lines and lines[-1].startswith("error: app service.py:wsgi_app"), proc.stderr
     assert "Traceback" not in proc.stderr and "cannot be resolved" in lines[-1]
 
 

@@ -73,15 +73,19 @@ def installed(app: str, requirements: Path, lock: Path | None, python: str) -> A
     )
 
 
-def ensure(app: str, requirements: Path, lock: Path | None, python: str) -> AppDeps:
+def ensure(
+    app: str, requirements: Path, lock: Path | None, python: str, shown: str = ""
+) -> AppDeps:
     """The app's dependencies for this Python, locked (unless the app ships its lock) and
-    installed exactly from the lock; reused while the requirements do not change."""
+    installed exactly from the lock; reused while the requirements do not change. `shown`: the
+    app as its user named it, for messages (else its name)."""
+    said = shown or app
     done = installed(app, requirements, lock, python)
     if done is not None:
         return done
     uv = uv_binary()
     if uv is None:
-        raise EnvironmentProblem(f"app {app}: installing its requirements needs uv")
+        raise EnvironmentProblem(f"app {said}: installing its requirements needs uv")
     where = folder(app, requirements, lock, python)
     if where.exists():
         shutil.rmtree(where)
@@ -90,7 +94,7 @@ def ensure(app: str, requirements: Path, lock: Path | None, python: str) -> AppD
     if lock is not None and lock.exists():
         shutil.copyfile(lock, target)
     else:
-        compile_lock(uv, app, requirements, python, target)
+        compile_lock(uv, app, requirements, python, target, shown=said)
     log = where / "install.log"
     argv = [uv, "pip", "install", "--python", python, "--target", str(where / "site")]
     argv += ["--require-hashes", "--no-deps", "-r", str(target)]
@@ -98,7 +102,7 @@ def ensure(app: str, requirements: Path, lock: Path | None, python: str) -> AppD
         proc = subprocess.run(argv, stdout=out, stderr=subprocess.STDOUT, env=installer_env())
     if proc.returncode != 0:
         last = (log.read_text().strip().splitlines() or ["?"])[-1]
-        raise EnvironmentProblem(f"app {app}: installing {requirements.name} failed: {last[:200]}")
+        raise EnvironmentProblem(f"app {said}: installing {requirements.name} failed: {last[:200]}")
     packages = locks.pins(target)
     digest = locks.digest(target) or ""
     compiled = bytecode.compile_tree(python, where / "site", log)
@@ -107,8 +111,11 @@ def ensure(app: str, requirements: Path, lock: Path | None, python: str) -> AppD
     return AppDeps(where / "site", target, digest, packages)
 
 
-def compile_lock(uv: str, app: str, requirements: Path, python: str, out: Path) -> None:
-    """Every package the requirements need on this Python, pinned with its hashes."""
+def compile_lock(
+    uv: str, app: str, requirements: Path, python: str, out: Path, shown: str = ""
+) -> None:
+    """Every package the requirements need on this Python, pinned with its hashes; the lock's
+    header names the app by its name (part of the lock's hash), a message as `shown`."""
     argv = [uv, "pip", "compile", str(requirements), "--generate-hashes", "--no-header"]
     argv += ["--no-annotate", "--python", python, "-o", str(out)]
     # In the requirements' folder: the paths a requirements file or a pyproject names are its own.
@@ -119,7 +126,7 @@ def compile_lock(uv: str, app: str, requirements: Path, python: str, out: Path) 
         why = next((line for line in lines if "×" in line or "error" in line.lower()), "")
         why = why or (lines[-1] if lines else "?")
         raise EnvironmentProblem(
-            f"app {app}: its requirements ({requirements}) cannot be resolved: {why[:300]}"
+            f"app {shown or app}: its requirements ({requirements}) cannot be resolved: {why[:300]}"
         )
     text = out.read_text()
     out.write_text(APP_HEADER.format(app=app, what=requirements.name) + text)

@@ -70,7 +70,7 @@ def prepare(study: Study, progress: Callable[[str], None] = lambda _m: None) -> 
             if app.requirements is not None:
                 progress(f"app {app.shown}: its requirements for Python {minor}")
                 out.deps[(app.name, minor)] = appdeps.ensure(
-                    app.name, app.requirements, app.lock, interpreter
+                    app.name, app.requirements, app.lock, interpreter, shown=app.shown
                 )
         deps = out.deps.get((app.name, _minor(own)))
         out.specs[app.name] = check_import(app, own, deps, study.app_env)
