@@ -224,6 +224,16 @@ def test_the_command_line_gives_an_apps_requirements(tmp_path: Path):
     assert cell.server_info["app"]["packages"].get("humanize") == "4.12.3"
 
 
+def quick(cwd: Path, app: str, servers: str) -> subprocess.CompletedProcess:
+    """`run quick --app APP --servers S` at its smallest, without the ceiling, into r.sqlite."""
+    argv = cli(
+        "run", "quick", "--app", app, "--servers", servers, "--no-ceiling", "--levels", "4",
+        "--duration", "0.5", "--repeats", "1", "--results", "r.sqlite", "--no-report",
+        "--no-install",
+    )  # fmt: skip
+    return subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
 def test_an_app_that_answers_its_probe_wrongly_is_told_at_once_with_the_answer(tmp_path: Path):
     # No --path: the probe is the app's first GET, "/", which this app answers 404. The server is
     # up and its answer will not change: the cell says so after a few seconds, not the whole start
@@ -234,12 +244,7 @@ def test_an_app_that_answers_its_probe_wrongly_is_told_at_once_with_the_answer(t
         "    start_response('404 Not Found', [('Content-Length', '9')])\n"
         "    return [b'not here!']\n"
     )
-    argv = cli(
-        "run", "quick", "--app", "api:app", "--servers", "waitress", "--no-ceiling",
-        "--levels", "4", "--duration", "0.5", "--repeats", "1", "--results", "r.sqlite",
-        "--no-report", "--no-install",
-    )  # fmt: skip
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    proc = quick(tmp_path, "api:app", "waitress")
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     cell, reps = _cells(tmp_path)["waitress"]
     assert cell.status == "disqualified" and reps == [], (cell.status, cell.reason)

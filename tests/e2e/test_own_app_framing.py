@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from .helpers import cli, require
-from .test_own_app import _cells
+from .test_own_app import _cells, quick
 
 
 def test_an_app_in_a_package_without_content_length_where_uwsgi_keeps_the_reply_open(
@@ -31,12 +31,7 @@ def test_an_app_in_a_package_without_content_length_where_uwsgi_keeps_the_reply_
         "    start_response('200 OK', [('Content-Type', 'text/plain')])\n"
         "    return [BODY]\n"
     )
-    argv = cli(
-        "run", "quick", "--app", "src/shop/web/app.py:app", "--servers", "waitress,uwsgi-http11",
-        "--no-ceiling", "--levels", "4", "--duration", "0.5", "--repeats", "1",
-        "--results", "r.sqlite", "--no-report", "--no-install",
-    )  # fmt: skip
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    proc = quick(tmp_path, "src/shop/web/app.py:app", "waitress,uwsgi-http11")
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     cells = _cells(tmp_path)
     cell, (rep,) = cells["waitress"]
@@ -59,12 +54,7 @@ def test_an_app_that_redirects_its_root_is_told_at_once_where_it_pointed(tmp_pat
         "    start_response('302 Found', [('Location', '/docs'), ('Content-Length', '0')])\n"
         "    return [b'']\n"
     )
-    argv = cli(
-        "run", "quick", "--app", "redir.py:app", "--servers", "waitress", "--no-ceiling",
-        "--levels", "4", "--duration", "0.5", "--repeats", "1", "--results", "r.sqlite",
-        "--no-report", "--no-install",
-    )  # fmt: skip
-    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    proc = quick(tmp_path, "redir.py:app", "waitress")
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     cell, reps = _cells(tmp_path)["waitress"]
     assert cell.status == "disqualified" and reps == [], (cell.status, cell.reason)
