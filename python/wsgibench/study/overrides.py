@@ -91,6 +91,9 @@ class Overrides:
             said.append(f"--app {self.app}" + (gone if left else ""))
             if self.replaces(out) and out.get("description"):  # it describes the study's app
                 out["description"] += f" (run here on {self.app}, not {old}: --app)"
+            if self.replaces(out):
+                out, gone = self._study_app_loads(out, old)
+                said[-1] += f" (left out, loads {gone})" if gone else ""
             for key in left:
                 if key != "app_env" or not self.app_env:  # --app-env's own pairs stay
                     out.pop(key)
@@ -113,6 +116,30 @@ class Overrides:
             said.append(f"--path {self.path} --expect-status {status}")
         return out, said
 
+    def _study_app_loads(self, out: dict[str, Any], old: str) -> tuple[dict[str, Any], str]:
+        """Without the loads that are not the study's app's to give to another: a load naming an
+        app of its own (the frameworks study's), or a database the new app does not use; and
+        those left out, in words."""
+        spec = APPS.get(str(self.app))
+        uses_db = spec is not None and spec.database is not None
+        out, apps = _loads_kept(out, lambda load: "app" not in load)
+        out, dbs = _loads_kept(out, lambda load: uses_db or "database" not in load)
+        words = [f"of apps of their own: {', '.join(apps)}"] if apps else []
+        words += [f"on a database for {old!r}: {', '.join(dbs)}"] if dbs else []
+        if not words or out.get("load"):
+            return out, "; ".join(words)
+        study, given = out.get("name", "the study"), f"--app {self.app}: every load of"
+        if apps:
+            raise UsageError(
+                f"{given} {study} measures an app of its own ({', '.join(apps + dbs)}), not "
+                "yours; run it with a study whose loads name no app"
+            )
+        raise UsageError(
+            f"{given} {study} measures its app {old!r} on a database wsgibench starts "
+            f"({', '.join(dbs)}), which your app does not use; run it with a study whose loads "
+            "name no database (wsgibench studies)"
+        )
+
     def replaces(self, raw: dict[str, Any]) -> bool:
         """Whether `--app` names another app than the study's: that app's own keys then go."""
         return self.app is not None and self.app != raw.get("app", "pong")
@@ -129,7 +156,15 @@ class Overrides:
         settings = out.get("server_settings")
         if isinstance(settings, dict):  # the seed's settings of the servers that stay
             out["server_settings"] = {k: v for k, v in settings.items() if k in out["servers"]}
-        said.append(f"--servers {self.servers}" + (" (the nginx ceiling kept)" if kept else ""))
+        out, gone = _loads_kept(out, lambda load: _runs_on(load, out["servers"]))
+        notes = ["the nginx ceiling kept"] if kept else []
+        notes += [f"left out, loads on none of them: {', '.join(gone)}"] if gone else []
+        said.append(f"--servers {self.servers}" + (f" ({'; '.join(notes)})" if notes else ""))
+        if not out.get("load") and gone:
+            raise UsageError(
+                f"--servers {self.servers}: every load of {out.get('name', 'the study')} names "
+                "its own servers, none of them among these"
+            )
         return out, said
 
     def _versions(
@@ -199,6 +234,33 @@ def split_list(value: str, cast: type, option: str) -> list[Any]:
         return [cast(v.strip()) for v in value.split(",") if v.strip()]
     except ValueError:
         raise UsageError(f"{option}: cannot read {value!r} as a comma-separated list") from None
+
+
+def _loads_kept(out: dict[str, Any], keep: Any) -> tuple[dict[str, Any], list[str]]:
+    """The table with only the loads `keep` accepts (and their [full.load] tables), and the names
+    of the others."""
+    loads = [load for load in out.get("load", []) if isinstance(load, dict)]
+    gone = [str(load.get("name", "?")) for load in loads if not keep(load)]
+    if not gone:
+        return out, gone
+    out = {**out, "load": [load for load in loads if keep(load)]}
+    full = out.get("full")
+    if isinstance(full, dict) and isinstance(full.get("load"), dict):
+        kept = {k: v for k, v in full["load"].items() if k not in gone}
+        out["full"] = {**full, "load": kept}
+    return out, gone
+
+
+def _runs_on(load: dict[str, Any], servers: list[str]) -> bool:
+    """Whether a load runs on one of these servers (a load naming none runs on all; one whose
+    names do not resolve is kept, for the study's reading to say so)."""
+    named = load.get("servers")
+    if not isinstance(named, list) or not named:
+        return True
+    try:
+        return bool(set(resolve([str(n) for n in named])) & set(servers))
+    except UsageError:
+        return True
 
 
 def _pairs(items: tuple[str, ...]) -> dict[str, str]:

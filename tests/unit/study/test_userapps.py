@@ -291,3 +291,49 @@ def test_another_app_on_the_command_line_leaves_the_studys_app_keys_out(
     assert same.app_of().asgi_module == "theirs" and same.app_env == {"THEIRS": "1"}
     assert [r.path for r in same.requests] == ["/health"] and said == ["--app theirs:app"]
     assert "--app" not in load_with("tornado2015-mixed", Overrides())[0].description
+
+
+def test_loads_that_are_not_the_studys_apps_stay_with_it(tmp_path: Path, monkeypatch):
+    """`run frameworks --app mine`: the loads naming a framework of their own go (kept, the report
+    would rank them against one's own app as if it were pong, their ceiling); a load naming a
+    database measures the study's app on it and goes unless the new app uses one; `--servers`
+    leaves out the loads that run on none of the servers given."""
+    (tmp_path / "svc.py").write_text("app = None\n")
+    monkeypatch.chdir(tmp_path)
+    from wsgibench.study.overrides import load_with
+
+    mine, said = load_with("frameworks", Overrides(app="svc:app", full=True))
+    assert [load.name for load in mine.loads] == ["pong"] and mine.app_of().name != "pong"
+    assert said[-1] == (
+        "--app svc:app (left out, loads of apps of their own: flask, django, fastapi, starlette, "
+        "falcon, litestar)"
+    )
+    waitress, said = load_with("frameworks", Overrides(servers="waitress"))
+    assert [load.name for load in waitress.loads] == ["pong", "flask", "django", "falcon"]
+    assert said == [
+        "--servers waitress (left out, loads on none of them: fastapi, starlette, litestar)"
+    ]
+    with pytest.raises(
+        UsageError, match="every load of db2011 measures its app 'db' on a database"
+    ):
+        load_with("db2011", Overrides(app="svc:app"))
+    assert len(load_with("db2011", Overrides(app="db"))[0].loads) == 3  # its own app: all stay
+
+    one = 'model = "closed"\nlevels = [4]\nduration_s = 1\n'
+    study_file = tmp_path / "s.toml"
+    study_file.write_text(
+        f'servers = ["waitress"]\napp = "db"\n[[load]]\nname = "plain"\n{one}'
+        f'[[load]]\nname = "pg"\ndatabase = "postgresql"\n{one}'
+        f'[[load]]\nname = "own"\napp = "flask"\nservers = ["bjoern"]\n{one}'
+    )
+    with pytest.raises(UsageError, match="'own' names none of the study's servers"):
+        load_with(str(study_file), Overrides())  # a study file's own mistake is still its own
+    study_file.write_text(study_file.read_text().replace('["bjoern"]', '["waitress"]'))
+    kept, said = load_with(str(study_file), Overrides(app="svc:app"))
+    assert [load.name for load in kept.loads] == ["plain"]
+    assert said[-1].endswith(
+        "(left out, loads of apps of their own: own; on a database for 'db': pg)"
+    )
+    study_file.write_text(f'servers = ["waitress"]\n[[load]]\nservers = ["waitress"]\n{one}')
+    with pytest.raises(UsageError, match="--servers bjoern: every load of .* names its own"):
+        load_with(str(study_file), Overrides(servers="bjoern"))
