@@ -203,7 +203,7 @@ def measure(
 ) -> CellOutcome:
     """Warm up, run the repeats, judge each, diagnose the cell. Needs no real server: the handle
     and the engine may be fakes (tests/unit/run)."""
-    outcome, study = _checked(cell.load, caps), ctx.study
+    outcome, study = _checked(cell.load, caps, ctx.app(cell.load).spec), ctx.study
     if outcome.status != CellStatus.MEASURED:
         return outcome
     load, adapted = checks.as_supported(cell.load, caps)
@@ -273,13 +273,14 @@ def _repeats(
     return judged
 
 
-def _checked(load: Load, caps: checks.Capabilities) -> CellOutcome:
+def _checked(load: Load, caps: checks.Capabilities, own_app: str) -> CellOutcome:
     """The cell as the behaviour checks leave it: disqualified for a wrong answer to a plain
-    request, unavailable for a protocol its server does not speak, else still to measure."""
+    request, unavailable for a protocol its server does not speak (or one's own app does not:
+    `own_app`), else still to measure."""
     outcome = CellOutcome(capabilities=caps.as_dict())
     if not caps.pong:
         outcome.disqualify(f"wrong answer to a plain request: {caps.detail}")
-    elif lacks := protocol_probe.lacking(load, caps):
+    elif lacks := protocol_probe.lacking(load, caps, own_app):
         outcome.status, outcome.reason = CellStatus.UNAVAILABLE, lacks
     return outcome
 

@@ -199,10 +199,17 @@ LACKS = {
 }
 
 
-def lacking(load: Load, caps: Capabilities) -> str | None:
+def lacking(load: Load, caps: Capabilities, own_app: str = "") -> str | None:
     """Why the server cannot take this load, from the stored answers; None when it can (or
-    nothing was probed)."""
+    nothing was probed). One's own app (`own_app`, as its user named it) may be what refused a
+    WebSocket: the reason then names it too."""
     key = "websocket" if load.websocket else ("h2" if load.tls else "h2c")
     if load.protocol == "http" or getattr(caps, key) is not False:
         return None
-    return f"{LACKS[key]}: {caps.protocol_detail} (behaviour check)"
+    why = f"{LACKS[key]}: {caps.protocol_detail} (behaviour check)"
+    if key == "websocket" and own_app:
+        why += (
+            f"; or app {own_app} accepts no WebSocket on the request's path (this load sends "
+            "messages on one and waits for each one's echo)"
+        )
+    return why

@@ -158,6 +158,10 @@ def test_the_load_says_what_is_probed_and_what_is_lacking():
     assert protocol_probe.lacking(load("websocket"), ws) == (
         "does not speak WebSocket here: the upgrade got 'HTTP/1.1 404 Not Found' (behaviour check)"
     )
+    assert protocol_probe.lacking(load("websocket"), ws, "svc.py:app").endswith(
+        "(behaviour check); or app svc.py:app accepts no WebSocket on the request's path (this "
+        "load sends messages on one and waits for each one's echo)"
+    )  # one's own app may be what refused it
     # An HTTP load probes nothing and lacks nothing; a load whose protocol was found lacks none.
     assert protocol_probe.learn(caps, load("http"), "127.0.0.1", 1, "/") is caps
     assert protocol_probe.lacking(load("http"), ws) is None
