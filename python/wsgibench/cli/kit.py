@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
+import click
 from rich.console import Console
 from rich.markup import escape
 
@@ -48,6 +49,25 @@ def friendly(fn: Callable[P, R]) -> Callable[P, R]:
             sys.exit(1)
 
     return wrapper
+
+
+def stored_results(fn: Callable[..., R]) -> Callable[..., R]:
+    """The results store as RESULTS, or as `--results PATH`, the way `run` and `tune` take it
+    (a newcomer's `show --results x.sqlite` after `run --results x.sqlite`)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: object, results: Path | None, results_opt: Path | None, **kw: object) -> R:
+        if results and results_opt and results != results_opt:
+            raise click.UsageError(f"two stores given: {results} and --results {results_opt}")
+        return fn(*args, results=results or results_opt, **kw)
+
+    with_option = click.option(
+        "--results",
+        "results_opt",
+        type=click.Path(path_type=Path),
+        help="The results store, as RESULTS (either way).",
+    )(wrapper)
+    return click.argument("results", required=False, type=click.Path(path_type=Path))(with_option)
 
 
 def _write_traceback() -> Path:

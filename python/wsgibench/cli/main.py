@@ -11,7 +11,7 @@ import click
 from rich.table import Table
 
 from wsgibench import __version__
-from wsgibench.cli.kit import P, R, console, err, friendly
+from wsgibench.cli.kit import P, R, console, err, friendly, stored_results
 
 if TYPE_CHECKING:
     from wsgibench.results.store import Store
@@ -283,7 +283,7 @@ def run(
 
 
 @cli.command()
-@click.argument("results", required=False, type=click.Path(path_type=Path))
+@stored_results
 @click.option("--study", "study_id", type=int, help="Study id (default: the latest).")
 @click.option(
     "--sort",
@@ -331,7 +331,7 @@ def show(
 
 
 @cli.command()
-@click.argument("results", required=False, type=click.Path(path_type=Path))
+@stored_results
 @click.option(
     "--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True
 )

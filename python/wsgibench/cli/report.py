@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from wsgibench.cli.kit import console, err, friendly
+from wsgibench.cli.kit import console, err, friendly, stored_results
 
 if TYPE_CHECKING:
     from wsgibench.results.store import Store
@@ -21,7 +21,7 @@ def _store(path: Path | None) -> Store:
 
 
 @click.command("report")
-@click.argument("results", required=False, type=click.Path(path_type=Path))
+@stored_results
 @click.option(
     "--out",
     "out",

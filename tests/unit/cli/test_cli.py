@@ -20,3 +20,17 @@ def test_help_runs(name):
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert "Usage:" in result.output
+
+
+def test_a_store_is_named_as_run_names_it_or_as_an_argument(tmp_path):
+    # `run --results x.sqlite` then `show --results x.sqlite`: both ways read the same store.
+    from unit.synthetic import build_store
+
+    path = str(build_store(tmp_path / "x.sqlite"))
+    for command in (["show"], ["export"], ["report", "--out", str(tmp_path / "r"), "--no-png"]):
+        by_option = CliRunner().invoke(cli, [*command, "--results", path])
+        by_argument = CliRunner().invoke(cli, [*command, path])
+        assert by_option.exit_code == 0, by_option.output
+        assert by_option.output == by_argument.output and by_option.output
+    both = CliRunner().invoke(cli, ["show", path, "--results", "y.sqlite"])
+    assert both.exit_code == 2 and "two stores given" in both.output
