@@ -128,7 +128,14 @@ def _threshold(value: str | None) -> float | None:
 
 
 @click.command("history")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--results",
+    "more",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="A store, as PATHS (repeatable). Neither: the default store, where every run goes.",
+)
 @click.option("--study", help="Only the runs of this study.")
 @click.option("--server", help="Only this server's cells.")
 @click.option(
@@ -160,6 +167,7 @@ def _threshold(value: str | None) -> float | None:
 @friendly
 def history_command(
     paths: tuple[Path, ...],
+    more: tuple[Path, ...],
     study: str | None,
     server: str | None,
     order: str,
@@ -170,8 +178,12 @@ def history_command(
     """Runs over time or over versions: per cell key a timeline of req/s and p99 across the
     stores (folders are searched for *.sqlite), each change of level found (binary
     segmentation, Student's t on the runs' medians, Bonferroni over the splits, at 1 %), and
-    with --fail-on-regression a gate for CI."""
+    with --fail-on-regression a gate for CI. Without PATHS: the default store
+    (./results/wsgibench.sqlite), which holds every run made without --results."""
+    from wsgibench.paths import default_results
+
     threshold = _threshold(fail_on)
+    paths = (*paths, *more) or (default_results(),)
     groups = read_history(paths, study, server, order, ALPHA, min_step / 100)
     if not groups:
         raise UsageError("history: no finished run in " + ", ".join(str(p) for p in paths))

@@ -115,3 +115,16 @@ def test_runs_that_served_another_app_or_study_are_other_timelines(tmp_path: Pat
     assert len(waitress) == 6, waitress  # 2 levels x (pong, mine:app, other study)
     assert all(not t.rps_changes for t in group.timelines), [t.key for t in group.timelines]
     assert any("mine:app" in key for key in waitress) and any("(other)" in k for k in waitress)
+
+
+def test_without_a_path_the_default_store_where_every_run_goes(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    said = CliRunner().invoke(history_command, [])
+    assert said.exit_code == 2 and "no store or folder at" in said.output
+    assert "results/wsgibench.sqlite" in said.output
+    (tmp_path / "results").mkdir()
+    build_store(tmp_path / "results" / "wsgibench.sqlite", SPEEDS, env=ENV)
+    said = CliRunner().invoke(history_command, [])
+    assert said.exit_code == 0 and "1 run(s)" in said.output, said.output
+    named = CliRunner().invoke(history_command, ["--results", "results/wsgibench.sqlite"])
+    assert named.exit_code == 0 and "1 run(s)" in named.output, named.output
