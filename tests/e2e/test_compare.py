@@ -31,7 +31,8 @@ def stores(tmp_path_factory) -> tuple[Path, Path]:
 def test_identical_inputs_show_no_significant_change(stores, tmp_path):
     fast, _ = stores
     md = tmp_path / "same.md"
-    proc = wsgibench("compare", str(fast), str(fast), "--markdown", str(md))
+    named = ["--study-a", "1", "--study-b", "1"]  # a run against itself only when both are named
+    proc = wsgibench("compare", str(fast), str(fast), *named, "--markdown", str(md))
     assert "no significant change" in proc.stdout
     assert "slower" not in proc.stdout and "faster" not in proc.stdout
     result = compare_stores(Store(fast, create=False), Store(fast, create=False))
@@ -39,6 +40,8 @@ def test_identical_inputs_show_no_significant_change(stores, tmp_path):
     assert [c.outcome.split(" [")[0] for c in result.cells] == ["no significant change"]
     assert result.cells[0].verdicts["rps_ok"].p_value == 1.0
     assert "no significant change" in md.read_text()
+    alone = wsgibench("compare", str(fast), check=False)  # one run: nothing before it
+    assert alone.returncode == 2 and "holds no run of 'pong' before study 1" in alone.stderr
 
 
 def test_real_slowdown_is_significant(stores, tmp_path):

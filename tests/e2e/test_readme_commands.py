@@ -74,7 +74,8 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]] | Elsewhere] = {
             ],
             OK,
         )
-    ],  # fmt: skip
+    ]
+    * 2,  # fmt: skip  (two runs: `compare` of one store compares them)
     "wsgibench show results/g.sqlite": [(["show", "{g}"], OK)],
     "wsgibench run quick --servers nginx-baseline": [
         (
@@ -101,7 +102,8 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]] | Elsewhere] = {
     ],
     "wsgibench report RESULTS --out DIR": [(["report", "{g}", "--out", "{tmp}/r2"], OK)],
     "wsgibench compare old.sqlite new.sqlite": [(["compare", "{g}", "{g}"], OK)],
-    "wsgibench compare A B": [(["compare", "{s}", "{s}"], OK)],
+    "wsgibench compare results/g.sqlite": [(["compare", "{g}"], OK)],
+    "wsgibench compare A B": [(["compare", "{g}", "{g}", "--study-a", "1", "--study-b", "2"], OK)],
     "wsgibench run STUDY --levels 100,200 --duration 10 --repeats 5 --servers a,b": [
         (
             [

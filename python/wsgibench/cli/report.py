@@ -47,9 +47,13 @@ def report_command(results: Path | None, out: Path, study_id: int | None, png: b
 
 
 @click.command("compare")
-@click.argument("a", type=click.Path(path_type=Path, dir_okay=False))
-@click.argument("b", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--study-a", type=int, help="Study id in A (default: its latest).")
+@click.argument("a", required=False, type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("b", required=False, type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--study-a",
+    type=int,
+    help="Study id in A (default: its latest; B's store: the run of B's study before B's).",
+)
 @click.option("--study-b", type=int, help="Study id in B (default: its latest).")
 @click.option(
     "--force", is_flag=True, help="Compare even if the machines or engine versions differ."
@@ -62,15 +66,23 @@ def report_command(results: Path | None, out: Path, study_id: int | None, png: b
 )
 @friendly
 def compare_command(
-    a: Path, b: Path, study_a: int | None, study_b: int | None, force: bool, markdown: Path | None
+    a: Path | None,
+    b: Path | None,
+    study_a: int | None,
+    study_b: int | None,
+    force: bool,
+    markdown: Path | None,
 ) -> None:
     """Compare two result stores cell by cell: throughput and latency changes, with a significance
-    test; capacity loads by capacity, changed only when the intervals do not overlap."""
+    test; capacity loads by capacity, changed only when the intervals do not overlap. One store
+    (none: the default store): its latest run against the run of the same study before it."""
     from wsgibench.report.compare import markdown as to_markdown
     from wsgibench.report.compare import print_table
-    from wsgibench.results.compare import compare_stores
+    from wsgibench.results.compare import compare_stores, runs_to_compare
 
-    result = compare_stores(_store(a), _store(b), study_a, study_b, force=force)
+    store_a, store_b = _store(a), _store(b or a)
+    study_a, study_b = runs_to_compare(store_a, store_b, study_a, study_b)
+    result = compare_stores(store_a, store_b, study_a, study_b, force=force)
     print_table(result, console)
     if markdown:
         markdown.write_text(to_markdown(result), encoding="utf-8")

@@ -181,6 +181,28 @@ def _cells(store: Store, study_id: int) -> dict[tuple[str, str, float], tuple[An
     }
 
 
+def runs_to_compare(
+    store_a: Store, store_b: Store, study_a: int | None, study_b: int | None
+) -> tuple[int | None, int | None]:
+    """The two runs the command line means: each store's latest unless named; within one store,
+    B's run (its latest) against the run of the same study before it, never a run against itself
+    unless both are named."""
+    same = store_a.path.resolve() == store_b.path.resolve()
+    if not same or (study_a is not None and study_b is not None):
+        return study_a, study_b
+    b = store_b.study(study_b)
+    if study_a is None:
+        study_a = store_a.run_before(b["id"], b["name"])
+        if study_a is None:
+            raise UsageError(
+                f"{store_b.path} holds no run of {b['name']!r} before study {b['id']} to compare "
+                "it with: name another store, or a study of this one with --study-a"
+            )
+    if study_a == b["id"]:
+        raise UsageError(f"A and B are the same run (study {study_a} of {store_a.path})")
+    return study_a, b["id"]
+
+
 def compare_stores(
     store_a: Store,
     store_b: Store,

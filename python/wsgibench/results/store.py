@@ -196,6 +196,14 @@ class Store:
         ).fetchone()
         return row
 
+    def run_before(self, study_id: int, name: str) -> int | None:
+        """The id of the run of the study of this name just before `study_id`, if any."""
+        row = self.db.execute(
+            "SELECT id FROM studies WHERE name=? AND id<? ORDER BY id DESC LIMIT 1",
+            (name, study_id),
+        ).fetchone()
+        return int(row[0]) if row else None
+
     def unfinished_study(self, name: str, config: dict[str, Any]) -> int | None:
         """The latest run of this study that did not finish, if it was run with the same config."""
         row = self.latest_study(name)

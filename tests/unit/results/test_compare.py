@@ -134,3 +134,24 @@ def test_runs_that_served_different_apps_say_so_above_their_changes(tmp_path):
     assert "served different things" in out.getvalue() and "'mine:app'" in out.getvalue()
     assert "served different things" in markdown(result)
     assert compare_stores(_open(a), _open(a)).served == []
+
+
+def test_one_store_compares_its_latest_run_with_the_one_before(tmp_path, monkeypatch):
+    # Every run goes to the default store: `compare` alone is "what changed since last time",
+    # never the latest run against itself.
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "results" / "wsgibench.sqlite"
+    path.parent.mkdir()
+    build_store(path)
+    said = CliRunner().invoke(compare_command, [])
+    assert said.exit_code == 2 and "no run of 'synthetic' before study 1" in said.output
+    build_store(path, name="other", seed=3)
+    build_store(path, slowdown=1.25, seed=2)
+    for args in ([], [str(path)], [str(path), str(path)]):
+        said = CliRunner().invoke(compare_command, args)
+        assert said.exit_code == 0, said.output
+        words = " ".join(said.output.split())  # the paths are long: wrapped where they fall
+        assert 'study #1 "synthetic"' in words and 'study #3 "synthetic"' in words
+        assert "summary: 6 slower" in words
+    said = CliRunner().invoke(compare_command, ["--study-a", "3"])
+    assert said.exit_code == 2 and "A and B are the same run (study 3" in said.output
