@@ -15,6 +15,7 @@ from typing import Any
 
 from wsgibench.results.capacity_read import ServerCapacity
 from wsgibench.servers import LaunchContext, ServerRecipe, get, versions
+from wsgibench.servers.recipe import LAUNCHKIT_DIR
 from wsgibench.study.apps import AppSpec
 from wsgibench.study.factory import SHIM_MODULE, is_call, shim_code
 from wsgibench.study.userapps import with_interface
@@ -274,7 +275,14 @@ def command_line(
         python=Path("venv/bin/python"),
     )
     server = next(c for c in recipe.launch(ctx) if c.role == "server")
-    argv = server.argv
+    argv = [f"{k}={v}" for k, v in server.env.items()] + server.argv
+    if server.pythonpath:  # what the trials put first on the path (wsgibench's launcher's kit)
+        argv.insert(0, "PYTHONPATH=" + ":".join(server.pythonpath))
+    if LAUNCHKIT_DIR.as_posix() in server.pythonpath:
+        shim += (
+            f"# {setting.server} as the trials ran it: wsgibench's launcher, which calls the "
+            "server's Python API with these settings (venv/: one with the server's packages)\n"
+        )
     where = ""
     if cwd is not None and app.spec and app.folder != cwd.resolve():
         folder = app.folder

@@ -103,6 +103,19 @@ def test_the_winners_command_line_is_the_servers_own():
     assert "--processes 2" in uwsgi and "--threads 4" in uwsgi and "--module pong:app" in uwsgi
 
 
+def test_a_launchers_command_line_runs_as_printed():
+    # waitress, bjoern, hypercorn ... ran from wsgibench's launcher, which imports its kit: the
+    # line printed without it ended in ModuleNotFoundError: No module named 'launchkit'.
+    from wsgibench.servers.recipe import LAUNCHKIT_DIR
+
+    said, line = command_line(Setting("waitress", 1, 2), APPS["pong"]).splitlines()
+    assert line.startswith(f"PYTHONPATH={LAUNCHKIT_DIR} venv/bin/python ")
+    assert line.split()[2].endswith("servers/waitress/launch.py") and "--threads 2" in line
+    assert said.startswith("# waitress as the trials ran it: wsgibench's launcher")
+    daphne = command_line(Setting("daphne", 1, 1), APPS["pong"])  # the app's folder on its path
+    assert daphne.startswith("PYTHONPATH=. venv/bin/daphne ") and "\n" not in daphne
+
+
 def test_ones_own_apps_command_line_names_it_once_whatever_its_interface(tmp_path):
     # The interface of one's own app is read when the trials start; the study's spec has none.
     (tmp_path / "myapi.py").write_text("app = None\n")
