@@ -127,7 +127,7 @@ class Overrides:
         words = [f"of apps of their own: {', '.join(apps)}"] if apps else []
         words += [f"on a database for {old!r}: {', '.join(dbs)}"] if dbs else []
         if not words or out.get("load"):
-            return out, "; ".join(words)
+            return _renamed(out, old, "app"), "; ".join(words)
         study, given = out.get("name", "the study"), f"--app {self.app}: every load of"
         if apps:
             raise UsageError(
@@ -249,6 +249,21 @@ def _loads_kept(out: dict[str, Any], keep: Any) -> tuple[dict[str, Any], list[st
         kept = {k: v for k, v in full["load"].items() if k not in gone}
         out["full"] = {**full, "load": kept}
     return out, gone
+
+
+def _renamed(out: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    """A load named after the study's app (the frameworks study's `pong`) named `new` once
+    another app takes its place (and its [full.load] table with it), unless `new` is taken."""
+    loads = out.get("load", [])
+    names = [load.get("name") for load in loads if isinstance(load, dict)]
+    if old not in names or new in names:
+        return out
+    out = {**out, "load": [{**ld, "name": new} if ld.get("name") == old else ld for ld in loads]}
+    full = out.get("full")
+    if isinstance(full, dict) and isinstance(full.get("load"), dict) and old in full["load"]:
+        tables = {(new if k == old else k): v for k, v in full["load"].items()}
+        out["full"] = {**full, "load": tables}
+    return out
 
 
 def _runs_on(load: dict[str, Any], servers: list[str]) -> bool:

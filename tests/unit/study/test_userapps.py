@@ -303,7 +303,8 @@ def test_loads_that_are_not_the_studys_apps_stay_with_it(tmp_path: Path, monkeyp
     from wsgibench.study.overrides import load_with
 
     mine, said = load_with("frameworks", Overrides(app="svc:app", full=True))
-    assert [load.name for load in mine.loads] == ["pong"] and mine.app_of().name != "pong"
+    assert [load.name for load in mine.loads] == ["app"] and mine.app_of().name != "pong"
+    assert mine.loads[0].levels == (16, 64, 256)  # its [full.load.pong] table, renamed with it
     assert said[-1] == (
         "--app svc:app (left out, loads of apps of their own: flask, django, fastapi, starlette, "
         "falcon, litestar)"
