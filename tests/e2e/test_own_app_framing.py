@@ -100,3 +100,26 @@ def test_an_asgi_apps_lifespan_start_up_is_timed_before_the_first_cell(tmp_path:
     cell, (rep,) = _cells(tmp_path)["uvicorn"]
     assert cell.status == "measured" and rep.totals.ok > 0 and rep.totals.error_count == 0
     assert 0.6 <= cell.server_info["app"]["startup_s"] < 10, cell.server_info["app"]
+
+
+def test_ones_own_app_on_the_frameworks_study_is_measured_alone_and_named_so(tmp_path: Path):
+    # The frameworks' own loads stay with the study (kept, pong's load, now one's own app, would
+    # have been their ceiling), and `--servers waitress` keeps only the loads that run on it.
+    require("waitress")
+    (tmp_path / "svc.py").write_text(
+        "def app(environ, start_response):\n"
+        "    start_response('200 OK', [('Content-Length', '2')])\n"
+        "    return [b'ok']\n"
+    )
+    argv = cli(
+        "run", "frameworks", "--app", "svc.py:app", "--servers", "waitress", "--duration", "0.5",
+        "--repeats", "1", "--results", "r.sqlite", "--no-report", "--no-install",
+    )  # fmt: skip
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    said = proc.stdout + proc.stderr
+    assert proc.returncode == 0, said[-3000:]
+    assert "(left out, loads on none of them: fastapi, starlette, litestar)" in said
+    assert "(left out, loads of apps of their own: flask, django, falcon)" in said
+    ((cell, reps),) = _cells(tmp_path).values()
+    assert (cell.load, cell.server, cell.status) == ("app", "waitress", "measured")
+    assert reps[0].totals.responses > 0 and reps[0].totals.error_count == 0
