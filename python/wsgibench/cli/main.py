@@ -131,6 +131,7 @@ def apps() -> None:
     own app is named module:callable or path/to/file.py:callable."""
     from wsgibench.study.apps import APPS
 
+    width = max(len(name) for name in APPS)
     for app in APPS.values():
         sides = "+".join(
             side
@@ -142,7 +143,10 @@ def apps() -> None:
             if ok
         )
         console.print(
-            f"{app.name:10} {sides:14} {app.summary}", highlight=False, markup=False, soft_wrap=True
+            f"{app.name:{width}} {sides:14} {app.summary}",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
         )
 
 
