@@ -86,11 +86,13 @@ async def app(scope, receive, send):
 def test_an_asgi_apps_lifespan_start_up_is_timed_before_the_first_cell(tmp_path: Path):
     # The check before the first cell runs the lifespan start-up as a server does and times it
     # with the import: a model loaded there (seconds, in apps people deploy) is allowed for at
-    # every start. Every reply must come from the app after its start-up.
+    # every start. Every reply must come from the app after its start-up. Daphne runs no
+    # lifespan: the app stays cold there, and the cell says why.
     require("uvicorn")
+    require("daphne")
     (tmp_path / "life.py").write_text(LIFESPAN)
     (tmp_path / "s.toml").write_text(
-        'servers = ["uvicorn"]\napp = "life.py:app"\nrepeats = 1\n'
+        'servers = ["uvicorn", "daphne"]\napp = "life.py:app"\nrepeats = 1\n'
         '[[requests]]\nname = "r"\npath = "/"\nexpect = { status = 200, body = "ready" }\n'
         '[[load]]\nname = "c"\nmodel = "closed"\nlevels = [4]\nduration_s = 0.5\n'
     )
@@ -100,6 +102,15 @@ def test_an_asgi_apps_lifespan_start_up_is_timed_before_the_first_cell(tmp_path:
     cell, (rep,) = _cells(tmp_path)["uvicorn"]
     assert cell.status == "measured" and rep.totals.ok > 0 and rep.totals.error_count == 0
     assert 0.6 <= cell.server_info["app"]["startup_s"] < 10, cell.server_info["app"]
+    assert cell.server_info["app"]["lifespan"] is True
+    daphne, reps = _cells(tmp_path)["daphne"]
+    assert daphne.status == "disqualified" and reps[0].totals.ok == 0, daphne.reason
+    # the probe asks for status 200 alone: every measured reply is then a wrong body
+    said = "every one an error (bad_body"
+    assert (
+        said in daphne.reason
+        and "(daphne runs no ASGI lifespan: the app's start-up never ran)" in daphne.reason
+    ), daphne.reason
 
 
 def test_ones_own_app_on_the_frameworks_study_is_measured_alone_and_named_so(tmp_path: Path):

@@ -41,9 +41,9 @@ def takes_nothing(o: Any) -> bool:
         return False
 
 
-async def _lifespan(app: Any) -> float:
-    """Seconds the app's lifespan start-up took (0: failed, not offered, or over the limit); its
-    shutdown is sent after, as a server stopping would."""
+async def _lifespan(app: Any) -> float | None:
+    """Seconds the app's lifespan start-up took (None: failed, not offered, or over the limit);
+    its shutdown is sent after, as a server stopping would."""
     inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     said: dict[str, Any] = {}
     ready = asyncio.Event()
@@ -63,7 +63,7 @@ async def _lifespan(app: Any) -> float:
     waiter.cancel()
     if "lifespan.startup.complete" not in said:
         task.cancel()
-        return 0.0
+        return None
     inbox.put_nowait({"type": "lifespan.shutdown"})
     try:
         await asyncio.wait_for(task, 10.0)
@@ -72,11 +72,11 @@ async def _lifespan(app: Any) -> float:
     return took
 
 
-def lifespan_s(app: Any) -> float:
+def lifespan_s(app: Any) -> float | None:
     try:
         return asyncio.run(_lifespan(app))
     except BaseException:  # noqa: BLE001 - an app that breaks here breaks in the server too
-        return 0.0
+        return None
 
 
 def main() -> None:
@@ -108,8 +108,9 @@ def main() -> None:
         raise SystemExit(f"{type(exc).__name__}: {exc}".splitlines()[0]) from None
     took = time.perf_counter() - started
     asgi = [a for a, kind in zip(apps, kinds, strict=True) if kind and lifespan]
-    took += max((lifespan_s(a) for a in asgi), default=0.0)
-    print(json.dumps([kinds, took]))
+    started_up = [s for s in map(lifespan_s, asgi) if s is not None]
+    took += max(started_up, default=0.0)
+    print(json.dumps([kinds, took, bool(started_up)]))
 
 
 if __name__ == "__main__":

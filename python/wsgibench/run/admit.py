@@ -79,5 +79,5 @@ def app_info(app: AppSpec, recipe: ServerRecipe, deps: AppDeps | None) -> dict[s
         "lock_sha256": deps.lock_sha256 if deps else None,
         "packages": deps.packages if deps else {},
         # One's own app: how long it took to be ready before the first cell (run/serve.py).
-        **({"startup_s": app.startup_s} if app.spec else {}),
+        **({"startup_s": app.startup_s, "lifespan": app.lifespan} if app.spec else {}),
     }

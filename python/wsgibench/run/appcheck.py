@@ -144,12 +144,12 @@ def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str,
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["exited without a word"])[-1]
         raise UsageError(f"app {app.shown} does not import: {last[:300]}{_hint(app, last)}")
-    kinds, took = json.loads(proc.stdout.strip().splitlines()[-1])
+    kinds, took, lifespan = json.loads(proc.stdout.strip().splitlines()[-1])
     if len(kinds) > 1 and not kinds[1]:
         raise UsageError(f"app {app.shown}: app_asgi {app.asgi_module} is not an ASGI callable")
     if not app.spec:  # a built-in: its modules say their interfaces
         return app
-    app = replace(app, startup_s=round(float(took), 3))
+    app = replace(app, startup_s=round(float(took), 3), lifespan=bool(lifespan))
     return with_interface(app, app.interface or ("asgi" if kinds[0] else "wsgi"))
 
 

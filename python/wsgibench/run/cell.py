@@ -30,7 +30,7 @@ from wsgibench.run.judge import engine_headroom, judge_repeat
 from wsgibench.run.outcome import CellOutcome, ServerHandle
 from wsgibench.run.placement import Placement, place
 from wsgibench.run.records import dropped, interference_record, repeat_record, window_record
-from wsgibench.run.serve import ServeOptions, server_info, server_python, start
+from wsgibench.run.serve import ServeOptions, lifespan_unrun, server_info, server_python, start
 from wsgibench.servers import Flavour, ServerRecipe, get
 from wsgibench.study.apps import AppSpec
 from wsgibench.study.loads import Load
@@ -152,6 +152,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
         outcome.notes.append(f"WebSocket: {isolation['websocket_library']}")
     if db is not None:  # show and reports print notes; the details are in isolation.database
         outcome.notes.append(f"database: {db.version()}")
+    _say_lifespan_unrun(outcome, recipe, app)
     if recipe.flavour == Flavour.REFERENCE:  # `show` has no flavour column
         outcome.notes.append(str(Flavour.REFERENCE))
     if fallback:
@@ -177,6 +178,16 @@ def _isolation(
     if placement.cpu_quota is not None:
         isolation["cpu_quota"] = server.cpu_quota
     return isolation, fallback
+
+
+def _say_lifespan_unrun(outcome: CellOutcome, recipe: ServerRecipe, app: AppSpec) -> None:
+    """One's own ASGI app on a server that runs no lifespan met its requests without what its
+    start-up sets up: a note, and beside the reason when that disqualified it."""
+    if lifespan_unrun(recipe, app):
+        unrun = f"{recipe.name} runs no ASGI lifespan: the app's start-up never ran"
+        outcome.notes.append(unrun)
+        if outcome.status == CellStatus.DISQUALIFIED and outcome.reason:
+            outcome.reason += f" ({unrun})"
 
 
 # -- 2. check ----------------------------------------------------------------------------------------

@@ -25,6 +25,12 @@ def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> V
     if rep.ok == 0 and tls is not None and tls.failures:
         failed = tls.describe_failures()
         return _disqualified(rep, f"TLS failed in repeat {rep.idx + 1}: {failed}")
+    if rep.ok == 0 and result.totals.responses:  # it answered, wrongly every time
+        return _disqualified(
+            rep,
+            f"no valid reply in repeat {rep.idx + 1}: {result.totals.responses:,} replies, every "
+            f"one an error ({result.totals.top_errors(server_only=True)})",
+        )
     if rep.ok == 0:
         return _disqualified(rep, f"stopped answering: 0 valid replies in repeat {rep.idx + 1}")
     if rep.error_rate > error_threshold:

@@ -16,6 +16,7 @@ from wsgibench.machine import locks, scratch, venvs
 from wsgibench.machine.process import Command, Readiness, RunningServer, free_port, launch
 from wsgibench.run import checks, tls
 from wsgibench.servers import LaunchContext, ServerRecipe, versions
+from wsgibench.servers.recipe import Interface
 from wsgibench.study.apps import APPS, AppSpec
 from wsgibench.study.factory import is_call, write_shim
 
@@ -197,13 +198,25 @@ def start_allowance(options: ServeOptions) -> float:
     return 2.0 * options.app.startup_s * math.ceil(max(1, options.workers) / cpus)
 
 
+def lifespan_unrun(recipe: ServerRecipe, app: AppSpec) -> str:
+    """Why one's own ASGI app may fail on this server: the lifespan start-up that the check
+    before the first cell ran, and that sets up what its requests use, never runs on it."""
+    if recipe.interface != Interface.ASGI or recipe.lifespan or not app.lifespan:
+        return ""
+    return (
+        f" ({recipe.name} runs no ASGI lifespan: app {app.shown}'s lifespan start-up, which ran "
+        "in the check before the first cell, never runs on it)"
+    )
+
+
 def _launch_ready(recipe: ServerRecipe, options: ServeOptions, ctx: LaunchContext) -> RunningServer:
     host = ctx.host
     probe = options.app.probe
     what = f"{probe.describe()} of port {ctx.port}"
-    # One's own app is probed on its first GET request unless named: a wrong answer says where.
+    # One's own app is probed on its first GET request unless named: a wrong answer says where,
+    # or that its lifespan start-up never ran on this server.
     hint = " (your app's probe: name it with --path, or probe = { path, status })"
-    hint = hint if options.app.spec else ""
+    hint = (lifespan_unrun(recipe, options.app) or hint) if options.app.spec else ""
     ready = Readiness(
         lambda: checks.probe(host, ctx.port, probe, hint=hint),
         what,

@@ -187,6 +187,9 @@ class ServerRecipe:
     # servers); named like any other entry.
     hidden: bool = False
     interface: Interface = Interface.WSGI
+    # An ASGI server that runs the app's lifespan start-up (and shutdown) before serving; Daphne
+    # 4.2 does not (an app that sets up at lifespan start-up meets requests unset on it).
+    lifespan: bool = True
     # The server's own interface when `interface` is NATIVE ("RSGI", "tornado handlers").
     native_api: str = ""
     # What to show as its interface when it runs no Python app at all ("none": nginx answers

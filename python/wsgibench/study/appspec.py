@@ -69,6 +69,9 @@ class AppSpec:
     # call, its ASGI lifespan start-up): a server's start may take that long per process that
     # loads it (run/serve.py).
     startup_s: float = 0.0
+    # One's own ASGI side completed a lifespan start-up in that check: a server that runs none
+    # (Daphne) serves it without what the start-up sets up.
+    lifespan: bool = False
 
     @property
     def module_name(self) -> str:

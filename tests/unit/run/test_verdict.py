@@ -220,3 +220,12 @@ def test_a_server_that_sent_settings_is_judged_on_its_answers() -> None:
     assert judge_repeat(spoke, FakeServer(), THRESHOLD).status == CellStatus.DISQUALIFIED
     assert Http2Result.read(None) is None
     assert Http2Result.read({"connections": 3, "settings_received": 3}).refusal() is None
+
+
+def test_replies_that_are_all_wrong_are_not_a_silence(tmp_path):
+    # Every reply came and none was valid (an app missing what its start-up never set up): said
+    # as such, with the error class, not as a server that stopped answering.
+    wrong = result(ok=0, errors={"bad_body": 5000}, totals={"responses": 5000})
+    outcome, _ = _measure(tmp_path, [wrong])
+    said = "no valid reply in repeat 1: 5,000 replies, every one an error (bad_body 5000)"
+    assert (outcome.status, outcome.reason) == ("disqualified", said)

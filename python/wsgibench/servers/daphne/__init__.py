@@ -54,6 +54,7 @@ RECIPES = [
         launch=_launch,
         tls_args=(),  # the endpoint string carries the certificate (see _launch)
         multi_worker=False,
+        lifespan=False,  # no ASGI lifespan: an app's start-up never runs (read back: 4.2.3)
         expects=(("loop", "asyncio"), ("reactor", "asyncio")),
         handles=(
             "--verbosity 0: no access log (verbosity 1, its default, logs every request)",
