@@ -26,10 +26,11 @@ def is_user_spec(name: str) -> bool:
     return name not in APPS and (":" in name or "/" in name or "." in name or name.isidentifier())
 
 
-def locate(spec: str, base: Path) -> tuple[Path, str, str]:
+def locate(spec: str, base: Path, installed: bool = False) -> tuple[Path, str, str]:
     """The app's folder, module and callable: `file.py[:callable]`, `dir/file.py[:callable]`,
-    `package.module[:callable]` (relative to `base`); the callable is `app` when left out, and may
-    be a factory's call with literal arguments (`create_app()`, `create_app("prod")`)."""
+    `package.module[:callable]` (relative to `base`, or with `installed` a module of a package
+    its requirements install, such as `httpbin:app`); the callable is `app` when left out, and
+    may be a factory's call with literal arguments (`create_app()`, `create_app("prod")`)."""
     target, _, attr = spec.partition(":")
     attr = attr or "app"
     if is_call(attr):  # an app factory, called as gunicorn calls it
@@ -44,10 +45,11 @@ def locate(spec: str, base: Path) -> tuple[Path, str, str]:
     if not _MODULE.fullmatch(target):
         raise UsageError(f"app {spec!r}: {target!r} is not a module name (package.module:callable)")
     top = target.split(".")[0]
-    if not ((base / f"{top}.py").exists() or (base / top).is_dir()):
+    if not ((base / f"{top}.py").exists() or (base / top).is_dir() or installed):
         raise UsageError(
             f"app {spec!r}: no {top}.py or {top}/ in {base.resolve()} "
-            "(a path to the file works too: path/to/file.py:callable)"
+            "(a path to the file works too: path/to/file.py:callable; a module of a package "
+            "you install: name it in requirements)"
         )
     return base.resolve(), target, attr
 
@@ -71,10 +73,14 @@ def user_app(
 ) -> AppSpec:
     """The AppSpec of one's own app from the study's keys (app, interface, app_asgi,
     requirements, app_workdir, probe); its interface is read at start unless the study says."""
+    requirements = _path(values.get("requirements"), base, "requirements", where)
+    installed = requirements is not None  # its module may be a package they install
     try:
-        folder, module, attr = locate(spec, base)
+        folder, module, attr = locate(spec, base, installed)
         asgi = values.get("app_asgi")
-        asgi_folder, asgi_module, asgi_attr = locate(asgi, base) if asgi else (folder, None, "app")
+        asgi_folder, asgi_module, asgi_attr = (
+            locate(asgi, base, installed) if asgi else (folder, None, "app")
+        )
     except UsageError as exc:
         raise UsageError(f"{where}: {exc}") from None
     if asgi and asgi_folder != folder:
@@ -82,7 +88,6 @@ def user_app(
     interface = values.get("interface", "")
     if asgi and interface == "asgi":
         raise UsageError(f"{where}: app_asgi is the ASGI side; app must then be WSGI")
-    requirements = _path(values.get("requirements"), base, "requirements", where)
     workdir = _path(values.get("app_workdir"), base, "app_workdir", where)
     requests = requests or (DEFAULT_REQUEST,)
     app = AppSpec(

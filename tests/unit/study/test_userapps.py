@@ -35,6 +35,13 @@ def test_every_way_a_newcomer_names_an_app(tmp_path: Path):
     for study_app in ("myapp:app", "myapp", "myapp.py"):
         app = _study(tmp_path, app=study_app).app_of()
         assert (app.folder, app.module_name, app.callable) == (tmp_path, "myapp", "app")
+    # a module of a package its requirements install (httpbin:app): only with requirements
+    with pytest.raises(UsageError, match="a module of a package you install: name it in requ"):
+        locate("httpbin:app", tmp_path)
+    assert locate("httpbin:app", tmp_path, installed=True) == (tmp_path, "httpbin", "app")
+    (tmp_path / "req.txt").write_text("httpbin==0.10.2\n")
+    app = _study(tmp_path, app="httpbin:app", requirements="req.txt").app_of()
+    assert (app.module_name, app.requirements) == ("httpbin", tmp_path / "req.txt")
 
 
 def test_a_file_inside_a_package_is_imported_as_the_package_imports_it(tmp_path: Path):
