@@ -6,13 +6,13 @@ import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import NoReturn, ParamSpec, TypeVar
 
 import click
 from rich.console import Console
 from rich.markup import escape
 
-from wsgibench.errors import EXIT_INTERRUPTED, WsgibenchError
+from wsgibench.errors import EXIT_ENVIRONMENT, EXIT_INTERRUPTED, WsgibenchError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -39,16 +39,31 @@ def friendly(fn: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt:
             err.print("interrupted")
             sys.exit(EXIT_INTERRUPTED)
-        except Exception as exc:  # a bug of ours: one line here, the traceback in a file
-            log = _write_traceback()
+        except OSError as exc:
+            if exc.filename is None:  # not about a path: a bug of ours, said as one
+                _internal(exc)
+            # A path the command was given, or one it needs, that the system refuses: the
+            # machine's, said in one line (a folder that does not exist, no permission, full).
+            where = f"{exc.filename}" + (f" -> {exc.filename2}" if exc.filename2 else "")
             err.print(
-                f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} "
-                f"(traceback in {log}; please report it)",
+                f"[bold red]error:[/] {escape(exc.strerror or str(exc))}: {escape(where)}",
                 highlight=False,
             )
-            sys.exit(1)
+            sys.exit(EXIT_ENVIRONMENT)
+        except Exception as exc:  # a bug of ours: one line here, the traceback in a file
+            _internal(exc)
 
     return wrapper
+
+
+def _internal(exc: BaseException) -> NoReturn:
+    log = _write_traceback()
+    err.print(
+        f"[bold red]internal error:[/] {type(exc).__name__}: {escape(str(exc))} "
+        f"(traceback in {log}; please report it)",
+        highlight=False,
+    )
+    sys.exit(1)
 
 
 def stored_results(fn: Callable[..., R]) -> Callable[..., R]:

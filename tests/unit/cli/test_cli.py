@@ -34,3 +34,19 @@ def test_a_store_is_named_as_run_names_it_or_as_an_argument(tmp_path):
         assert by_option.output == by_argument.output and by_option.output
     both = CliRunner().invoke(cli, ["show", path, "--results", "y.sqlite"])
     assert both.exit_code == 2 and "two stores given" in both.output
+
+
+def test_a_path_the_system_refuses_is_one_line_not_an_internal_error(tmp_path):
+    from unit.synthetic import build_store
+
+    path = str(build_store(tmp_path / "x.sqlite"))
+    (tmp_path / "file").write_text("")
+    nowhere = tmp_path / "file" / "below"  # a folder under a file: ENOTDIR, whoever runs it
+    for argv in (
+        ["report", path, "--out", str(nowhere), "--no-png"],
+        ["export", path, "--out", str(nowhere / "x.csv")],
+        ["history", path, "--html", str(nowhere / "h.html")],
+    ):
+        said = CliRunner().invoke(cli, argv)
+        assert said.exit_code == 3, (argv, said.output)
+        assert "error: Not a directory: " in said.output and "internal error" not in said.output
