@@ -256,8 +256,9 @@ def request_mix(config: dict[str, Any]) -> str | None:
 
 
 def served_differences(a: Side, b: Side) -> list[str]:
-    """What the two runs served, where it differs: `app 'pong' → 'mine:app'`."""
-    found = []
+    """What the two runs served, where it differs: `app 'pong' → 'mine:app'`; two studies
+    (their cells matched by server, load and level may differ in anything else they set)."""
+    found = [f"study {a.name!r} → {b.name!r}"] if a.name != b.name else []
     for what, key, default in (("app", "app", "pong"), ("ASGI side", "app_asgi", None)):
         va, vb = a.config.get(key, default), b.config.get(key, default)
         if va != vb:

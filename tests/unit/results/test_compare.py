@@ -134,6 +134,8 @@ def test_runs_that_served_different_apps_say_so_above_their_changes(tmp_path):
     assert "served different things" in out.getvalue() and "'mine:app'" in out.getvalue()
     assert "served different things" in markdown(result)
     assert compare_stores(_open(a), _open(a)).served == []
+    other = build_store(tmp_path / "o.sqlite", repeats=5, name="goldberg2016")
+    assert compare_stores(_open(a), _open(other)).served == ["study 'synthetic' → 'goldberg2016'"]
 
 
 def test_one_store_compares_its_latest_run_with_the_one_before(tmp_path, monkeypatch):
