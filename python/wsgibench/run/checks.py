@@ -100,12 +100,17 @@ def fetch(
 
 
 def probe(
-    host: str, port: int, probe: Probe = PONG_PROBE, timeout_s: float = 1.0, hint: str = ""
+    host: str,
+    port: int,
+    probe: Probe = PONG_PROBE,
+    timeout_s: float = 1.0,
+    hint: str = "",
+    settled: bool = False,
 ) -> Probed:
     """Readiness: one HTTP/1.1 request on the probe's path answered as the probe expects; else
     what came back instead, with `hint` after a wrong status or body (a 3xx or 4xx status, or a
     reply with no end, is final: a starting server does not change it; a proxy answers 5xx until
-    its upstream is up)."""
+    its upstream is up). `settled`: every wrong answer is final (the hint says why it stays)."""
     try:
         raw = _http.request(probe.path, close=True)
         reply = fetch(host, port, raw, timeout_s=timeout_s)[0]
@@ -119,7 +124,7 @@ def probe(
     if 300 <= reply.status < 400 and reply.headers.get("location"):
         said += f" to {reply.headers['location'][:80]}"  # the request one may have meant
     said += f", body {reply.body[:80]!r}" if reply.body else ""
-    return Probed(False, said + hint, final=300 <= reply.status < 500)
+    return Probed(False, said + hint, final=settled or 300 <= reply.status < 500)
 
 
 # A server that does not pipeline leaves the second of two requests sent together unanswered:

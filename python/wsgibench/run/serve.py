@@ -216,9 +216,10 @@ def _launch_ready(recipe: ServerRecipe, options: ServeOptions, ctx: LaunchContex
     # One's own app is probed on its first GET request unless named: a wrong answer says where,
     # or that its lifespan start-up never ran on this server.
     hint = " (your app's probe: name it with --path, or probe = { path, status })"
-    hint = (lifespan_unrun(recipe, options.app) or hint) if options.app.spec else ""
+    unrun = lifespan_unrun(recipe, options.app)  # its answer will not change: said at once
+    hint = (unrun or hint) if options.app.spec else ""
     ready = Readiness(
-        lambda: checks.probe(host, ctx.port, probe, hint=hint),
+        lambda: checks.probe(host, ctx.port, probe, hint=hint, settled=bool(unrun)),
         what,
         recipe.start_timeout_s + start_allowance(options),
     )

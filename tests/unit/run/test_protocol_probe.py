@@ -168,3 +168,18 @@ def test_the_load_says_what_is_probed_and_what_is_lacking():
     found = Capabilities(True, True, True, True, "", h2c=True)
     assert protocol_probe.lacking(load("h2c"), found) is None
     assert protocol_probe.lacking(load("h2c"), caps) is None  # not probed
+
+
+def test_a_wrong_answer_that_will_not_change_is_final_when_settled():
+    # A 5xx is what a proxy says until its upstream is up: not final, unless the server is known
+    # to keep giving it (one's own app on a server that runs no lifespan: run/serve.py).
+    from wsgibench.machine.process import Probed
+    from wsgibench.run import checks
+    from wsgibench.study.appspec import Probe
+
+    reply = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 4\r\n\r\ncold"
+    with serving(after(b"\r\n\r\n", reply)) as port:
+        first = checks.probe("127.0.0.1", port, Probe(path="/", body=None), hint=" (why)")
+        settled = checks.probe("127.0.0.1", port, Probe(path="/", body=None), settled=True)
+    assert first == Probed(False, "status 500, body b'cold' (why)", final=False)
+    assert (settled.ready, settled.final) == (False, True)
