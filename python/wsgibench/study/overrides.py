@@ -239,11 +239,14 @@ def split_list(value: str, cast: type, option: str) -> list[Any]:
 def _loads_kept(out: dict[str, Any], keep: Any) -> tuple[dict[str, Any], list[str]]:
     """The table with only the loads `keep` accepts (and their [full.load] tables), and the names
     of the others."""
-    loads = [load for load in out.get("load", []) if isinstance(load, dict)]
-    gone = [str(load.get("name", "?")) for load in loads if not keep(load)]
+    loads = out.get("load", [])
+    if not isinstance(loads, list):  # the study's reading says what is wrong with it
+        return out, []
+    stays = [not isinstance(load, dict) or keep(load) for load in loads]
+    gone = [str(load.get("name", "?")) for load, s in zip(loads, stays, strict=True) if not s]
     if not gone:
         return out, gone
-    out = {**out, "load": [load for load in loads if keep(load)]}
+    out = {**out, "load": [load for load, s in zip(loads, stays, strict=True) if s]}
     full = out.get("full")
     if isinstance(full, dict) and isinstance(full.get("load"), dict):
         kept = {k: v for k, v in full["load"].items() if k not in gone}
@@ -255,10 +258,16 @@ def _renamed(out: dict[str, Any], old: str, new: str) -> dict[str, Any]:
     """A load named after the study's app (the frameworks study's `pong`) named `new` once
     another app takes its place (and its [full.load] table with it), unless `new` is taken."""
     loads = out.get("load", [])
-    names = [load.get("name") for load in loads if isinstance(load, dict)]
-    if old not in names or new in names:
+    if not isinstance(loads, list):
         return out
-    out = {**out, "load": [{**ld, "name": new} if ld.get("name") == old else ld for ld in loads]}
+    named = [isinstance(load, dict) and load.get("name") == old for load in loads]
+    names = [load.get("name") for load in loads if isinstance(load, dict)]
+    if not any(named) or new in names:
+        return out
+    out = {
+        **out,
+        "load": [{**ld, "name": new} if n else ld for ld, n in zip(loads, named, strict=True)],
+    }
     full = out.get("full")
     if isinstance(full, dict) and isinstance(full.get("load"), dict) and old in full["load"]:
         tables = {(new if k == old else k): v for k, v in full["load"].items()}
