@@ -126,7 +126,10 @@ class Store:
         self.path = Path(path)
         self.read_only = read_only
         if not self.path.exists() and (not create or read_only):
-            raise EnvironmentProblem(f"no results store at {self.path}")
+            raise EnvironmentProblem(
+                f"no results store at {self.path} (a run writes one: `wsgibench run quick` the "
+                "default store, `--results PATH` another)"
+            )
         try:
             self.db = self._connect()
             self._check_version(create and not read_only)
