@@ -152,3 +152,31 @@ def test_an_app_that_is_a_module_of_an_installed_package(tmp_path: Path):
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     cell, (rep,) = _cells(tmp_path)["waitress"]
     assert cell.status == "measured" and rep.totals.ok > 0 and rep.totals.error_count == 0
+
+
+def test_one_server_checked_on_ones_own_app(tmp_path: Path):
+    # `check SERVER --app APP`: one server's behaviour checks on one's own app, made ready as a
+    # run makes it; what the server does with the app's replies (no Content-Length here) is said.
+    for name in ("uwsgi-http11", "waitress"):
+        require(name)
+    (tmp_path / "myapp.py").write_text(
+        "def app(environ, start_response):\n"
+        "    start_response('200 OK', [('Content-Type', 'text/plain')])\n"
+        "    yield b'ok'\n"
+    )
+
+    def check(*args: str) -> subprocess.CompletedProcess:
+        argv = cli("check", *args)
+        return subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+    proc = check("uwsgi-http11", "--app", "myapp:app")
+    assert proc.returncode != 0 and "neither Content-Length nor chunked" in proc.stderr, proc.stderr
+    proc = check("waitress", "--app", "myapp:app", "--path", "/")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "app myapp:app: the probe wants a status 200 reply on /" in proc.stdout
+    # waitress frames such a reply chunked but closes the connection after it (Connection: close)
+    assert "http10: True" in proc.stdout and "keep_alive: False" in proc.stdout, proc.stdout
+    proc = check("uvicorn", "--app", "myapp:app")
+    assert proc.returncode == 2 and "uvicorn cannot serve app myapp:app: an ASGI server" in (
+        proc.stderr
+    )

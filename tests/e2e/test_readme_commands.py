@@ -57,6 +57,9 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]] | Elsewhere] = {
     "wsgibench studies --keys": [(["studies", "--keys"], OK)],
     "wsgibench install bjoern waitress": [(["install", "bjoern", "waitress"], OK)],
     "wsgibench check uwsgi-http": [(["check", "uwsgi-http"], OK)],
+    "wsgibench check uwsgi-http11 --app myapp:app": Elsewhere(
+        "test_own_app_framing.py::test_one_server_checked_on_ones_own_app"
+    ),
     "wsgibench doctor": [(["doctor"], OK)],
     "wsgibench doctor [--fix]": [(["doctor"], OK), (["doctor", "--fix"], OK)],
     "wsgibench run goldberg2016 --results results/g.sqlite": [

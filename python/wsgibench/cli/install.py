@@ -14,6 +14,7 @@ from wsgibench.run.appcheck import base_python
 from wsgibench.run.serve import ServeOptions, availability, installed_version, start
 from wsgibench.servers import ServerRecipe, get, listed
 from wsgibench.study.apps import APPS
+from wsgibench.study.overrides import Overrides
 
 
 def _selected(names: list[str], all_: bool, study: str | None) -> list[ServerRecipe]:
@@ -107,16 +108,23 @@ def lock_apps(names: list[str], console: Console) -> list[str]:
     return failures
 
 
-def check_server(name: str, keep: bool, console: Console) -> None:
+def check_server(name: str, keep: bool, console: Console, app: Overrides | None = None) -> None:
     recipe = get(name)
     ok, why = availability(recipe)
     if not ok:
         raise EnvironmentProblem(f"{name} is not available here: {why}")
-    server, workdir = start(recipe, ServeOptions())
+    options = ServeOptions()
+    if app is not None and (app.app or app.app_asgi or app.requirements or app.path):
+        options = _own_app(name, app)
+    server, workdir = start(recipe, options)
     try:
-        caps = checks.check(server.host, server.port)
+        caps = checks.check(server.host, server.port, options.app.probe)
         pids = [p.pid for p in server.processes()]
         console.print(f"{name} on {server.host}:{server.port} (pids {pids})")
+        if options.app.spec:  # `pong` below is the probe's answer: the app's, on its path
+            probe = options.app.probe
+            said = f"  app {options.app.shown}: the probe wants a {probe.describe()}"
+            console.print(said, highlight=False)
         for key, value in caps.as_dict().items():
             if value not in ("", None, [], {}):  # nothing to say: no line
                 console.print(f"  {key}: {value}", highlight=False)
@@ -127,3 +135,27 @@ def check_server(name: str, keep: bool, console: Console) -> None:
     finally:
         server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _own_app(name: str, given: Overrides) -> ServeOptions:
+    """The server's options with one's own app, made ready as a run makes it (its dependencies
+    installed, imported once); refused in one line when the server cannot serve it."""
+    from pathlib import Path
+
+    from wsgibench.run.admit import refusal
+    from wsgibench.run.appcheck import prepare
+    from wsgibench.run.serve import server_python
+    from wsgibench.study.model import parse_study
+
+    if given.app is None:
+        raise UsageError("--app-asgi, --requirements and --path go with --app: your app")
+    load = {"name": "check", "model": "closed", "levels": [1], "duration_s": 1}
+    table, _ = given.app_table({"servers": [name], "load": [load]}, [])
+    study = parse_study(table, "check", Path.cwd(), Path.cwd())
+    prepared = prepare(study, some_taker=False)  # this one server's refusal says why, below
+    app = prepared.app(study, study.loads[0])
+    refused = refusal(get(name), app, 1, prepared)
+    if refused is not None:
+        raise UsageError(f"{name} cannot serve app {app.shown}: {refused.reason}")
+    deps = prepared.deps_for(app, server_python(get(name)))
+    return ServeOptions(app=app, app_path=(deps.site,) if deps else ())

@@ -81,12 +81,28 @@ def lock(names: tuple[str, ...], all_: bool) -> None:
 @cli.command()
 @click.argument("name")
 @click.option("--keep", is_flag=True, help="Keep it running until Ctrl-C (to poke at it).")
+@click.option(
+    "--app", "app", metavar="SPEC", help="Your own app instead of pong (as run takes it)."
+)
+@click.option("--app-asgi", metavar="SPEC", help="With --app: its ASGI side.")
+@click.option("--requirements", type=click.Path(), help="With --app: its dependencies.")
+@click.option("--path", help="With --app: the request to probe it with (default /).")
 @friendly
-def check(name: str, keep: bool) -> None:
-    """Start one server, run the behaviour checks (pong, HTTP/1.0, keep-alive, pipelining), stop it."""
+def check(
+    name: str,
+    keep: bool,
+    app: str | None,
+    app_asgi: str | None,
+    requirements: str | None,
+    path: str | None,
+) -> None:
+    """Start one server, run the behaviour checks (pong, HTTP/1.0, keep-alive, pipelining), stop it.
+    With --app: on your own app, probed on --path."""
     from wsgibench.cli.install import check_server
+    from wsgibench.study.overrides import Overrides
 
-    check_server(name, keep=keep, console=console)
+    given = Overrides(app=app, app_asgi=app_asgi, requirements=requirements, path=path)
+    check_server(name, keep=keep, console=console, app=given)
 
 
 def _results_option(fn: Callable[P, R]) -> Callable[P, R]:

@@ -46,9 +46,12 @@ class PreparedApps:
         return self.deps.get((app.name, appdeps.python_minor(str(python))))
 
 
-def prepare(study: Study, progress: Callable[[str], None] = lambda _m: None) -> PreparedApps:
+def prepare(
+    study: Study, progress: Callable[[str], None] = lambda _m: None, some_taker: bool = True
+) -> PreparedApps:
     """Install each app's dependencies for the Pythons of the servers that will run it, and read
-    one's own app's interface from its callable; an error names the app."""
+    one's own app's interface from its callable; an error names the app, or (`some_taker`) that
+    none of the study's servers can serve it."""
     out = PreparedApps()
     for load in study.loads:
         app = study.app_of(load)
@@ -74,7 +77,8 @@ def prepare(study: Study, progress: Callable[[str], None] = lambda _m: None) -> 
                 )
         deps = out.deps.get((app.name, _minor(own)))
         out.specs[app.name] = check_import(app, own, deps, study.app_env)
-        _some_server_takes(out.specs[app.name], study.servers_of(load))
+        if some_taker:
+            _some_server_takes(out.specs[app.name], study.servers_of(load))
     return out
 
 

@@ -50,3 +50,8 @@ def test_a_path_the_system_refuses_is_one_line_not_an_internal_error(tmp_path):
         said = CliRunner().invoke(cli, argv)
         assert said.exit_code == 3, (argv, said.output)
         assert "error: Not a directory: " in said.output and "internal error" not in said.output
+
+
+def test_checks_options_for_ones_own_app_need_the_app():
+    said = CliRunner().invoke(cli, ["check", "waitress", "--path", "/x"])
+    assert said.exit_code == 2 and "go with --app: your app" in said.output
