@@ -176,6 +176,15 @@ def test_one_server_checked_on_ones_own_app(tmp_path: Path):
     assert "app myapp:app: the probe wants a status 200 reply on /" in proc.stdout
     # waitress frames such a reply chunked but closes the connection after it (Connection: close)
     assert "http10: True" in proc.stdout and "keep_alive: False" in proc.stdout, proc.stdout
+    (tmp_path / "envapp.py").write_text(  # a setting it needs, given as a run gives it
+        "import os\n"
+        "def app(environ, start_response):\n"
+        "    ok = os.environ.get('MODE') == 'prod'\n"
+        "    start_response('200 OK' if ok else '500 Error', [('Content-Length', '2')])\n"
+        "    return [b'ok' if ok else b'no']\n"
+    )
+    proc = check("waitress", "--app", "envapp:app", "--app-env", "MODE=prod")
+    assert proc.returncode == 0 and "keep_alive: True" in proc.stdout, proc.stderr[-2000:]
     proc = check("uvicorn", "--app", "myapp:app")
     assert proc.returncode == 2 and "uvicorn cannot serve app myapp:app: an ASGI server" in (
         proc.stderr

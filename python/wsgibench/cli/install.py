@@ -114,7 +114,7 @@ def check_server(name: str, keep: bool, console: Console, app: Overrides | None 
     if not ok:
         raise EnvironmentProblem(f"{name} is not available here: {why}")
     options = ServeOptions()
-    if app is not None and (app.app or app.app_asgi or app.requirements or app.path):
+    if app is not None and (app.app or app.app_asgi or app.requirements or app.path or app.app_env):
         options = _own_app(name, app)
     server, workdir = start(recipe, options)
     try:
@@ -148,7 +148,7 @@ def _own_app(name: str, given: Overrides) -> ServeOptions:
     from wsgibench.study.model import parse_study
 
     if given.app is None:
-        raise UsageError("--app-asgi, --requirements and --path go with --app: your app")
+        raise UsageError("--app-asgi, --requirements, --path and --app-env go with --app: your app")
     load = {"name": "check", "model": "closed", "levels": [1], "duration_s": 1}
     table, _ = given.app_table({"servers": [name], "load": [load]}, [])
     study = parse_study(table, "check", Path.cwd(), Path.cwd())
@@ -158,4 +158,5 @@ def _own_app(name: str, given: Overrides) -> ServeOptions:
     if refused is not None:
         raise UsageError(f"{name} cannot serve app {app.shown}: {refused.reason}")
     deps = prepared.deps_for(app, server_python(get(name)))
-    return ServeOptions(app=app, app_path=(deps.site,) if deps else ())
+    env = tuple(sorted({**app.env, **study.app_env}.items()))  # as a run's cell sets them
+    return ServeOptions(app=app, app_path=(deps.site,) if deps else (), env=env)

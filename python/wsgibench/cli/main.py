@@ -87,6 +87,7 @@ def lock(names: tuple[str, ...], all_: bool) -> None:
 @click.option("--app-asgi", metavar="SPEC", help="With --app: its ASGI side.")
 @click.option("--requirements", type=click.Path(), help="With --app: its dependencies.")
 @click.option("--path", help="With --app: the request to probe it with (default /).")
+@click.option("--app-env", multiple=True, metavar="KEY=VALUE", help="An app setting (repeatable).")
 @friendly
 def check(
     name: str,
@@ -95,13 +96,16 @@ def check(
     app_asgi: str | None,
     requirements: str | None,
     path: str | None,
+    app_env: tuple[str, ...],
 ) -> None:
     """Start one server, run the behaviour checks (pong, HTTP/1.0, keep-alive, pipelining), stop it.
     With --app: on your own app, probed on --path."""
     from wsgibench.cli.install import check_server
     from wsgibench.study.overrides import Overrides
 
-    given = Overrides(app=app, app_asgi=app_asgi, requirements=requirements, path=path)
+    given = Overrides(
+        app=app, app_asgi=app_asgi, requirements=requirements, path=path, app_env=app_env
+    )
     check_server(name, keep=keep, console=console, app=given)
 
 

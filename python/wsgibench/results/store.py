@@ -200,9 +200,11 @@ class Store:
         return row
 
     def run_before(self, study_id: int, name: str) -> int | None:
-        """The id of the run of the study of this name just before `study_id`, if any."""
+        """The id of the run of the study of this name before `study_id`: the latest that
+        finished, else the latest (an interrupted run is compared only when no other is)."""
         row = self.db.execute(
-            "SELECT id FROM studies WHERE name=? AND id<? ORDER BY id DESC LIMIT 1",
+            "SELECT id FROM studies WHERE name=? AND id<? "
+            "ORDER BY status = 'finished' DESC, id DESC LIMIT 1",
             (name, study_id),
         ).fetchone()
         return int(row[0]) if row else None

@@ -53,5 +53,6 @@ def test_a_path_the_system_refuses_is_one_line_not_an_internal_error(tmp_path):
 
 
 def test_checks_options_for_ones_own_app_need_the_app():
-    said = CliRunner().invoke(cli, ["check", "waitress", "--path", "/x"])
-    assert said.exit_code == 2 and "go with --app: your app" in said.output
+    for given in (["--path", "/x"], ["--app-env", "MODE=prod"]):
+        said = CliRunner().invoke(cli, ["check", "waitress", *given])
+        assert said.exit_code == 2 and "go with --app: your app" in said.output

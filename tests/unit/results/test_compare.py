@@ -148,12 +148,13 @@ def test_one_store_compares_its_latest_run_with_the_one_before(tmp_path, monkeyp
     said = CliRunner().invoke(compare_command, [])
     assert said.exit_code == 2 and "no run of 'synthetic' before study 1" in said.output
     build_store(path, name="other", seed=3)
+    Store(path).begin_study("synthetic", {}, ENV)  # #3, interrupted: passed over while #1 is there
     build_store(path, slowdown=1.25, seed=2)
     for args in ([], [str(path)], [str(path), str(path)]):
         said = CliRunner().invoke(compare_command, args)
         assert said.exit_code == 0, said.output
         words = " ".join(said.output.split())  # the paths are long: wrapped where they fall
-        assert 'study #1 "synthetic"' in words and 'study #3 "synthetic"' in words
+        assert 'study #1 "synthetic"' in words and 'study #4 "synthetic"' in words
         assert "summary: 6 slower" in words
-    said = CliRunner().invoke(compare_command, ["--study-a", "3"])
-    assert said.exit_code == 2 and "A and B are the same run (study 3" in said.output
+    said = CliRunner().invoke(compare_command, ["--study-a", "4"])
+    assert said.exit_code == 2 and "A and B are the same run (study 4" in said.output
