@@ -205,18 +205,15 @@ def test_the_command_line_gives_an_apps_requirements(tmp_path: Path):
     require("gunicorn-gthread")
     _study(tmp_path)
     (tmp_path / "greeting.txt").write_text("hello\n")  # no app_workdir: the app's own folder
-    argv = cli(
-        "run", "quick", "--app", "service.py:wsgi_app", "--path", "/greet",
-        "--servers", "gunicorn-gthread", "--no-ceiling", "--levels", "4", "--duration", "0.5",
-        "--repeats", "1", "--results", "r.sqlite", "--no-report", "--no-install",
-    )  # fmt: skip
-    bare = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    bare = quick(tmp_path, "service.py:wsgi_app", "gunicorn-gthread", "--path", "/greet")
     last = [line for line in bare.stderr.splitlines() if line.strip()][-1]
     assert bare.returncode != 0 and "Traceback" not in bare.stderr, bare.stderr[-2000:]
     assert last.startswith("error: app service.py:wsgi_app does not import"), last
     assert "No module named 'humanize'" in last and "--requirements requirements.txt" in last
-    given = argv + ["--requirements", "requirements.txt"]
-    proc = subprocess.run(given, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    proc = quick(
+        tmp_path, "service.py:wsgi_app", "gunicorn-gthread", "--path", "/greet",
+        "--requirements", "requirements.txt",
+    )  # fmt: skip
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert "--requirements requirements.txt" in proc.stdout
     cell, (rep,) = _cells(tmp_path)["gunicorn-gthread"]
@@ -224,12 +221,13 @@ def test_the_command_line_gives_an_apps_requirements(tmp_path: Path):
     assert cell.server_info["app"]["packages"].get("humanize") == "4.12.3"
 
 
-def quick(cwd: Path, app: str, servers: str) -> subprocess.CompletedProcess:
-    """`run quick --app APP --servers S` at its smallest, without the ceiling, into r.sqlite."""
+def quick(cwd: Path, app: str, servers: str, *more: str) -> subprocess.CompletedProcess:
+    """`run quick --app APP --servers S [MORE...]` at its smallest, without the ceiling, into
+    r.sqlite."""
     argv = cli(
         "run", "quick", "--app", app, "--servers", servers, "--no-ceiling", "--levels", "4",
         "--duration", "0.5", "--repeats", "1", "--results", "r.sqlite", "--no-report",
-        "--no-install",
+        "--no-install", *more,
     )  # fmt: skip
     return subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=cwd)
 

@@ -113,9 +113,7 @@ def check_server(name: str, keep: bool, console: Console, app: Overrides | None 
     ok, why = availability(recipe)
     if not ok:
         raise EnvironmentProblem(f"{name} is not available here: {why}")
-    options = ServeOptions()
-    if app is not None and (app.app or app.app_asgi or app.requirements or app.path or app.app_env):
-        options = _own_app(name, app)
+    options = _own_app(name, app) if app is not None and app != Overrides() else ServeOptions()
     server, workdir = start(recipe, options)
     try:
         caps = checks.check(server.host, server.port, options.app.probe)

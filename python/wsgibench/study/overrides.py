@@ -247,11 +247,9 @@ def _loads_kept(out: dict[str, Any], keep: Any) -> tuple[dict[str, Any], list[st
     if not gone:
         return out, gone
     out = {**out, "load": [load for load, s in zip(loads, stays, strict=True) if s]}
-    full = out.get("full")
-    if isinstance(full, dict) and isinstance(full.get("load"), dict):
-        kept = {k: v for k, v in full["load"].items() if k not in gone}
-        out["full"] = {**full, "load": kept}
-    return out, gone
+    return _full_tables(
+        out, lambda tables: {k: v for k, v in tables.items() if k not in gone}
+    ), gone
 
 
 def _renamed(out: dict[str, Any], old: str, new: str) -> dict[str, Any]:
@@ -268,10 +266,16 @@ def _renamed(out: dict[str, Any], old: str, new: str) -> dict[str, Any]:
         **out,
         "load": [{**ld, "name": new} if n else ld for ld, n in zip(loads, named, strict=True)],
     }
+    return _full_tables(
+        out, lambda tables: {(new if k == old else k): v for k, v in tables.items()}
+    )
+
+
+def _full_tables(out: dict[str, Any], change: Any) -> dict[str, Any]:
+    """The table with its [full.load.NAME] tables changed as the loads were (left out, renamed)."""
     full = out.get("full")
-    if isinstance(full, dict) and isinstance(full.get("load"), dict) and old in full["load"]:
-        tables = {(new if k == old else k): v for k, v in full["load"].items()}
-        out["full"] = {**full, "load": tables}
+    if isinstance(full, dict) and isinstance(full.get("load"), dict):
+        out = {**out, "full": {**full, "load": change(full["load"])}}
     return out
 
 
