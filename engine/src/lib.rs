@@ -14,6 +14,7 @@ pub mod result;
 pub mod rng;
 pub mod runner;
 pub mod saturation;
+pub mod seconds;
 pub mod stats;
 pub mod sys;
 pub mod tls;

@@ -1,4 +1,4 @@
-//! The result document (format_version 1): totals, per-kind histograms, timeline, cost, saturation.
+//! The result document (format_version 2): totals, per-kind histograms, timeline, cost, saturation.
 
 use std::collections::BTreeMap;
 
@@ -13,7 +13,9 @@ use crate::runner::RunOutcome;
 use crate::saturation;
 use crate::stats::{add_errors, Errors, ThreadStats, ERROR_CLASSES, ERROR_NAMES};
 
-pub const FORMAT_VERSION: u64 = 1;
+/// 2: `latency_us` covers every request that ended, failures at the time they failed, beside
+/// `reply_latency_us` and `failed_latency_us`; per-thread CPUs read back; null timeline seconds.
+pub const FORMAT_VERSION: u64 = 2;
 pub const ENGINE_NAME: &str = "wsgibench-engine";
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -97,7 +99,10 @@ fn kinds(plan: &Plan, st: &ThreadStats) -> Kinds {
             "ok": k.ok,
             "errors": errors_obj(&k.errors, false),
             "bad_status_codes": codes_obj(k.bad_status_codes.iter()),
+            "ok_in_window": k.ok_in_window,
             "latency_us": hist_summary(&k.latency_us),
+            "reply_latency_us": hist_summary(&k.reply_latency_us),
+            "failed_latency_us": hist_summary(&k.failed_latency_us),
             "service_us": if open { hist_summary(&k.service_us) } else { Value::Null },
             "connect_us": hist_summary(&k.connect_us),
         }));
@@ -133,33 +138,72 @@ fn timeline(st: &ThreadStats) -> Vec<Value> {
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let (p50, p99) = s.latency_us.as_ref().map_or((0, 0), |h| (h.value_at_quantile(0.5), h.value_at_quantile(0.99)));
+            // A second in which nothing ended has no latency: null, never 0.
+            let q = |p: f64| s.latency_us.as_ref().map(|h| h.value_at_quantile(p));
             json!({"t_s": i, "completed": s.completed, "ok": s.ok, "errors": errors_obj(&s.errors, true),
-                   "open_connections": s.open_connections, "p50_us": p50, "p99_us": p99,
-                   "engine_cpu": s.engine_cpu()})
+                   "resent": s.resent, "open_connections": s.open_connections,
+                   "p50_us": q(0.5), "p99_us": q(0.99),
+                   "engine_cpu": s.engine_cpu(), "busiest_thread_cpu": s.busiest_cpu})
         })
         .collect()
 }
 
-/// The engine's own cost: CPU, memory, pinning, I/O backend and system calls.
-fn cost(plan: &Plan, out: &RunOutcome, cpu_fraction: f64, responses: u64) -> Value {
+/// The engine's CPU seconds within the measured window: its timeline's seconds before the
+/// window's end (a partial last second in proportion).
+fn window_cpu_s(st: &ThreadStats, window_s: f64) -> f64 {
+    st.timeline
+        .iter()
+        .enumerate()
+        .map(|(i, s)| s.cpu_ns as f64 / NS_PER_S as f64 * (window_s - i as f64).clamp(0.0, 1.0))
+        .sum()
+}
+
+/// Each thread: the CPUs the kernel held for it (read back after pinning) and its CPU share.
+fn threads(st: &ThreadStats) -> Vec<Value> {
+    let mut all: Vec<_> = st.threads.iter().collect();
+    all.sort_by_key(|t| t.thread);
+    all.iter()
+        .map(|t| {
+            json!({"thread": t.thread, "cpus": t.cpus, "cpu_s": t.cpu_ns as f64 / NS_PER_S as f64,
+                   "cpu_fraction": t.fraction(), "responses": t.responses})
+        })
+        .collect()
+}
+
+/// The engine's own cost: CPU (all threads, the busiest, the measured window), memory, the
+/// CPUs each thread got, I/O backend and system calls.
+fn cost(plan: &Plan, out: &RunOutcome, cpu_fraction: f64, window_s: f64) -> Value {
     let st = &out.stats;
     let cpu_s = out.user_s + out.sys_s;
+    let responses = st.window.responses_in;
+    let win_cpu = window_cpu_s(st, window_s);
     let per_response = |n: f64| {
-        if responses > 0 {
-            n / responses as f64
+        if st.kinds.iter().map(|k| k.responses).sum::<u64>() > 0 {
+            n / st.kinds.iter().map(|k| k.responses).sum::<u64>() as f64
         } else {
             0.0
         }
     };
+    let mut pinned: Vec<usize> = st.threads.iter().flat_map(|t| t.cpus.clone()).collect();
+    pinned.sort_unstable();
+    pinned.dedup();
     json!({
-        "user_s": out.user_s, "sys_s": out.sys_s, "cpu_fraction": cpu_fraction, "threads": plan.threads,
+        "user_s": out.user_s, "sys_s": out.sys_s, "cpu_fraction": cpu_fraction,
+        "busiest_thread_cpu_fraction": busiest_thread(st), "threads": st.threads.len(),
+        "thread_cpus": threads(st), "window_cpu_s": win_cpu,
         "max_rss_kib": out.max_rss_kib, "nofile_limit": out.nofile_limit,
-        "pinned_cpus": plan.cpus, "pin_error": out.pin_error,
+        "pinned_cpus": if plan.cpus.is_empty() { Vec::new() } else { pinned }, "pin_error": Value::Null,
         "io_backend": out.io_backend, "io_note": out.io_note,
         "syscalls": st.syscalls, "syscalls_per_response": per_response(st.syscalls as f64),
-        "responses_per_cpu_s": if cpu_s > 0.0 { responses as f64 / cpu_s } else { 0.0 },
+        // Over the measured window: replies that completed in it per engine CPU-second in it.
+        "responses_per_cpu_s": if win_cpu > 0.0 { responses as f64 / win_cpu } else if cpu_s > 0.0 {
+            responses as f64 / cpu_s } else { 0.0 },
     })
+}
+
+/// The busiest thread's CPU share over the run (its own CPU time over its own wall time).
+pub fn busiest_thread(st: &ThreadStats) -> f64 {
+    st.threads.iter().map(|t| t.fraction()).fold(0.0, f64::max)
 }
 
 pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
@@ -175,7 +219,8 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
     };
     let window_s = crate::models::window_s(plan)
         .unwrap_or(st.window.last_completion_ns as f64 / NS_PER_S as f64);
-    let reasons = saturation::reasons(plan, out, cpu_fraction, lag_p99, window_s);
+    let busiest = busiest_thread(st).max(cpu_fraction);
+    let reasons = saturation::reasons(plan, out, busiest, lag_p99, window_s);
     let mut doc = json!({
         "format_version": FORMAT_VERSION,
         "engine": {"name": ENGINE_NAME, "version": ENGINE_VERSION, "protocol_version": PROTOCOL_VERSION},
@@ -199,12 +244,13 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
             "peak_open_connections": st.peak_open,
             "window_s": window_s,
             "ok_in_window": st.window.ok_in,
+            "responses_in_window": st.window.responses_in,
             "completed_after_window": st.window.completed_after,
             "turnaround_us": turnaround(plan, st),
         },
         "kinds": k.entries,
         "timeline": timeline(st),
-        "cost": cost(plan, out, cpu_fraction, k.responses),
+        "cost": cost(plan, out, cpu_fraction, window_s),
         "schedule": {"lag_p99_us": lag_p99, "lag_max_us": lag_max},
         "saturated": !reasons.is_empty(),
         "saturation_reasons": reasons,

@@ -1,6 +1,6 @@
 //! Runs a plan: one event loop per thread (pinned when asked), merges their stats, measures CPU cost.
 
-use std::sync::Arc;
+use std::sync::{Arc, Barrier, Mutex};
 
 use crate::clock::{now_ns, secs_to_ns, Timeline, NS_PER_S};
 use crate::h2::encoder::FieldTable;
@@ -8,7 +8,7 @@ use crate::http::build_request;
 use crate::models::{self, Model};
 use crate::plan::Plan;
 use crate::reactor::{Config, H2Config, H2Kind, KindConfig, Reactor, TlsSetup, WsConfig};
-use crate::stats::ThreadStats;
+use crate::stats::{ThreadCpu, ThreadStats};
 use crate::sys;
 
 /// Everything a result is built from.
@@ -20,7 +20,6 @@ pub struct RunOutcome {
     pub sys_s: f64,
     pub nofile_limit: u64,
     pub max_rss_kib: u64,
-    pub pin_error: Option<String>,
     /// The I/O backend the threads ran on, and why `auto` did not pick io_uring if it did not.
     pub io_backend: &'static str,
     pub io_note: Option<String>,
@@ -115,9 +114,7 @@ pub fn run_after(
     gate: impl FnOnce() -> std::io::Result<()>,
 ) -> std::io::Result<RunOutcome> {
     let nofile_limit = sys::make_room_for_fds();
-    let pin_error = sys::pin_current_thread(&plan.cpus)
-        .err()
-        .map(|e| format!("sched_setaffinity: {e}"));
+    check_pinning(plan)?;
     let cfg = Arc::new(config_of(plan).map_err(std::io::Error::other)?);
     gate()?;
     let (u0, s0) = sys::cpu_times_s();
@@ -126,26 +123,15 @@ pub fn run_after(
         .map_or(0.0, |d| d.as_secs_f64());
     let start_ns = now_ns();
     let fanout = &crate::broadcast::Shared::default();
+    // Every thread pins itself and reads its mask back before any of them opens a connection:
+    // one that did not get its CPUs fails the run before load.
+    let ready = &Barrier::new(plan.threads.max(1));
+    let refused: &Mutex<Option<String>> = &Mutex::new(None);
     let results: Vec<std::io::Result<Finished>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..plan.threads)
             .map(|t| {
                 let cfg = Arc::clone(&cfg);
-                scope.spawn(move || {
-                    if !plan.cpus.is_empty() {
-                        // One CPU per thread when there are enough, so threads do not share a core.
-                        let cpu = [plan.cpus[t % plan.cpus.len()]];
-                        let _ = sys::pin_current_thread(if plan.threads > 1 {
-                            &cpu
-                        } else {
-                            &plan.cpus
-                        });
-                    }
-                    if matches!(plan.model, crate::plan::ModelSpec::Broadcast { .. }) {
-                        crate::broadcast::worker(plan, &cfg, t, start_ns, fanout)
-                    } else {
-                        worker(plan, cfg, t, start_ns)
-                    }
-                })
+                scope.spawn(move || thread_run(plan, cfg, t, start_ns, (ready, refused), fanout))
             })
             .collect();
         handles
@@ -171,10 +157,75 @@ pub fn run_after(
         sys_s: s1 - s0,
         nofile_limit,
         max_rss_kib: sys::max_rss_kib(),
-        pin_error,
         io_backend,
         io_note,
     })
+}
+
+/// One engine thread: pinned and its mask read back, then, once every thread has its CPUs (the
+/// barrier; the first refusal fails them all), its load model; its CPU time and CPUs in its stats.
+fn thread_run(
+    plan: &Plan,
+    cfg: Arc<Config>,
+    t: usize,
+    start_ns: u64,
+    (ready, refused): (&Barrier, &Mutex<Option<String>>),
+    fanout: &crate::broadcast::Shared,
+) -> std::io::Result<Finished> {
+    let cpus = match sys::pin_verified(&thread_cpus(plan, t)) {
+        Ok(cpus) => cpus,
+        Err(e) => {
+            let mut first = refused.lock().expect("not poisoned");
+            first.get_or_insert(format!("engine thread {t}: {e}"));
+            Vec::new()
+        }
+    };
+    ready.wait();
+    if let Some(e) = refused.lock().expect("not poisoned").clone() {
+        return Err(std::io::Error::other(e));
+    }
+    let (cpu0, wall0) = (sys::thread_cpu_ns(), now_ns());
+    let mut done = if matches!(plan.model, crate::plan::ModelSpec::Broadcast { .. }) {
+        crate::broadcast::worker(plan, &cfg, t, start_ns, fanout)
+    } else {
+        worker(plan, cfg, t, start_ns)
+    }?;
+    done.stats.threads = vec![ThreadCpu {
+        thread: t,
+        cpus,
+        cpu_ns: sys::thread_cpu_ns().saturating_sub(cpu0),
+        wall_ns: now_ns().saturating_sub(wall0),
+        responses: done.stats.kinds.iter().map(|k| k.responses).sum(),
+    }];
+    // One thread's timeline: its busiest thread is itself.
+    for s in &mut done.stats.timeline {
+        s.busiest_cpu = s.engine_cpu();
+    }
+    Ok(done)
+}
+
+/// The CPUs engine thread `t` runs on: one CPU each when there are several threads, so threads
+/// do not share a core; the plan's whole set for a single thread (none: not pinned).
+pub fn thread_cpus(plan: &Plan, t: usize) -> Vec<usize> {
+    if plan.cpus.is_empty() {
+        Vec::new()
+    } else if plan.threads > 1 {
+        vec![plan.cpus[t % plan.cpus.len()]]
+    } else {
+        plan.cpus.clone()
+    }
+}
+
+/// Before anything else: the main thread pinned to the plan's CPUs and every thread's set tried
+/// and read back on it, so a CPU that does not exist (or that this process may not use) stops
+/// the run with the reason, before load.
+fn check_pinning(plan: &Plan) -> std::io::Result<()> {
+    let refuse = |e: String| std::io::Error::other(format!("engine pinning: {e}"));
+    for t in 0..plan.threads {
+        sys::pin_verified(&thread_cpus(plan, t)).map_err(|e| refuse(format!("thread {t}: {e}")))?;
+    }
+    sys::pin_verified(&plan.cpus).map_err(refuse)?;
+    Ok(())
 }
 
 /// What one thread hands back.

@@ -9,7 +9,8 @@ pub const CPU_SATURATED_FRACTION: f64 = 0.95;
 const LAG_P99_SATURATED_US: u64 = 10_000;
 
 /// Why the engine itself may have limited the load (empty: it did not). `cpu_fraction` is the
-/// whole run's, `window_s` the measured window.
+/// busiest thread's over the whole run (one saturated thread limits its share of the load
+/// however idle the others are), `window_s` the measured window.
 pub fn reasons(
     plan: &Plan,
     out: &RunOutcome,
@@ -27,7 +28,7 @@ pub fn reasons(
         reasons.extend(window_cpu(&st.timeline, window_s));
     } else if cpu_fraction >= CPU_SATURATED_FRACTION {
         reasons.push(format!(
-            "engine CPU {:.0}% of its {} thread(s)",
+            "engine CPU {:.0}% in its busiest of {} thread(s)",
             cpu_fraction * 100.0,
             plan.threads
         ));
@@ -61,7 +62,8 @@ pub fn reasons(
 
 /// Closed loops (closed, count) judged over the measured window, not the whole run (whose
 /// drain, idle, would hide a saturated window): saturated when at least a quarter of the
-/// window's full seconds, and at least one, had engine CPU at or above the threshold. A
+/// window's full seconds, and at least one, had its busiest engine thread at or above the
+/// threshold. A
 /// window shorter than a second is judged on its first second.
 pub fn window_cpu(timeline: &[Second], window_s: f64) -> Option<String> {
     let full = (window_s.max(0.0).floor() as usize)
@@ -69,7 +71,7 @@ pub fn window_cpu(timeline: &[Second], window_s: f64) -> Option<String> {
         .min(timeline.len());
     let busy = timeline[..full]
         .iter()
-        .filter(|s| s.wall_ns > 0 && s.engine_cpu() >= CPU_SATURATED_FRACTION)
+        .filter(|s| s.wall_ns > 0 && s.saturation_cpu() >= CPU_SATURATED_FRACTION)
         .count();
     let threshold = CPU_SATURATED_FRACTION * 100.0;
     (busy >= 1 && busy * 4 >= full).then(|| {
@@ -122,5 +124,20 @@ mod tests {
         );
         assert_eq!(window_cpu(&seconds(&[0.9]), 0.5), None);
         assert_eq!(window_cpu(&[], 3.0), None);
+    }
+
+    #[test]
+    fn one_saturated_thread_saturates_the_second_however_idle_the_others() {
+        // Two threads summed: 1.0 of 2.0 cores is an average of 0.5, but one of them was at 0.98.
+        let mut t = seconds(&[0.5, 0.5, 0.5, 0.5]);
+        for s in &mut t {
+            s.busiest_cpu = 0.98;
+        }
+        let r = window_cpu(&t, 4.0).expect("saturated");
+        assert!(r.contains("in 4 of 4 seconds"), "{r}");
+        for s in &mut t {
+            s.busiest_cpu = 0.6;
+        }
+        assert_eq!(window_cpu(&t, 4.0), None);
     }
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 
 use crate::clock::Stamp;
+pub use crate::seconds::{Second, ThreadCpu};
 
 /// Number of error classes.
 pub const ERROR_CLASSES: usize = 15;
@@ -88,7 +89,16 @@ pub struct KindStats {
     pub ok: u64,
     pub errors: Errors,
     pub bad_status_codes: BTreeMap<u16, u64>,
+    /// Valid replies completed within the measured window.
+    pub ok_in_window: u64,
+    /// Every request that ended: complete replies at their latency, failures at the time they
+    /// failed (from when they were intended to go), so that percentiles cover every request.
     pub latency_us: Histogram<u64>,
+    /// Complete replies only (ok or not): the latency of the requests that were answered.
+    pub reply_latency_us: Histogram<u64>,
+    /// Failures only, at the time they failed: where a percentile of `latency_us` falls among
+    /// these, it is a lower bound (the request never got its reply).
+    pub failed_latency_us: Histogram<u64>,
     pub service_us: Histogram<u64>,
     pub connect_us: Histogram<u64>,
 }
@@ -102,7 +112,10 @@ impl KindStats {
             ok: 0,
             errors: [0; ERROR_CLASSES],
             bad_status_codes: BTreeMap::new(),
+            ok_in_window: 0,
             latency_us: new_hist(),
+            reply_latency_us: new_hist(),
+            failed_latency_us: new_hist(),
             service_us: new_hist(),
             connect_us: new_hist(),
         }
@@ -117,7 +130,14 @@ impl KindStats {
         for (code, n) in &o.bad_status_codes {
             *self.bad_status_codes.entry(*code).or_default() += n;
         }
+        self.ok_in_window += o.ok_in_window;
         self.latency_us.add(&o.latency_us).expect("same bounds");
+        self.reply_latency_us
+            .add(&o.reply_latency_us)
+            .expect("same bounds");
+        self.failed_latency_us
+            .add(&o.failed_latency_us)
+            .expect("same bounds");
         self.service_us.add(&o.service_us).expect("same bounds");
         self.connect_us.add(&o.connect_us).expect("same bounds");
     }
@@ -126,31 +146,6 @@ impl KindStats {
 pub fn add_errors(a: &mut Errors, b: &Errors) {
     for (x, y) in a.iter_mut().zip(b) {
         *x += y;
-    }
-}
-
-/// One second of the timeline, by completion time.
-#[derive(Default)]
-pub struct Second {
-    pub completed: u64,
-    pub ok: u64,
-    pub errors: Errors,
-    pub open_connections: u64,
-    pub latency_us: Option<Histogram<u64>>,
-    /// Engine CPU time charged to this second, and the wall time it was measured over
-    /// (both summed over threads).
-    pub cpu_ns: u64,
-    pub wall_ns: u64,
-}
-
-impl Second {
-    /// Fraction of one core per engine thread during the second (0 when not measured).
-    pub fn engine_cpu(&self) -> f64 {
-        if self.wall_ns == 0 {
-            0.0
-        } else {
-            self.cpu_ns as f64 / self.wall_ns as f64
-        }
     }
 }
 
@@ -166,6 +161,8 @@ pub struct Exhaustion {
 pub struct Window {
     /// Valid replies completed within the window.
     pub ok_in: u64,
+    /// Replies (ok or not) completed within the window.
+    pub responses_in: u64,
     /// Replies (ok or not) completed after the window, while in-flight requests drained.
     pub completed_after: u64,
     /// When the last request ended (reply or error), in ns since the start.
@@ -179,6 +176,7 @@ impl Window {
 
     fn merge(&mut self, o: &Window) {
         self.ok_in += o.ok_in;
+        self.responses_in += o.responses_in;
         self.completed_after += o.completed_after;
         self.last_completion_ns = self.last_completion_ns.max(o.last_completion_ns);
     }
@@ -217,6 +215,8 @@ pub struct ThreadStats {
     pub h2: crate::h2::H2Stats,
     /// TLS loads: handshakes, resumption, ALPN, failures.
     pub tls: crate::tls::TlsStats,
+    /// Each thread's CPUs and CPU time (one entry per thread once merged).
+    pub threads: Vec<ThreadCpu>,
 }
 
 impl ThreadStats {
@@ -241,6 +241,7 @@ impl ThreadStats {
             ws: crate::ws::WsStats::default(),
             h2: crate::h2::H2Stats::default(),
             tls: crate::tls::TlsStats::default(),
+            threads: Vec::new(),
         }
     }
 
@@ -256,7 +257,17 @@ impl ThreadStats {
         &mut self.timeline[sec]
     }
 
-    pub fn error(&mut self, kind: usize, class: ErrorClass, at: Stamp) {
+    /// A request that failed with `class` at `at`, `latency_us` after it was intended to go:
+    /// counted, and recorded in the latency at the time it failed (a lower bound of what its
+    /// reply would have taken). The engine's own limits (descriptors, ports) are no latency of
+    /// the server's: counted only.
+    pub fn error(&mut self, kind: usize, class: ErrorClass, at: Stamp, latency_us: u64) {
+        self.errors_n(kind, class, 1, at, latency_us);
+    }
+
+    /// A failure that is no message's (a broadcast subscriber's or publisher's connection that
+    /// never opened): counted, not in the latency, which is the messages' delivery.
+    pub fn link_error(&mut self, kind: usize, class: ErrorClass, at: Stamp) {
         self.kinds[kind].errors[class as usize] += 1;
         self.window.completion(at);
         let s = self.second(at.sec);
@@ -264,16 +275,34 @@ impl ThreadStats {
         s.errors[class as usize] += 1;
     }
 
-    /// `n` outcomes of error class `class` at once (0: nothing).
-    pub fn errors_n(&mut self, kind: usize, class: ErrorClass, n: u64, at: Stamp) {
+    /// `n` failures of class `class` at once (0: nothing), each `latency_us` after it was due.
+    pub fn errors_n(&mut self, kind: usize, class: ErrorClass, n: u64, at: Stamp, latency_us: u64) {
         if n == 0 {
             return;
         }
-        self.kinds[kind].errors[class as usize] += n;
+        let engine_limit = matches!(class, ErrorClass::FdLimit | ErrorClass::PortsExhausted);
+        let k = &mut self.kinds[kind];
+        k.errors[class as usize] += n;
+        let us = latency_us.clamp(1, HIST_MAX_US);
+        if !engine_limit {
+            k.latency_us.saturating_record_n(us, n);
+            k.failed_latency_us.saturating_record_n(us, n);
+        }
         self.window.completion(at);
         let s = self.second(at.sec);
         s.completed += n;
         s.errors[class as usize] += n;
+        if !engine_limit {
+            s.latency_us
+                .get_or_insert_with(new_coarse_hist)
+                .saturating_record_n(us, n);
+        }
+    }
+
+    /// A request of `kind` sent again after an unannounced close, at `at`.
+    pub fn resent(&mut self, kind: usize, at: Stamp) {
+        self.kinds[kind].resent += 1;
+        self.second(at.sec).resent += 1;
     }
 
     /// A complete reply: classified ok / bad_status / bad_body by the caller.
@@ -289,6 +318,7 @@ impl ThreadStats {
         let k = &mut self.kinds[kind];
         k.responses += 1;
         record_us(&mut k.latency_us, latency_us);
+        record_us(&mut k.reply_latency_us, latency_us);
         if let Some(s) = service_us {
             record_us(&mut k.service_us, s);
         }
@@ -302,10 +332,14 @@ impl ThreadStats {
             }
         }
         self.window.completion(at);
+        if at.in_window {
+            self.window.responses_in += 1;
+        }
         if !at.in_window {
             self.window.completed_after += 1;
         } else if outcome.is_ok() {
             self.window.ok_in += 1;
+            self.kinds[kind].ok_in_window += 1;
         }
         let s = self.second(at.sec);
         s.completed += 1;
@@ -340,14 +374,17 @@ impl ThreadStats {
         self.ws.merge(&o.ws);
         self.h2.merge(&o.h2);
         self.tls.merge(&o.tls);
+        self.threads.extend(o.threads.iter().cloned());
         for (i, s) in o.timeline.iter().enumerate() {
             let d = self.second(i);
             d.completed += s.completed;
             d.ok += s.ok;
             add_errors(&mut d.errors, &s.errors);
+            d.resent += s.resent;
             d.open_connections += s.open_connections;
             d.cpu_ns += s.cpu_ns;
             d.wall_ns += s.wall_ns;
+            d.busiest_cpu = d.busiest_cpu.max(s.busiest_cpu);
             if let Some(h) = &s.latency_us {
                 d.latency_us
                     .get_or_insert_with(new_coarse_hist)
@@ -359,28 +396,5 @@ impl ThreadStats {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn merge_adds_counts_histograms_and_timeline() {
-        let mut a = ThreadStats::new(1);
-        let mut b = ThreadStats::new(1);
-        let at = |sec: usize| Stamp {
-            sec,
-            offset_ns: sec as u64 * 1_000_000_000,
-            in_window: true,
-        };
-        a.response(0, 200, Ok(()), 100, None, at(0));
-        b.response(0, 500, Err(ErrorClass::BadStatus), 300, None, at(2));
-        b.error(0, ErrorClass::Timeout, at(2));
-        a.merge(&b);
-        let k = &a.kinds[0];
-        assert_eq!((k.responses, k.ok, k.latency_us.len()), (2, 1, 2));
-        assert_eq!(k.errors[ErrorClass::BadStatus as usize], 1);
-        assert_eq!(k.errors[ErrorClass::Timeout as usize], 1);
-        assert_eq!(k.bad_status_codes.get(&500), Some(&1));
-        assert_eq!(a.timeline.len(), 3);
-        assert_eq!((a.timeline[2].completed, a.timeline[2].ok), (2, 0));
-    }
-}
+#[path = "stats_tests.rs"]
+mod tests;

@@ -93,6 +93,37 @@ pub fn pin_current_thread(cpus: &[usize]) -> io::Result<()> {
     Ok(())
 }
 
+/// The CPUs the calling thread may run on, as the kernel holds them (sched_getaffinity).
+pub fn thread_affinity() -> io::Result<Vec<usize>> {
+    // SAFETY: cpu_set_t is plain data, a valid out-parameter of sched_getaffinity.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok((0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect())
+    }
+}
+
+/// Pin the calling thread to `cpus` and read the mask back: Err names what the kernel refused
+/// or what it holds instead (a CPU that does not exist is dropped from a mask silently when
+/// others in it do). Ok: the CPUs read back (the thread's own mask when `cpus` is empty).
+pub fn pin_verified(cpus: &[usize]) -> Result<Vec<usize>, String> {
+    pin_current_thread(cpus).map_err(|e| format!("sched_setaffinity({cpus:?}): {e}"))?;
+    let got = thread_affinity().map_err(|e| format!("sched_getaffinity: {e}"))?;
+    let mut want = cpus.to_vec();
+    want.sort_unstable();
+    want.dedup();
+    if !cpus.is_empty() && got != want {
+        return Err(format!(
+            "asked for CPU(s) {want:?}, the kernel holds {got:?}"
+        ));
+    }
+    Ok(got)
+}
+
 /// User and system CPU seconds of the whole process so far.
 pub fn cpu_times_s() -> (f64, f64) {
     // SAFETY: zeroed rusage is a valid out-parameter.

@@ -193,7 +193,7 @@ impl Fanout<'_> {
             ConnectStart::Pending(s) => s,
             ConnectStart::Failed(e) => {
                 let class = connect_error_class(&e);
-                self.stats.error(0, class, self.timeline.stamp(now));
+                self.stats.link_error(0, class, self.timeline.stamp(now));
                 return Ok(None);
             }
         };

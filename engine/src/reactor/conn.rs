@@ -19,6 +19,8 @@ pub(super) struct InFlight {
     pub kind: u16,
     pub intended_ns: u64,
     pub sent_ns: u64,
+    /// When it times out: its first send's timeout, kept by a re-send.
+    pub deadline_ns: u64,
     /// Sent a second time, after an unannounced close: never re-sent again.
     pub resent: bool,
     /// HTTP/2: its stream id (0 on HTTP/1).
@@ -33,6 +35,20 @@ pub(super) struct Ticket {
     /// Its own intended send time (re-sends keep the original one); None: the connection's.
     pub intended_ns: Option<u64>,
     pub resent: bool,
+    /// A re-send's deadline (its first send's); None: the request timeout from when it is sent.
+    pub deadline_ns: Option<u64>,
+}
+
+impl Ticket {
+    /// A request of `kind` sent for the first time, at the connection's intended time.
+    pub fn fresh(kind: u16) -> Ticket {
+        Ticket {
+            kind,
+            intended_ns: None,
+            resent: false,
+            deadline_ns: None,
+        }
+    }
 }
 
 pub(super) struct Conn {

@@ -6,7 +6,7 @@ use std::io::{self, Read};
 use super::conn::{is_reset, InFlight, Ticket};
 use super::driver::Sock;
 use super::pool::Pool;
-use super::{h2_flow, slots, ConnEnd, EndReason, Reactor};
+use super::{h2_flow, slots, EndReason, Reactor};
 use crate::clock::now_ns;
 use crate::http::EofOutcome;
 use crate::stats::{record_us, ErrorClass};
@@ -140,11 +140,7 @@ impl Reactor {
                     None => break,
                 },
                 None => match self.issuer.reserve(&mut c.script, now) {
-                    Some(kind) => Ticket {
-                        kind,
-                        intended_ns: None,
-                        resent: false,
-                    },
+                    Some(kind) => Ticket::fresh(kind),
                     None => break,
                 },
             };
@@ -161,16 +157,18 @@ impl Reactor {
                     .out
                     .extend_from_slice(&self.cfg.kinds[t.kind as usize].bytes),
             }
+            let timeout_at = now + self.cfg.timeout_ns;
+            let deadline_ns =
+                self.timers
+                    .time_out(timeout_at, t.deadline_ns, (idx, gen, c.sent_seq));
             c.inflight.push_back(InFlight {
                 kind: t.kind,
                 intended_ns: t.intended_ns.or(c.intended_ns).unwrap_or(now),
                 sent_ns: now,
+                deadline_ns,
                 resent: t.resent,
                 stream,
             });
-            self.timers
-                .request
-                .push(now + self.cfg.timeout_ns, (idx, gen, c.sent_seq));
             c.sent_seq += 1;
             n += 1;
             if !t.resent {
@@ -332,67 +330,5 @@ impl Reactor {
             EndReason::Done
         };
         self.end(idx, reason, now);
-    }
-
-    /// The connection broke: the first outstanding request gets `class`, requests pipelined
-    /// behind it `closed_before_response` (all of them `reset` on a reset).
-    pub(super) fn fail(&mut self, idx: usize, class: ErrorClass, now: u64) {
-        let at = self.timeline.stamp(now);
-        let c = self.slots.live_mut(idx);
-        // Requests reserved for the connection and not sent on it (all of them while connecting).
-        for t in c.tickets.drain(..) {
-            self.stats.error(t.kind as usize, class, at);
-        }
-        for (i, f) in c.inflight.drain(..).enumerate() {
-            let cls = if i == 0 || class == ErrorClass::Reset {
-                class
-            } else {
-                ErrorClass::ClosedBeforeResponse
-            };
-            self.stats.error(f.kind as usize, cls, at);
-        }
-        self.end(idx, EndReason::Error(class), now);
-    }
-
-    /// Close the connection and hand it back to the model.
-    pub(super) fn end(&mut self, idx: usize, reason: EndReason, now: u64) {
-        if reason == EndReason::Done {
-            self.ws_goodbye(idx);
-        }
-        let gen = self.slots.gen(idx);
-        let c = self.slots.remove(idx);
-        // When the next request was due: after think time, else as soon as the last reply came.
-        let resume_at_ns = if c.thinking {
-            c.think_due_ns
-        } else {
-            c.last_reply_ns.unwrap_or(now) + c.script.think_ns
-        };
-        self.ended.push(ConnEnd {
-            script: c.script,
-            reason,
-            resume_at_ns,
-        });
-        self.release(c.sock, idx, gen, !matches!(reason, EndReason::Error(_)));
-    }
-
-    /// Hard stop: whatever is still outstanding counts as timed out.
-    pub fn abort_all(&mut self, now: u64) {
-        for idx in 0..self.slots.len() {
-            let Some(c) = self.slots.get(idx) else {
-                continue;
-            };
-            if c.connecting {
-                self.fail(idx, ErrorClass::ConnectTimeout, now);
-            } else if !c.inflight.is_empty() || c.upgrading() || c.tls_handshaking() {
-                self.fail(idx, ErrorClass::Timeout, now);
-            } else {
-                self.end(idx, EndReason::Done, now);
-            }
-        }
-        self.expire_queue(now, true);
-        for s in self.timers.drain_deferred_opens() {
-            self.stats.abandoned += s.remaining.min(1 << 40);
-        }
-        self.ended.clear();
     }
 }

@@ -68,16 +68,22 @@ impl Reactor {
             c.done_seq += 1;
             if f.resent {
                 // Refused a second time: not sent a third.
-                self.stats
-                    .error(f.kind as usize, ErrorClass::ClosedBeforeResponse, at);
+                let waited = now.saturating_sub(f.intended_ns) / 1000;
+                self.stats.error(
+                    f.kind as usize,
+                    ErrorClass::ClosedBeforeResponse,
+                    at,
+                    waited,
+                );
                 continue;
             }
             self.stats.h2.refused_by_goaway += 1;
-            self.stats.kinds[f.kind as usize].resent += 1;
+            self.stats.resent(f.kind as usize, at);
             c.tickets.push_back(Ticket {
                 kind: f.kind,
                 intended_ns: Some(f.intended_ns),
                 resent: true,
+                deadline_ns: Some(f.deadline_ns),
             });
         }
         c.inflight = kept;

@@ -119,6 +119,7 @@ fn connection(cfg: &Config, stats: &mut ThreadStats, streams: u32) -> Conn {
             kind: 0,
             intended_ns: 0,
             sent_ns: 0,
+            deadline_ns: u64::MAX,
             resent: false,
             stream,
         });

@@ -18,6 +18,7 @@
 
 mod conn;
 mod driver;
+mod ending;
 mod events;
 mod h2_conn;
 mod h2_flow;
@@ -213,11 +214,7 @@ impl Reactor {
         if let Some(t) = intended_ns.filter(|_| lag) {
             record_us(&mut self.stats.lag_us, now.saturating_sub(t) / 1000);
         }
-        let ticket = Ticket {
-            kind,
-            intended_ns: None,
-            resent: false,
-        };
+        let ticket = Ticket::fresh(kind);
         self.connect(script, VecDeque::from([ticket]), intended_ns, now);
         true
     }
@@ -319,7 +316,8 @@ impl Reactor {
         let class = self.connect_error(e);
         let at = self.timeline.stamp(now);
         for t in tickets {
-            self.stats.error(t.kind as usize, class, at);
+            let waited = now.saturating_sub(t.intended_ns.unwrap_or(now)) / 1000;
+            self.stats.error(t.kind as usize, class, at, waited);
         }
         self.ended.push(ConnEnd {
             script,

@@ -38,6 +38,7 @@ impl Pool {
             kind,
             intended_ns: Some(due),
             resent: false,
+            deadline_ns: None,
         })
     }
 }
@@ -160,7 +161,9 @@ impl Reactor {
                 break;
             }
             pool.queue.pop_front();
-            self.stats.error(kind as usize, ErrorClass::Timeout, at);
+            let waited = now.saturating_sub(due) / 1000;
+            self.stats
+                .error(kind as usize, ErrorClass::Timeout, at, waited);
             self.stats.queue_timeouts += 1;
         }
     }

@@ -31,11 +31,14 @@ impl Reactor {
         let mut again = VecDeque::new();
         for f in &c.inflight {
             if !f.resent && self.cfg.kinds[f.kind as usize].idempotent {
-                self.stats.kinds[f.kind as usize].resent += 1;
+                self.stats.resent(f.kind as usize, at);
                 again.push_back(Ticket {
                     kind: f.kind,
                     intended_ns: Some(f.intended_ns),
                     resent: true,
+                    // The re-send keeps the deadline of its first send: a detour is no reason
+                    // to wait longer for the reply.
+                    deadline_ns: Some(f.deadline_ns),
                 });
             } else {
                 // Not idempotent (or already sent twice) behind the head: broken as before.
@@ -44,7 +47,8 @@ impl Reactor {
                 } else {
                     ErrorClass::ClosedBeforeResponse
                 };
-                self.stats.error(f.kind as usize, cls, at);
+                let waited = now.saturating_sub(f.intended_ns) / 1000;
+                self.stats.error(f.kind as usize, cls, at, waited);
             }
         }
         let script = c.script;

@@ -2,10 +2,14 @@
 //!
 //! Each queue has a constant delay, so pushing in time order keeps it sorted: a FIFO is enough.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 use super::{ConnEnd, EndReason, Reactor, Script};
 use crate::stats::{record_us, ErrorClass};
+
+/// A request's timeout: (slot, generation, sequence number of the request).
+pub(super) type RequestTimer = (usize, u32, u64);
 
 /// Due times in push order, which is also time order.
 pub(super) struct Queue<T>(VecDeque<(u64, T)>);
@@ -39,7 +43,9 @@ pub(super) struct Timers {
     /// (slot, generation) of a connection still connecting.
     pub connect: Queue<(usize, u32)>,
     /// (slot, generation, sequence number of the request).
-    pub request: Queue<(usize, u32, u64)>,
+    pub request: Queue<RequestTimer>,
+    /// Re-sent requests, whose deadlines (their first send's) come before the FIFO's order.
+    pub resent: BinaryHeap<Reverse<(u64, RequestTimer)>>,
     /// (slot, generation) of a connection thinking before its next send.
     pub think: Queue<(usize, u32)>,
     /// Scripts to open a connection for (users back after think time).
@@ -47,6 +53,29 @@ pub(super) struct Timers {
 }
 
 impl Timers {
+    /// Set the timeout of a request sent now: `timeout_at` (the request timeout from now), or a
+    /// re-send's own earlier `deadline` (its first send's), which is kept out of the FIFO's time
+    /// order. Returns the one set.
+    pub fn time_out(&mut self, timeout_at: u64, deadline: Option<u64>, timer: RequestTimer) -> u64 {
+        match deadline {
+            Some(d) if d < timeout_at => {
+                self.resent.push(Reverse((d, timer)));
+                d
+            }
+            _ => {
+                self.request.push(timeout_at, timer);
+                timeout_at
+            }
+        }
+    }
+
+    fn pop_early(&mut self, now: u64) -> Option<RequestTimer> {
+        match self.resent.peek() {
+            Some(Reverse((due, _))) if *due <= now => self.resent.pop().map(|Reverse((_, i))| i),
+            _ => None,
+        }
+    }
+
     pub fn has_deferred_opens(&self) -> bool {
         !self.deferred_opens.0.is_empty()
     }
@@ -74,6 +103,11 @@ impl Reactor {
             }
         }
         while let Some((_, (idx, gen, seq))) = self.timers.request.pop_due(now) {
+            if self.slots.get_mut(idx, gen).is_some_and(|c| c.awaits(seq)) {
+                self.fail(idx, ErrorClass::Timeout, now);
+            }
+        }
+        while let Some((idx, gen, seq)) = self.timers.pop_early(now) {
             if self.slots.get_mut(idx, gen).is_some_and(|c| c.awaits(seq)) {
                 self.fail(idx, ErrorClass::Timeout, now);
             }
@@ -116,6 +150,7 @@ impl Reactor {
         let a = self.timers.connect.next_due_ns();
         let b = self.timers.request.next_due_ns();
         let c = self.queue_deadline_ns();
-        a.into_iter().chain(b).chain(c).min()
+        let d = self.timers.resent.peek().map(|Reverse((due, _))| *due);
+        a.into_iter().chain(b).chain(c).chain(d).min()
     }
 }

@@ -191,7 +191,8 @@ impl Conn {
                 for _ in front..s {
                     let f = self.inflight.pop_front().expect("a message is outstanding");
                     self.done_seq += 1;
-                    stats.error(f.kind as usize, ErrorClass::MessageLost, at);
+                    let waited = now.saturating_sub(f.intended_ns) / 1000;
+                    stats.error(f.kind as usize, ErrorClass::MessageLost, at, waited);
                 }
                 self.complete_front(101, Ok(()), cfg, stats, now, at);
                 Ok(1)

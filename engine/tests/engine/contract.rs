@@ -288,7 +288,7 @@ fn version_prints_versions() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         v,
-        json!({"engine_version": env!("CARGO_PKG_VERSION"), "protocol_version": 1, "format_version": 1})
+        json!({"engine_version": env!("CARGO_PKG_VERSION"), "protocol_version": 1, "format_version": 2})
     );
 }
 

@@ -7,6 +7,7 @@ mod backends;
 mod broadcast;
 mod contract;
 mod expect;
+mod failures;
 mod http2;
 mod intended;
 mod limits;

@@ -260,7 +260,17 @@ fn threads_merge_histograms() {
     let r = run(&p);
     assert_eq!(total(&r, "ok"), 300);
     assert_eq!(r["kinds"][0]["latency_us"]["count"], 300);
-    assert_eq!(r["cost"]["threads"], 2);
+    // Each thread did its own share: two threads ran, each got replies, and they add up (the
+    // plan's `threads` alone would say 2 whatever ran).
+    let per: Vec<u64> = r["cost"]["thread_cpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["responses"].as_u64().unwrap())
+        .collect();
+    assert_eq!(per.len(), 2, "{}", r["cost"]);
+    assert!(per.iter().all(|&n| n > 0), "{per:?}");
+    assert_eq!(per.iter().sum::<u64>(), 300);
     // The turnaround histograms merge across threads too: one per request after a reply on its
     // connection (300 requests on 4 connections).
     assert_eq!(total(&r, "connections_opened"), 4);

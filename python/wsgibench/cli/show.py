@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from wsgibench.baseline import BASELINE
+from wsgibench.cli.fit import Layout, print_table, terminal_width
 from wsgibench.cli.tuning_table import print_tuning
 from wsgibench.errors import UsageError
 from wsgibench.report.capacity import row as capacity_row
@@ -34,7 +34,6 @@ from wsgibench.results.summary import (
 from wsgibench.results.tuning import tuning_of
 from wsgibench.results.verdict import CellStatus
 
-WIDTH = 120
 # --sort KEY: (the summary metric, higher is better)
 SORTS = {
     "rps": ("rps_ok", True),
@@ -59,6 +58,8 @@ TAGS = {
     "closes-after-n": "ka-limit",
 }
 STATUS_TAGS = {
+    CellStatus.DEATHS: "DEATHS",
+    CellStatus.CONTENDED: "CONTENDED",
     CellStatus.INVALID: "INVALID",
     CellStatus.DISQUALIFIED: "DQ",
     CellStatus.UNAVAILABLE: "n/a",
@@ -67,17 +68,28 @@ STATUS_TAGS = {
 # --wide: beside our error rate, the errors the seeds' tools would have counted on the same
 # requests (results/seed_errors.py), column -> tool.
 TOOL_COLUMNS = {"wrk err": "wrk", "httperf err": "httperf"}
-RIGHT = (
-    "req/s",
-    "cores",
-    "req/CPU-s",
-    "cv",
-    "p50 ms",
-    "p99 ms",
-    "errors",
-    *TOOL_COLUMNS,
-    "cpu %",
-    "MiB",
+# The key column first, the figures right-aligned, the prose wrapping; the columns in order of
+# importance when a table is split to fit the terminal (cli/fit.py).
+SHOW_LAYOUT = Layout(
+    key="server",
+    right=frozenset(
+        (
+            "req/s",
+            "cores",
+            "req/CPU-s",
+            "cv",
+            "p50 ms",
+            "p99 ms",
+            "replies p99 ms",
+            "errors",
+            "wrk err",
+            "httperf err",
+            "cpu %",
+            "MiB",
+        )
+    ),
+    prose=frozenset(("tags", "behaviour", "notes")),
+    order=("req/s", "p99 ms", "p50 ms", "errors", "cv", "tags", "iface", "version", "cpu %", "MiB"),
 )
 
 
@@ -118,7 +130,7 @@ def groups(
 
     def rank(s: CellSummary) -> tuple[int, int, float]:
         value = s.value(metric, how)
-        counted = s.cell.status in (CellStatus.MEASURED, CellStatus.INVALID) and value is not None
+        counted = s.cell.status == CellStatus.MEASURED and value is not None
         sign = -1 if higher else 1
         return (s.cell.server != BASELINE, not counted, sign * (value or 0.0))
 
@@ -164,8 +176,10 @@ def row(
             else {}
         ),
         "cv": cv(s.stats["rps_ok"]),
-        "p50 ms": ms(s.value("latency_p50_us"), ".2f"),
-        "p99 ms": ms(s.value("latency_p99_us"), ".2f"),
+        "p50 ms": _latency(s, "latency_p50_us"),
+        "p99 ms": _latency(s, "latency_p99_us"),
+        # --wide: the complete replies' own p99, failures left out
+        **({"replies p99 ms": ms(s.value("reply_latency_p99_us"), ".2f")} if wide else {}),
         "errors": pct(s.value("error_rate")),
         **{column: pct((tools or {}).get(tool)) for column, tool in TOOL_COLUMNS.items() if wide},
         "cpu %": whole(s.value("cpu_mean_pct")),
@@ -177,6 +191,12 @@ def row(
         out["behaviour"] = caps_short(c.capabilities)
         out["notes"] = "; ".join(filter(None, [*said, *(d["message"] for d in c.diagnoses)]))
     return out
+
+
+def _latency(s: CellSummary, metric: str) -> str:
+    """A latency in ms; "≥" before it when it falls on failed requests (a lower bound)."""
+    text = ms(s.value(metric), ".2f")
+    return f"≥{text}" if s.bound(metric) and text != "-" else text
 
 
 @dataclass(frozen=True)
@@ -223,32 +243,38 @@ def show(
     if fmt == "table" and (record := tuning_of(store, study["id"])) is not None:
         print_tuning(console, record)
     if fmt == "table" and searched:
-        capacity_table(console, read_capacities(store, study["id"]), None if wide else WIDTH)
+        capacity_table(console, read_capacities(store, study["id"]), terminal_width(console))
+
+
+CAPACITY_LAYOUT = Layout(
+    key="server",
+    right=frozenset(
+        ("capacity req/s", "interval", "errors from", "CPU µs/req 50%", "CPU µs/req 100%", "MiB")
+    ),
+    prose=frozenset(("stopped",)),
+    order=("capacity req/s", "interval", "stopped", "errors from"),
+)
+CAPACITY_HEADS = (
+    "server",
+    "capacity req/s",
+    "interval",
+    "errors from",
+    "CPU µs/req 50%",
+    "CPU µs/req 100%",
+    "MiB",
+    "workers",
+    "stopped",
+)
 
 
 def capacity_table(console: Console, found: list[ServerCapacity], width: int | None) -> None:
     """Per capacity load: each server's capacity within the budget, best first (the report's
-    capacity table, report/capacity.py, in a terminal's columns)."""
+    capacity table, report/capacity.py, in a terminal's columns: every figure whole)."""
     for load in sorted({c.load for c in found}):
         rows = sorted((c for c in found if c.load == load), key=lambda c: -(c.result.capacity or 0))
-        table = Table(
-            title=f"{load} · capacity within {rows[0].budget.describe()}", title_justify="left"
-        )
-        for head in (
-            "server",
-            "capacity req/s",
-            "interval",
-            "errors from",
-            "CPU µs/req 50%",
-            "CPU µs/req 100%",
-            "MiB",
-            "workers",
-            "stopped",
-        ):
-            table.add_column(head, justify="left" if head in ("server", "stopped") else "right")
-        for c in rows:
-            table.add_row(*capacity_row(c).cells())
-        console.print(table, width=width)
+        title = f"{load} · capacity within {rows[0].budget.describe()}"
+        cells = [dict(zip(CAPACITY_HEADS, capacity_row(c).cells(), strict=True)) for c in rows]
+        print_table(console, title, cells, CAPACITY_LAYOUT, width)
 
 
 def _flat(found: list[Group], rows: Rows) -> list[dict[str, Any]]:
@@ -294,7 +320,7 @@ def _tables(
     make: Rows,
 ) -> None:
     wide = make.wide
-    width = None if wide else WIDTH
+    width = terminal_width(console)
     console.print(
         f"[bold]study {study['id']}: {study['name']}[/] ({study['status']}) — "
         f"{env.get('cpu_model')} × {env.get('cpu_count')}, kernel {env.get('kernel')}, "
@@ -307,28 +333,16 @@ def _tables(
         console.print(part, highlight=False, width=width)
     if load_hosts_text(env):
         console.print(f"load: {load_hosts_text(env)}", highlight=False, width=width)
+    fitted = terminal_width(console)
     for g in found:
-        rows = [make(s) for s in g.cells]
-        table = Table(title=g.title, title_justify="left", show_lines=False)
-        for head in rows[0]:
-            table.add_column(
-                head,
-                justify="right" if head in RIGHT else "left",
-                overflow="fold" if wide else "ellipsis",
-                no_wrap=not wide,
-            )
-        for r in rows:
-            table.add_row(*r.values())
-        console.print(table, width=width)
-        if not wide:  # why a server has no number here, in a line of its own
+        print_table(console, g.title, [make(s) for s in g.cells], SHOW_LAYOUT, fitted)
+        if not wide:  # why a server has no clean number here, in a line of its own
             for s in g.cells:
-                if s.cell.status not in (CellStatus.MEASURED, CellStatus.INVALID) and s.cell.reason:
+                if s.cell.status != CellStatus.MEASURED and s.cell.reason:
                     console.print(
                         f"  {s.cell.server}: {s.cell.status}: {s.cell.reason}",
                         width=width,
                         highlight=False,
-                        overflow="ellipsis",
-                        no_wrap=True,
                     )
     _footer(console, found, summaries, make.trim, width)
     if wide:
@@ -349,10 +363,19 @@ def _footer(
     stat = "trimmed mean" if trim else "median"
     console.print(
         f"req/s: the {stat} of the repeats over the measured window; cv '!' above 5 %; "
-        "latency: the median over repeats of each repeat's percentile, every request kind.",
+        "latency: the median over repeats of each repeat's percentile, every request kind, every "
+        "request sent (a failed one at the time it failed; ≥: the figure falls on failed requests "
+        "and is a lower bound; --wide shows the complete replies' own).",
         width=width,
         highlight=False,
     )
+    old = [s for s in summaries if s.replies_only]
+    if old:
+        console.print(
+            f"[yellow]{len(old)} of {len(summaries)} cells were stored before failed requests "
+            "were timed[/]: their latency covers complete replies only and leaves failures out.",
+            width=width,
+        )
     used = {t for g in found for s in g.cells for t in row(s, trim, False)["tags"].split()}
     legend = {**{v: k for k, v in TAGS.items()}, **{v: k for k, v in STATUS_TAGS.items()}}
     if used:
@@ -360,12 +383,17 @@ def _footer(
         console.print(
             f"tags: {said} (full notes: --wide; docs/measurement.md)", width=width, highlight=False
         )
-    contended = [s for s in summaries if any(d["code"] == "contended" for d in s.cell.diagnoses)]
+    contended = [
+        s
+        for s in summaries
+        if s.cell.status == CellStatus.CONTENDED
+        or any(d["code"] == "contended" for d in s.cell.diagnoses)
+    ]
     if contended:
         cells = "cell" if len(summaries) == 1 else "cells"
         were = "was" if len(contended) == 1 else "were"
         console.print(
             f"[yellow]{len(contended)} of {len(summaries)} {cells} {were} contended[/]: other work "
-            "took part of their CPUs (see their notes); their numbers are lower than they would be.",
+            "took part of their CPUs (see their notes); their numbers are not ranked.",
             width=width,
         )

@@ -93,20 +93,49 @@ class MemoryCgroup(LimitGroup):
             (path / "memory.swap.max").write_text("0")
         return cls(path, f"cgroup v2 memory.max={limit_bytes}", limit_bytes, 2, shared=True)
 
+    @property
+    def setting(self) -> str:
+        return "memory.max" if self.version == 2 else "memory.limit_in_bytes"
+
+    def read_back(self) -> int | None:
+        """The limit in bytes as the group holds it now (None: unlimited or unreadable)."""
+        if self.path is None:
+            return None
+        try:
+            text = (self.path / self.setting).read_text().split()[0]
+        except (OSError, IndexError):
+            return None
+        return int(text) if text.isdigit() else None
+
     def verify(self, pids: list[int]) -> str:
-        """What the store records: the limit as read back from the group, and whether every given
-        process is in it (read from /proc/PID/cgroup), or why the limit does not hold."""
+        """What the store records: the limit as read back from the group's own file, compared
+        with the one asked for exactly, and every given process (the server's tree, found apart
+        from the group) in the group by its /proc/PID/cgroup; or why the limit does not hold."""
         if self.path is None:
             return self.applied
-        setting = "memory.max" if self.version == 2 else "memory.limit_in_bytes"
-        try:
-            limit = int((self.path / setting).read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            return f"not applied: cannot read {self.path / setting} back"
+        if (why := self.changed()) is not None:
+            return f"not applied: {why}"
+        if not pids:
+            return "not applied: no process of the server to check"
         want, outside = outside_of(self.path, self.version, pids)
         if outside:
-            return f"not applied: process {outside[0]}, not {want} ({setting}={limit})"
-        return f"cgroup v{self.version} {setting}={limit}, verified for {len(pids)} process(es)"
+            return (
+                f"not applied: process {outside[0]}, not {want} ({self.setting}={self.limit_bytes})"
+            )
+        return (
+            f"cgroup v{self.version} {self.setting}={self.limit_bytes}, read back and verified for "
+            f"{len(pids)} process(es)"
+        )
+
+    def changed(self) -> str | None:
+        """Why the group's limit is not the one asked for any more (None: it is)."""
+        if self.path is None:
+            return None
+        held = self.read_back()
+        if held != self.limit_bytes:
+            now = "no limit or none readable" if held is None else f"{held}"
+            return f"asked for {self.setting}={self.limit_bytes}, the group holds {now}"
+        return None
 
     def peak_bytes(self) -> int | None:
         """The group's own high-water mark of memory use (every process, shared pages once)."""
@@ -206,6 +235,20 @@ class KillGroup:
             return [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
         except OSError:
             return []
+
+    def cpu_usage_s(self) -> float | None:
+        """CPU seconds every process of the group used so far, those that exited included
+        (cgroup v2 cpu.stat usage_usec; None without a group)."""
+        if self.path is None:
+            return None
+        try:
+            for line in (self.path / "cpu.stat").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "usage_usec":
+                    return int(value) / 1e6
+        except (OSError, ValueError):
+            return None
+        return None
 
     def kill(self) -> None:
         if self.path is None:

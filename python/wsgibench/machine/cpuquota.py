@@ -68,18 +68,38 @@ class CpuQuota(LimitGroup):
             return None
         return None if quota_us < 0 else quota_us / period_us
 
+    def asked(self) -> float | None:
+        """The quota asked for, in cores, as written (quota µs over the period)."""
+        return None if self.cores is None else max(1000, round(self.cores * PERIOD_US)) / PERIOD_US
+
     def verify(self, pids: list[int]) -> str:
-        """What the store records: the quota read back from the group and whether every given
-        process is in it (/proc/PID/cgroup), or why the quota does not hold."""
+        """What the store records: the quota read back from the group's own files, compared with
+        the one asked for exactly, and every given process (the server's tree, found apart from
+        the group) in it by its /proc/PID/cgroup; or why the quota does not hold."""
         if self.path is None:
             return self.applied
+        if (why := self.changed()) is not None:
+            return f"not applied: {why}"
+        if not pids:
+            return "not applied: no process of the server to check"
         cores = self.read_back()
-        if cores is None:
-            return f"not applied: no quota read back from {self.path}"
         want, outside = outside_of(self.path, self.version, pids, "cpu")
         if outside:
             return f"not applied: process {outside[0]}, not {want} (quota {cores:g} cores)"
-        return f"cgroup v{self.version} quota {cores:g} cores, verified for {len(pids)} process(es)"
+        return (
+            f"cgroup v{self.version} quota {cores:g} cores, read back and verified for "
+            f"{len(pids)} process(es)"
+        )
+
+    def changed(self) -> str | None:
+        """Why the group's quota is not the one asked for any more (None: it is)."""
+        if self.path is None:
+            return None
+        held, asked = self.read_back(), self.asked()
+        if held is None or asked is None or abs(held - asked) > 1e-9:
+            now = "no quota or none readable" if held is None else f"{held:g} cores"
+            return f"asked for a quota of {asked:g} cores, the group holds {now}"
+        return None
 
     def holds(self, verified: str) -> bool:
         return self.path is not None and not verified.startswith("not applied")

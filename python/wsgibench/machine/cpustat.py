@@ -11,7 +11,8 @@ from typing import Any
 
 import psutil
 
-_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
+TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
+_TICK_S = TICK_S
 # Other work or the hypervisor (steal) above this share of a set of CPUs flags a repeat contended.
 CONTENDED_PCT = 5.0
 

@@ -101,6 +101,53 @@ class RunningServer:
                 continue
         return list(found.values())
 
+    def tree_pids(self) -> list[int]:
+        """Every live process descending from the started ones, walked through /proc apart from
+        any cgroup: what the limits' verification checks the groups against."""
+        found: set[int] = set()
+        for s in self.started:
+            try:
+                root = psutil.Process(s.proc.pid)
+                found.update(p.pid for p in [root, *root.children(recursive=True)])
+            except psutil.NoSuchProcess:
+                continue
+        return sorted(found)
+
+    def cpu_usage_s(self) -> float | None:
+        """CPU seconds of every process of this start so far, exited ones included (its kill
+        group's cgroup accounting; None without one)."""
+        return self.group.cpu_usage_s()
+
+    def limits_changed(self) -> str | None:
+        """Why the memory limit or the CPU quota verified at start no longer holds: changed in its
+        group, or a process of the server outside it (None: both hold, or none was set)."""
+        for limit, name in ((self.cgroup, "memory limit"), (self.quota, "CPU quota")):
+            if limit.path is None:
+                continue
+            why = limit.changed()
+            if why is None:
+                verified = limit.verify(self.tree_pids())
+                why = verified.removeprefix("not applied: ") if "not applied" in verified else None
+            if why is not None:
+                return f"{name} no longer holds: {why}"
+        return None
+
+    def log_marks(self) -> list[int]:
+        """Each started process's log size now, for `log_since`."""
+        return [s.log.stat().st_size if s.log.exists() else 0 for s in self.started]
+
+    def log_since(self, marks: list[int]) -> str:
+        """What the server's processes logged after `marks` (from `log_marks`)."""
+        texts = []
+        for s, mark in zip(self.started, marks, strict=False):
+            try:
+                with s.log.open("rb") as f:
+                    f.seek(mark)
+                    texts.append(f.read(1 << 20).decode(errors="replace"))
+            except OSError:
+                continue
+        return "\n".join(texts)
+
     def dead(self) -> str | None:
         """Why the server is gone, or None while every started process runs."""
         for s in self.started:
@@ -295,7 +342,7 @@ def launch(
                     f"{cmd.role} on port {listens_on}",
                 )
         _wait(server, ready.probe, ready.timeout_s, ready.what)
-        pids = [p.pid for p in server.processes()]
+        pids = server.tree_pids()  # found apart from the groups they are checked against
         server.memory = cgroup.verify(pids)
         server.cpu_quota = server.quota.verify(pids)
         return server

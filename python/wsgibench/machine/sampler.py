@@ -1,5 +1,6 @@
-"""Samples CPU and RSS of a server's whole process tree at 10 Hz, its open connections and each of
-its threads' CPU at 1 Hz."""
+"""Samples CPU and RSS of a server's whole process tree at 10 Hz, its cgroup's CPU time with them
+(which keeps what exited processes used), its open connections and each of its threads' CPU at
+1 Hz."""
 
 from __future__ import annotations
 
@@ -52,6 +53,38 @@ class Sample:
 REFRESH_EVERY = 10  # re-list the server's processes once a second (workers come and go)
 
 
+@dataclass(frozen=True)
+class CgroupReading:
+    """The server's cgroup CPU seconds so far, and when they were read (monotonic, wall)."""
+
+    mono_s: float
+    unix_s: float
+    cpu_s: float
+
+
+def cpu_between(readings: list[CgroupReading], start_unix: float, end_unix: float) -> float | None:
+    """The cgroup's CPU seconds in [start_unix, end_unix], interpolated between the readings that
+    bracket each end (None when the readings do not cover the span)."""
+    if (
+        len(readings) < 2
+        or start_unix < readings[0].unix_s - 0.2
+        or end_unix > readings[-1].unix_s + 0.2
+    ):
+        return None
+    return _cpu_at(readings, end_unix) - _cpu_at(readings, start_unix)
+
+
+def _cpu_at(readings: list[CgroupReading], t: float) -> float:
+    if t <= readings[0].unix_s:
+        return readings[0].cpu_s
+    for a, b in zip(readings, readings[1:], strict=False):
+        if a.unix_s <= t <= b.unix_s:
+            span = b.unix_s - a.unix_s
+            share = (t - a.unix_s) / span if span > 0 else 1.0
+            return a.cpu_s + share * (b.cpu_s - a.cpu_s)
+    return readings[-1].cpu_s
+
+
 @dataclass
 class Sampler:
     """Call start(), stop(); `samples` then holds the timeline, `own_cpu_s` the sampler's cost."""
@@ -71,6 +104,17 @@ class Sampler:
     _t0: float = 0.0
     # each thread's CPU, read at start, once a second and at the end (machine/threads.py)
     threads: ThreadAccount = field(default_factory=ThreadAccount)
+    # The server's cgroup CPU seconds so far (None: no cgroup accounts for it), read with each
+    # sample: it keeps what processes that exited used, which the processes' own times lose.
+    cgroup_cpu: Callable[[], float | None] = lambda: None
+    cgroup: list[CgroupReading] = field(default_factory=list)
+
+    @property
+    def cgroup_cpu_s(self) -> float | None:
+        """The cgroup's CPU seconds from the first reading to the last (None: not read)."""
+        if len(self.cgroup) < 2:
+            return None
+        return self.cgroup[-1].cpu_s - self.cgroup[0].cpu_s
 
     def start(self) -> None:
         self._t0 = time.monotonic()
@@ -92,6 +136,11 @@ class Sampler:
     def _observe_threads(self) -> None:
         self.threads.observe(sorted(self._procs), time.monotonic())
 
+    def _read_cgroup(self) -> None:
+        used = self.cgroup_cpu()
+        if used is not None:
+            self.cgroup.append(CgroupReading(time.monotonic(), time.time(), used))
+
     def _loop(self) -> None:
         begin = time.thread_time()
         tick = 0
@@ -110,6 +159,7 @@ class Sampler:
         self._procs = {pid: self._procs.get(pid, p) for pid, p in current.items()}
 
     def sample_once(self, with_conns: bool = True) -> None:
+        self._read_cgroup()
         now = time.monotonic()
         rss, alive, used = 0, 0, 0.0
         cpu_now: dict[int, float] = {}

@@ -45,6 +45,8 @@ STATUS_SHAPES = {
     CellStatus.MEASURED.value: "circle",
     "disputed": "diamond",
     CellStatus.INVALID.value: "triangle-up",
+    CellStatus.CONTENDED.value: "triangle-down",
+    CellStatus.DEATHS.value: "square",
     CellStatus.DISQUALIFIED.value: "cross",
 }
 # The table metric whose disputes (report.table.DISPUTES) a chart of this column shows.

@@ -19,7 +19,10 @@ from wsgibench.results.verdict import CellStatus
 # Diagnoses worth a finding: they change what a number means (the rest are in the tables).
 MEANING = {
     "engine-saturated": "the load generator, not the server, was the bottleneck",
-    "contended": "other work took part of the CPUs, the numbers are lower than they would be",
+    "contended": "other work took part of the CPUs: their numbers are not ranked",
+    "worker-deaths": "processes of the server died during the load: not a clean measurement, "
+    "not ranked",
+    "many-resends": "the server dropped many requests, which the engine re-sent once each",
     "littles-law": "the latency fails Little's law, requests are missing from it",
     "no-keep-alive": "measured with a new connection per request: the server does no keep-alive",
     "unannounced-close": "the server closes keep-alive connections without saying so "
@@ -72,6 +75,10 @@ def leader(load: LoadData, level: float) -> str | None:
         text += f"; {share:.0%} of the nginx ceiling ({fmt.rps(ceiling.median('rps_ok'))})"
         if ceiling.cell.status == CellStatus.INVALID:
             text += ", itself limited by the load generator"
+        elif ceiling.cell.status == CellStatus.CONTENDED:
+            text += ", itself measured while other work took the CPUs"
+    elif ceiling is None and any(c.cell.server == BASELINE for c in cells):
+        text += "; the nginx ceiling has no number here (see its reason)"
     return text + "."
 
 

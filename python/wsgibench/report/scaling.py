@@ -36,7 +36,12 @@ def _rows(data: ReportData) -> list[dict[str, Any]]:
                     "per_cpu_s": statistics.median(per_cpu) if per_cpu else None,
                 }
             )
-    ones = {r["server"]: r["value"] for r in rows if r["cpus"] == 1}
+    # the ideal line from a clean 1-CPU number only (a contended or invalid one is no base)
+    ones = {
+        r["server"]: r["value"]
+        for r in rows
+        if r["cpus"] == 1 and r.get("status") == CellStatus.MEASURED.value
+    }
     ideal = [
         {**r, "value": ones[r["server"]] * r["cpus"], "kind": "ideal (1-CPU point x N)"}
         for r in rows

@@ -102,8 +102,8 @@ def _point(c: CellData) -> Point | None:
             c.cell.level, _values(c) if c.repeats else {}, failed=f"disqualified ({reason})"
         )
     if status != CellStatus.MEASURED or not c.repeats:
-        if status == CellStatus.INVALID:
-            return Point(c.cell.level, {}, untrusted=f"invalid ({reason})")
+        if status in (CellStatus.INVALID, CellStatus.CONTENDED, CellStatus.DEATHS):
+            return Point(c.cell.level, {}, untrusted=f"{status} ({reason})")
         return None
     codes = {d.get("code"): d.get("message", "") for d in c.cell.diagnoses or []}
     untrusted = "; ".join(text for code, text in UNTRUSTED_CODES.items() if code in codes) or None

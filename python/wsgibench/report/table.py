@@ -14,8 +14,18 @@ from wsgibench.results.seed_errors import repeat_rates, seeds_text
 from wsgibench.results.significance import compare_samples
 from wsgibench.results.verdict import CellStatus
 
-# invalid: the engine saturated, the value is a lower bound
-COUNTED = (CellStatus.MEASURED, CellStatus.INVALID)
+# Shown with their numbers: measured, and the cells whose numbers are marked and never crowned
+# (worker deaths, contended, invalid: the engine saturated, the value is a lower bound).
+COUNTED = (CellStatus.MEASURED, CellStatus.DEATHS, CellStatus.CONTENDED, CellStatus.INVALID)
+ALL_METRICS = (
+    "throughput",
+    "latency_p50",
+    "latency_p99",
+    "errors",
+    "efficiency",
+    "cores",
+    "memory",
+)
 # Diagnoses that make a cell's number mean something else than it seems, and the metrics they
 # touch: such a number is shown, marked, and never crowned (a latency from which the requests
 # still waiting are missing would otherwise win the latency ranking).
@@ -28,6 +38,8 @@ DISPUTES = {
         ("throughput", "latency_p50", "latency_p99", "errors", "efficiency"),
         "the load generator was the bottleneck",
     ),
+    "contended": (ALL_METRICS, "other work took the CPUs during it"),
+    "worker-deaths": (ALL_METRICS, "processes of the server died during it"),
 }
 
 
@@ -158,6 +170,10 @@ def disputed(cell: CellData, key: str) -> str | None:
     codes = {str(d.get("code")) for d in cell.cell.diagnoses or []}
     if cell.cell.status == CellStatus.INVALID:
         codes.add("engine-saturated")
+    if cell.cell.status == CellStatus.CONTENDED:
+        codes.add("contended")
+    if cell.cell.status == CellStatus.DEATHS:
+        codes.add("worker-deaths")
     for code in sorted(codes & set(DISPUTES)):
         keys, why = DISPUTES[code]
         if key in keys:
@@ -262,9 +278,11 @@ def load_table(load: LoadData) -> LoadTable:
         server_row(s, sorted(cells, key=lambda c: c.cell.level), ref)
         for s, cells in by_server.items()
     ]
+    # The ceiling first, then the clean numbers best first, then those marked (never the head).
     rows.sort(
         key=lambda r: (
             r.server != BASELINE,
+            r.entries["throughput"] is None or r.entries["throughput"].disputed is not None,
             -(r.entries["throughput"].median if r.entries["throughput"] else -1),
         )
     )

@@ -174,10 +174,10 @@ def step_of(
     budget: Budget,
     calls: int = 1,
 ) -> Step:
-    """A cell as a step: invalid when the engine (or the machine) limited it, or the server could
-    not take it at all or did not start (the search ends: no lower rate would say more); missed
-    when the server gave up (disqualified); else its repeats judged together, keeping up
-    included."""
+    """A cell as a step: invalid when the engine (or the machine: contended, starved) limited it,
+    or the server could not take it at all or did not start (the search ends: no lower rate would
+    say more); missed when the server gave up (disqualified); else its repeats judged together,
+    keeping up included (worker deaths said with the verdict)."""
     if status == CellStatus.DISQUALIFIED and not repeats:
         return judge_step(rate, repeats, budget, invalid=f"did not start or serve: {reason}")
     if status == CellStatus.INVALID:
@@ -191,11 +191,17 @@ def step_of(
             return kept
         step = judge_step(rate, repeats, budget, invalid=reason or "invalid")
         return replace(step, harness=True, machine=machine_limited(reason))
+    if status == CellStatus.CONTENDED:  # the machine's, not the server's: run again when calm
+        step = judge_step(rate, repeats, budget, invalid=f"contended: {reason}")
+        return replace(step, harness=True, machine=True)
     if status in (CellStatus.UNAVAILABLE, CellStatus.FAILED):
         return judge_step(rate, repeats, budget, invalid=f"{status}: {reason}")
     if status == CellStatus.DISQUALIFIED:
         return judge_step(rate, repeats, budget, gave_up=f"disqualified: {reason}")
-    return judge_step(rate, repeats, budget, offered_rps=rate * calls, calls=calls)
+    step = judge_step(rate, repeats, budget, offered_rps=rate * calls, calls=calls)
+    if status == CellStatus.DEATHS:  # the server's own doing, judged, and said with the step
+        return replace(step, reason=f"{step.reason}; {reason}")
+    return step
 
 
 # The one reason of the engine's own that can be bounded: it sent late by at most its worst

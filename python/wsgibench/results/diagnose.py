@@ -6,13 +6,16 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from wsgibench.results import latency
+from wsgibench.results import deaths, latency
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.repeat import Repeat
 from wsgibench.results.verdict import Verdict
 
 LITTLE_TOLERANCE = 0.20
 NAGLE_MS = (35.0, 50.0)
+# Re-sends after unannounced closes above this share of the requests sent flag the cell: each
+# is a request the server dropped, which the engine's single re-send hid from the errors.
+RESEND_FLAG_SHARE = 0.01
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,12 @@ class Facts:
     refused_503: int = 0  # replies 503: work refused at a concurrency limit
     unannounced_closes: int = 0  # keep-alive connections closed after a reply without saying so
     resent: int = 0  # requests re-sent on a new connection because of them
+    requests_sent: int = 0
+    # every request that ended, per second of the window (replies and failures): Little's law's
+    # throughput, beside the latency of the same requests
+    ended_rate: float = 0.0
+    deaths: str | None = None  # "3 worker processes died: …" (results/deaths.describe)
+    lost_with_deaths: int = 0  # requests lost with them (re-sent ones included)
 
     @property
     def error_rate(self) -> float:
@@ -103,7 +112,29 @@ def facts_from(
         refused_503=totals.bad_status_codes.get("503", 0),
         unannounced_closes=totals.unannounced_closes,
         resent=totals.resent,
+        requests_sent=totals.requests_sent,
+        ended_rate=_ended_rate(repeat, lat.count if lat else 0),
+        deaths=_deaths(counters.worker_deaths if counters is not None else None),
+        lost_with_deaths=_lost(counters.worker_deaths if counters is not None else None),
     )
+
+
+def _ended_rate(repeat: Repeat, ended: int) -> float:
+    """Requests that ended (every reply and, in a format-2 result, every failure) per second of
+    the measured window: the throughput of the requests the latency is of."""
+    engine = repeat.engine
+    counted = ended if engine.latency_covers_failures else engine.totals.responses
+    window = engine.totals.window_s or engine.elapsed_s
+    return counted / window if window else 0.0
+
+
+def _deaths(found: dict[str, Any] | None) -> str | None:
+    exits = deaths.exits_of(found or {})
+    return deaths.describe(exits) if exits else None
+
+
+def _lost(found: dict[str, Any] | None) -> int:
+    return int(((found or {}).get("lost") or {}).get("requests") or 0)
 
 
 def _connect_mean_us(engine: EngineResult) -> float:
@@ -130,6 +161,8 @@ def _closes_after_n(f: Facts) -> Diagnosis | None:
     closes x N + level x N/2 requests (the connections still open are halfway on average)."""
     closes = f.closing_replies + f.unannounced_closes
     if f.model not in ("closed", "count"):  # their level is connections; a rate's is not
+        return None
+    if f.deaths:  # the closes came with dead workers (_died says so), not from a policy
         return None
     if not f.wants_keep_alive or not closes or closes > 0.5 * f.responses or closes < f.level:
         return None  # no closes, a few stray ones, or no keep-alive at all (_keep_alive says so)
@@ -190,7 +223,8 @@ def _logging(f: Facts) -> Diagnosis | None:
 
 
 def _waiting(f: Facts) -> Diagnosis | None:
-    if f.cpu_mean_pct is None or f.saturated:
+    # Other work on its CPUs explains a server's low share as well as waiting does: not said.
+    if f.cpu_mean_pct is None or f.saturated or f.contended:
         return None
     struggling = f.latency_p99_ms > 100 or f.error_rate > 0.01
     if struggling and f.cpu_mean_pct < 0.5 * f.cpu_share_pct:
@@ -223,7 +257,10 @@ def _little(f: Facts) -> Diagnosis | None:
         return None
     new_conn_share = min(1.0, f.connections_opened / f.responses) if f.responses else 0.0
     wait_s = (f.latency_mean_ms + new_conn_share * f.connect_mean_ms) / 1000
-    implied, expected = f.rps_ok * wait_s, f.level * f.depth
+    # Every request that ended, at the rate it ended, with its latency: a fast 500 or a
+    # timeout is a request in flight as much as a valid reply is.
+    rate = f.ended_rate or f.rps_ok
+    implied, expected = rate * wait_s, f.level * f.depth
     if abs(implied - expected) > LITTLE_TOLERANCE * expected:
         held = f"{f.level:g} connections" + (f" × {f.depth} in flight" if f.depth > 1 else "")
         return Diagnosis(
@@ -245,13 +282,41 @@ def _refused(f: Facts) -> Diagnosis | None:
 
 
 def _unannounced(f: Facts) -> Diagnosis | None:
-    if f.unannounced_closes:
+    if f.unannounced_closes and not f.deaths:
         return Diagnosis(
             "unannounced-close",
             "server closes keep-alive connections without announcing it "
             f"({f.unannounced_closes} of {f.connections_opened} connections): the {f.resent} "
             "requests caught by a close were re-sent on a new connection, as HTTP clients do "
             "(RFC 9112 §9.3.1), and are not errors",
+        )
+    return None
+
+
+def _died(f: Facts) -> Diagnosis | None:
+    if f.deaths:
+        lost = (
+            f"; {f.lost_with_deaths:,} requests lost with them, re-sent ones counted as errors"
+            if f.lost_with_deaths
+            else ""
+        )
+        return Diagnosis(
+            "worker-deaths",
+            f"{f.deaths} while the load ran{lost}: the server replaced them (or ran on without "
+            "them), and the number includes that; it is not a clean measurement",
+            invalid=True,
+        )
+    return None
+
+
+def _resends(f: Facts) -> Diagnosis | None:
+    share = f.resent / f.requests_sent if f.requests_sent else 0.0
+    if share > RESEND_FLAG_SHARE:
+        return Diagnosis(
+            "many-resends",
+            f"{f.resent:,} requests ({share:.1%} of those sent) were re-sent after the server "
+            f"closed their connection without a reply, above the {RESEND_FLAG_SHARE:.0%} that "
+            "an idle-connection policy explains: each was a request the server dropped",
         )
     return None
 
@@ -267,6 +332,8 @@ def _contended(f: Facts) -> Diagnosis | None:
 
 
 RULES: tuple[Callable[[Facts], Diagnosis | None], ...] = (
+    _died,
+    _resends,
     _contended,
     _unannounced,
     _refused,
@@ -283,7 +350,7 @@ RULES: tuple[Callable[[Facts], Diagnosis | None], ...] = (
 
 def diagnose(repeats: list[Facts]) -> list[Diagnosis]:
     """A diagnosis stands when at least half of the repeats show it (one noisy repeat is not a trend);
-    engine saturation and contention count from a single repeat."""
+    engine saturation, contention, worker deaths and many re-sends count from a single repeat."""
     found: dict[str, list[Diagnosis]] = {}
     for facts in repeats:
         for rule in RULES:
@@ -291,5 +358,6 @@ def diagnose(repeats: list[Facts]) -> list[Diagnosis]:
             if d:
                 found.setdefault(d.code, []).append(d)
     need = max(1, (len(repeats) + 1) // 2)
-    once = ("engine-saturated", "contended")  # one repeat is enough to say so
+    # one repeat is enough to say so
+    once = ("engine-saturated", "contended", "worker-deaths", "many-resends")
     return [ds[0] for code, ds in found.items() if code in once or len(ds) >= need]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wsgibench.results import json_fields as jf
+from wsgibench.results.engine_parts import Cost, Second
 from wsgibench.results.engine_plan import EnginePlan, MalformedPlan
 from wsgibench.results.http2_result import Http2Result
 from wsgibench.results.result_fields import (
@@ -22,7 +23,10 @@ from wsgibench.results.result_fields import (
 from wsgibench.results.tls_result import TlsResult
 from wsgibench.results.websocket_result import WebSocketResult
 
-RESULT_FORMAT_VERSION = 1
+# 2: a kind's latency covers every request that ended, failures at the time they failed; 1: the
+# complete replies only (stores written before read back with a note that says so).
+RESULT_FORMAT_VERSION = 2
+READ_FORMAT_VERSIONS = (1, 2)
 # Error classes that are the engine's own limits (descriptors, ephemeral ports), not the server's.
 ENGINE_LIMIT_CLASSES = ("fd_limit", "ports_exhausted")
 # Every error class of a result, in the engine's order (docs/engine-result.schema.json).
@@ -84,7 +88,10 @@ def _histogram(value: Any) -> Histogram | None:
 
 @dataclass(frozen=True)
 class KindResult:
-    """One request kind's counts and histograms (latency: every complete reply, ok or not)."""
+    """One request kind's counts and histograms. `latency`: every request that ended, complete
+    replies and failures (at the time they failed) alike — in a format-1 result, the complete
+    replies only; `reply_latency`: the complete replies (ok or not); `failed_latency`: the
+    failures alone (None in format 1)."""
 
     name: str
     requests_sent: int
@@ -95,9 +102,15 @@ class KindResult:
     latency: Histogram | None
     service: Histogram | None  # open models only: from the actual send, not the intended one
     connect: Histogram | None
+    reply_latency: Histogram | None = None
+    failed_latency: Histogram | None = None
+    ok_in_window: int | None = None  # valid replies within the measured window (None: before)
+    resent: int = 0
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> KindResult:
+        latency = _histogram(d.get("latency_us"))
+        replies = _histogram(d.get("reply_latency_us")) if "reply_latency_us" in d else latency
         return cls(
             str(d.get("name", "")),
             read_int(d, "requests_sent", 0),
@@ -105,9 +118,13 @@ class KindResult:
             read_int(d, "ok", 0),
             jf.counts(d.get("errors")),
             jf.counts(d.get("bad_status_codes")),
-            _histogram(d.get("latency_us")),
+            latency,
             _histogram(d.get("service_us")),
             _histogram(d.get("connect_us")),
+            replies,
+            _histogram(d.get("failed_latency_us")),
+            optional_int(d, "ok_in_window"),
+            read_int(d, "resent", 0),
         )
 
 
@@ -140,6 +157,7 @@ class Totals:
     # Closed loops: the engine's own time from a reply to the next request on its connection
     # ({count, mean, p50, p99} in µs); None for open models.
     turnaround_us: dict[str, float] | None = None
+    responses_in_window: int | None = None  # replies (ok or not) within the window
 
     @property
     def error_count(self) -> int:
@@ -190,71 +208,7 @@ class Totals:
             optional_int(d, "ok_in_window"),
             optional_int(d, "completed_after_window"),
             read_turnaround(d.get("turnaround_us")),
-        )
-
-
-@dataclass(frozen=True)
-class Second:
-    """One second of the run's timeline."""
-
-    t_s: int
-    completed: int
-    ok: int
-    errors: dict[str, int]
-    open_connections: int
-    p50_us: int | None  # None in a result merged from several load hosts
-    p99_us: int | None
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Second:
-        return cls(
-            read_int(d, "t_s"),
-            read_int(d, "completed", 0),
-            read_int(d, "ok", 0),
-            jf.counts(d.get("errors")),
-            read_int(d, "open_connections", 0),
-            None if "p50_us" in d and d["p50_us"] is None else read_int(d, "p50_us", 0),
-            None if "p99_us" in d and d["p99_us"] is None else read_int(d, "p99_us", 0),
-        )
-
-
-@dataclass(frozen=True)
-class Cost:
-    """What the engine itself used, and whether its pinning took."""
-
-    user_s: float
-    sys_s: float
-    cpu_fraction: float
-    threads: int
-    max_rss_kib: int | None = None
-    nofile_limit: int | None = None
-    pinned_cpus: tuple[int, ...] = ()
-    pin_error: str | None = None
-    # The engine's I/O backend (epoll, io_uring; None before the engine recorded it), why
-    # "auto" did not pick io_uring, and the system calls it made in all.
-    io_backend: str | None = None
-    io_note: str | None = None
-    syscalls: int | None = None
-
-    @property
-    def cpu_s(self) -> float:
-        return self.user_s + self.sys_s
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Cost:
-        rss, nofile = d.get("max_rss_kib"), d.get("nofile_limit")
-        return cls(
-            read_float(d, "user_s"),
-            read_float(d, "sys_s"),
-            read_float(d, "cpu_fraction", 0.0),
-            read_int(d, "threads", 1),
-            None if rss is None else int(rss),
-            None if nofile is None else int(nofile),
-            tuple(int(c) for c in d.get("pinned_cpus") or ()),
-            None if d.get("pin_error") is None else str(d["pin_error"]),
-            None if d.get("io_backend") is None else str(d["io_backend"]),
-            None if d.get("io_note") is None else str(d["io_note"]),
-            None if d.get("syscalls") is None else int(d["syscalls"]),
+            optional_int(d, "responses_in_window"),
         )
 
 
@@ -315,6 +269,13 @@ class EngineResult:
     websocket: WebSocketResult | None = None  # WebSocket loads: upgrades and why they failed
     http2: Http2Result | None = None  # HTTP/2 loads: settings, GOAWAYs, resets
     tls: TlsResult | None = None  # TLS loads: handshakes, resumptions, ALPN, failures
+    format_version: int = RESULT_FORMAT_VERSION
+
+    @property
+    def latency_covers_failures(self) -> bool:
+        """Whether `latency` holds the failed requests too (format 2), or only complete replies
+        (a result of format 1, written before: its percentiles leave failures out)."""
+        return self.format_version >= 2
 
     def with_runqueue_wait(self, waited_s: float | None) -> EngineResult:
         return replace(self, runqueue_wait_s=waited_s)
@@ -350,9 +311,10 @@ class EngineResult:
         """Parse a result document; MalformedResult says what is wrong with it."""
         if not isinstance(d, Mapping):
             raise MalformedResult("the result is not a JSON object")
-        if d.get("format_version") != RESULT_FORMAT_VERSION:
+        if d.get("format_version") not in READ_FORMAT_VERSIONS:
             raise MalformedResult(
-                f"engine result format {d.get('format_version')} is not {RESULT_FORMAT_VERSION}"
+                f"engine result format {d.get('format_version')} is not one of "
+                f"{', '.join(map(str, READ_FORMAT_VERSIONS))}"
             )
         try:
             schedule = d.get("schedule") or {}
@@ -376,6 +338,7 @@ class EngineResult:
                 websocket=WebSocketResult.read(d.get("websocket")),
                 http2=Http2Result.read(d.get("http2")),
                 tls=TlsResult.read(d.get("tls")),
+                format_version=int(d["format_version"]),
             )
         except MalformedPlan as exc:
             raise MalformedResult(str(exc)) from None

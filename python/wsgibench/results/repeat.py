@@ -43,6 +43,8 @@ class Interference:
     contended: str | None  # what other work took, when it flags the repeat
     engine_waited_pct: float | None  # runnable but not running, % of the run (None: not measured)
     engine_starved: bool
+    # how finely other work was measured, in % of each side's CPUs (two clock ticks over the run)
+    resolution_pct: dict[str, float] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -52,6 +54,7 @@ class Interference:
             "contended": self.contended,
             "engine_waited_pct": self.engine_waited_pct,
             "engine_starved": self.engine_starved,
+            "resolution_pct": self.resolution_pct,
         }
 
 
@@ -69,10 +72,24 @@ class Counters:
     nothing_dropped: bool  # ... every one sent and validly answered
     # the server's threads: count, names, CPU per group, cores used (machine/threads.ThreadUse)
     threads: dict[str, Any] | None = None
+    # the processes of the server that died or appeared, how, and the requests lost with them
+    # (results/deaths.record)
+    worker_deaths: dict[str, Any] | None = None
+    # what the latency covers (every request, failures at the time they failed), which of its
+    # figures are lower bounds, and the complete replies' own percentiles
+    latency: dict[str, Any] | None = None
+    # the server's CPU as its cgroup accounts it (exited processes kept), whole and in the window
+    server_cpu: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
+        optional = {
+            "threads": self.threads,
+            "worker_deaths": self.worker_deaths,
+            "latency": self.latency,
+            "server_cpu": self.server_cpu,
+        }
         return {
-            **({"threads": self.threads} if self.threads is not None else {}),
+            **{k: v for k, v in optional.items() if v is not None},
             "netstat": self.netstat,
             "log_bytes": self.log_bytes,
             "kinds": self.kinds,

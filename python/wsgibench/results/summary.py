@@ -33,6 +33,14 @@ class CellSummary:
     # Loads with several request kinds: each kind's median p50 and p99 (µs) over the repeats.
     kinds: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
     interface: str = ""  # "WSGI", "ASGI", "native (RSGI)": how the server called the app
+    # Latency metrics whose summary is a lower bound: it falls on requests that failed (recorded
+    # at the time they failed) in a repeat that decides it.
+    bounds: frozenset[str] = frozenset()
+    # The repeats' latency covers complete replies only (an engine result of format 1).
+    replies_only: bool = False
+
+    def bound(self, metric: str) -> bool:
+        return metric in self.bounds
 
     @property
     def interface_short(self) -> str:
@@ -83,7 +91,9 @@ def summarise_study(store: Store, study_id: int, trim: int = 0) -> list[CellSumm
         extras = [json.loads(r["extra_json"] or "{}") for r in reps]  # read once for both below
         stats = {m: summarise([r[m] for r in reps if r[m] is not None], trim) for m in METRICS}
         stats.update(_cpu_figures(reps, extras, trim))
+        stats.update(_reply_figures(extras, trim))
         info = cell.server_info or {}
+        looks = [extra.get("latency") for extra in extras]
         out.append(
             CellSummary(
                 cell,
@@ -94,9 +104,34 @@ def summarise_study(store: Store, study_id: int, trim: int = 0) -> list[CellSumm
                 info.get("version"),
                 _kinds(extras),
                 info.get("interface") or _interface_of(cell.server),
+                latency_bounds(reps, extras, stats),
+                bool(reps) and any(not (look or {}).get("covers_failures") for look in looks),
             )
         )
     return out
+
+
+LATENCY_METRICS = {"latency_p50_us": "p50", "latency_p99_us": "p99"}
+
+
+def latency_bounds(
+    reps: list[Any], extras: list[dict[str, Any]], stats: dict[str, Summary | None]
+) -> frozenset[str]:
+    """The latency metrics whose summary is only a lower bound. Each repeat's figure is at most
+    its true value, exactly so when it is no bound; the median (or trimmed mean) over repeats is
+    exact only when every repeat at or below it is exact, as a bound above it cannot move it (a
+    trimmed mean reads every kept repeat: any bound makes it one, said conservatively)."""
+    found = set()
+    for metric, name in LATENCY_METRICS.items():
+        summary = stats.get(metric)
+        if summary is None:
+            continue
+        cut = float("inf") if summary.trim else summary.median
+        for r, extra in zip(reps, extras, strict=True):
+            marked = name in ((extra.get("latency") or {}).get("bounds") or ())
+            if marked and r[metric] is not None and r[metric] <= cut:
+                found.add(metric)
+    return frozenset(found)
 
 
 def _cpu_figures(
@@ -111,6 +146,21 @@ def _cpu_figures(
         if (value := per_cpu_s(r["rps_ok"], used)) is not None:
             per_cpu.append(value)
     return {"cores_used": summarise(cores, trim), "per_cpu_s": summarise(per_cpu, trim)}
+
+
+def _reply_figures(extras: list[dict[str, Any]], trim: int) -> dict[str, Summary | None]:
+    """The complete replies' own p50 and p99 per repeat (failures left out), summarised: beside
+    the headline latency of every request."""
+    found: dict[str, Summary | None] = {}
+    for name in ("p50", "p99"):
+        values = [
+            float(v)
+            for extra in extras
+            if (v := ((extra.get("latency") or {}).get("replies") or {}).get(f"{name}_us"))
+            is not None
+        ]
+        found[f"reply_latency_{name}_us"] = summarise(values, trim)
+    return found
 
 
 def _interface_of(server: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -12,14 +11,13 @@ from typing import Any
 
 from wsgibench.databases import LoadDatabase
 from wsgibench.errors import EngineError, LoadHostLost, StartupError
-from wsgibench.machine import cpustat, netstat
+from wsgibench.machine import cpustat
 from wsgibench.machine.process import STOP_GRACE_S, RunningServer
-from wsgibench.machine.sampler import Sampler
 from wsgibench.machine.topology import Layout, Topology
-from wsgibench.results import diagnose, latency
+from wsgibench.results import diagnose
 from wsgibench.results.diagnose import Diagnosis
 from wsgibench.results.engine_plan import EnginePlan
-from wsgibench.results.repeat import Counters, Repeat
+from wsgibench.results.repeat import Repeat
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus, Verdict
 from wsgibench.run import checks, protocol_probe, tls, ws_probe
@@ -29,7 +27,7 @@ from wsgibench.run.engine import Engine
 from wsgibench.run.judge import engine_headroom, judge_repeat
 from wsgibench.run.outcome import CellOutcome, ServerHandle
 from wsgibench.run.placement import Placement, place
-from wsgibench.run.records import dropped, interference_record, repeat_record, window_record
+from wsgibench.run.repeat import RepeatContext, Watch, measure_repeat, watch_processes
 from wsgibench.run.serve import ServeOptions, lifespan_unrun, server_info, server_python, start
 from wsgibench.servers import Flavour, ServerRecipe, get
 from wsgibench.study.apps import AppSpec
@@ -58,6 +56,8 @@ class CellContext:
     on_server: Callable[[RunningServer | None], None] = lambda _server: None
     # The study's apps once ready (run/appcheck.py): interfaces read, dependencies installed.
     apps: PreparedApps = field(default_factory=PreparedApps)
+    # What watches the server's processes in each repeat (tests give their own).
+    watch: Callable[[ServerHandle], Watch] = watch_processes
 
     def app(self, load: Load) -> AppSpec:
         return self.apps.app(self.study, load)
@@ -147,7 +147,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     outcome.app = app_info(app, recipe, deps)
     if forced:
         outcome.notes.append(f"ignored SIGTERM: killed after {STOP_GRACE_S:g} s")
-    outcome.notes += [n for n in (placement.shared, placement.mode_note) if n]
+    outcome.notes += placement.notes()
     if isolation.get("websocket_library"):
         outcome.notes.append(f"WebSocket: {isolation['websocket_library']}")
     if db is not None:  # show and reports print notes; the details are in isolation.database
@@ -271,7 +271,7 @@ def _repeats(
     count = cell.repeats or ctx.study.repeats
     for idx in range(count):
         ctx.progress(f"{cell.label}: repeat {idx + 1}/{count}")
-        rep = measure_repeat(idx, plan_of(idx), server, ctx, placement)
+        rep = measure_repeat(idx, plan_of(idx), server, _repeat_context(ctx), placement)
         verdict = judge_repeat(rep, server, ctx.study.error_threshold)
         judged.append((rep, verdict))
         outcome.apply(rep, verdict)
@@ -282,6 +282,11 @@ def _repeats(
             outcome.notes.append(f"stopped after repeat {idx + 1} of {count}: {enough}")
             break
     return judged
+
+
+def _repeat_context(ctx: CellContext) -> RepeatContext:
+    db = ctx.databases.db
+    return RepeatContext(ctx.engine, ctx.cpu_times, db.pids if db is not None else list, ctx.watch)
 
 
 def _checked(load: Load, caps: checks.Capabilities, own_app: str) -> CellOutcome:
@@ -308,52 +313,6 @@ def _ca_pem(server: ServerHandle) -> str:
     if files is None:
         raise EngineError(f"a TLS load, but the server on port {server.port} serves no TLS")
     return files.ca_pem
-
-
-def measure_repeat(
-    idx: int,
-    plan: EnginePlan,
-    server: ServerHandle,
-    ctx: CellContext,
-    placement: Placement,
-) -> Repeat:
-    sampler = Sampler(server.processes, server.port)
-    tcp, log_bytes = netstat.tcp_ext(), server.logged_bytes()
-    side = cpustat.processes_cpu_s(ctx.databases.db.pids() if ctx.databases.db else [])
-    cpus, harness, started = ctx.cpu_times(), cpustat.own_cpu_s(), time.monotonic()
-    sampler.start()
-    try:
-        result = ctx.engine.run(plan)
-    finally:
-        sampler.stop()
-    # the engine's own run time at least (a fake engine returns at once)
-    wall = max(time.monotonic() - started, result.elapsed_s)
-    harness = cpustat.own_cpu_s() - harness
-    side_after = cpustat.processes_cpu_s(list(side))
-    server_own = sampler.tree_cpu_s + sum(side_after.get(p, t) - t for p, t in side.items())
-    expected, nothing_dropped = dropped(result)
-    counters = Counters(
-        netstat=netstat.delta(tcp, netstat.tcp_ext()),
-        log_bytes=server.logged_bytes() - log_bytes,
-        kinds=latency.by_kind(result),
-        window=window_record(result),
-        interference=interference_record(
-            cpus,
-            ctx.cpu_times(),
-            wall,
-            placement.server_cpus,
-            server_own,
-            placement.engine_cpus,
-            result.cost.cpu_s,
-            harness,
-            result.runqueue_wait_fraction,
-            result.cost.cpu_fraction,
-        ),
-        expected_requests=expected,
-        nothing_dropped=nothing_dropped,
-        threads=use.as_dict() if (use := sampler.threads.summary()) else None,
-    )
-    return repeat_record(idx, result, sampler, counters)
 
 
 # -- 5. store ----------------------------------------------------------------------------------------

@@ -1,17 +1,25 @@
 """How one repeat is judged: the server crashed, stopped answering or failed too many requests
-(disqualified), or the engine was the bottleneck (invalid); otherwise it counts. Judging returns
-a `Verdict` and changes nothing: the cell applies it (run/outcome.py)."""
+(disqualified); the engine was the bottleneck or a limit stopped holding (invalid); other work
+took its CPUs (contended); its processes died (worker deaths); otherwise it counts. Judging
+returns a `Verdict` and changes nothing: the cell applies it (run/outcome.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from wsgibench.results import deaths
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.repeat import Repeat
-from wsgibench.results.verdict import BOTTLENECK, SKEW, STARVED, CellStatus, Verdict
+from wsgibench.results.verdict import BOTTLENECK, CONTENDED, SKEW, STARVED, CellStatus, Verdict
 from wsgibench.run.outcome import ServerHandle
 
 
 def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> Verdict:
-    """What this repeat says of the cell; a disqualified verdict ends it."""
+    """What this repeat says of the cell; a disqualified verdict ends it. The order: what the
+    server did beyond doubt (crashed, spoke no protocol the load needs, answered every request
+    wrongly); then the limits of the harness and the machine (a limit that no longer holds, the
+    engine saturated or starved, load hosts apart, other work on the CPUs), which make the
+    repeat's errors unattributable; only then the server's errors and its processes' deaths."""
     result = rep.engine
     gone = server.dead()
     if gone:
@@ -31,30 +39,105 @@ def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> V
             f"no valid reply in repeat {rep.idx + 1}: {result.totals.responses:,} replies, every "
             f"one an error ({result.totals.top_errors(server_only=True)})",
         )
+    limited = _limited(rep, server)
+    if limited is not None:
+        return limited
     if rep.ok == 0:
         return _disqualified(rep, f"stopped answering: 0 valid replies in repeat {rep.idx + 1}")
     if rep.error_rate > error_threshold:
-        reason = (
-            f"error rate {rep.error_rate:.1%} > "
-            f"{error_threshold:.0%} ({result.totals.top_errors(server_only=True)})"
+        return _disqualified(rep, _error_reason(rep, error_threshold))
+    died = _deaths(rep)
+    return Verdict(
+        CellStatus.DEATHS if died else CellStatus.MEASURED,
+        died,
+        saturated=False,
+        saturation_reasons=(),
+    )
+
+
+def _limited(rep: Repeat, server: ServerHandle) -> Verdict | None:
+    """The repeat as the harness or the machine limited it (invalid, or contended), or None."""
+    changed = server.limits_changed()
+    if changed is not None:
+        return Verdict(
+            CellStatus.INVALID,
+            f"{changed} (after repeat {rep.idx + 1})",
+            saturated=rep.saturated or _starved(rep),
+            saturation_reasons=tuple(saturation_reasons(rep)),
         )
-        if result.totals.engine_limit_errors:
-            reason += (
-                f"; then {result.totals.engine_limit_errors} connects failed on the engine's own "
-                "limits: connections piled up behind the overloaded server until the engine "
-                "ran out of descriptors or ports"
-            )
-        return _disqualified(rep, reason)
+    result = rep.engine
     why = _skew_reason(result, rep.idx) if result.skew_exceeded else None
     reasons = saturation_reasons(rep)
     if reasons and why is None:
         why = f"{BOTTLENECK}{', '.join(reasons)}"
-    return Verdict(
-        CellStatus.INVALID if why else CellStatus.MEASURED,
-        why,
-        saturated=rep.saturated or _starved(rep),
-        saturation_reasons=tuple(reasons),
+        if rep.error_rate and result.totals.engine_limit_errors:
+            why += (
+                f"; the server's errors ({rep.error_rate:.1%}: "
+                f"{result.totals.top_errors(server_only=True)}) came with it: connections piled "
+                "up behind a slow server until the engine ran out of descriptors or ports, so "
+                "neither is judged (fewer connections, or more descriptors, would tell)"
+            )
+        elif rep.error_rate:
+            why += f" (the server's errors, {rep.error_rate:.1%}, are not judged: the load was not)"
+    if why:
+        return Verdict(
+            CellStatus.INVALID,
+            why,
+            saturated=rep.saturated or _starved(rep),
+            saturation_reasons=tuple(reasons),
+        )
+    use = rep.counters.interference if rep.counters is not None else None
+    if use is not None and use.contended:
+        return Verdict(
+            CellStatus.CONTENDED,
+            f"{CONTENDED}repeat {rep.idx + 1}: {use.contended}",
+            saturation_reasons=(),
+        )
+    return None
+
+
+def _error_reason(rep: Repeat, error_threshold: float) -> str:
+    result = rep.engine
+    lost = _lost(rep)
+    reason = (
+        f"error rate {rep.error_rate:.1%} > "
+        f"{error_threshold:.0%} ({result.totals.top_errors(server_only=True)}"
+        + (f", worker_lost {lost}" if lost else "")
+        + ")"
     )
+    if result.totals.engine_limit_errors:
+        reason += (
+            f"; then {result.totals.engine_limit_errors} connects failed on the engine's own "
+            "limits: connections piled up behind the overloaded server until the engine "
+            "ran out of descriptors or ports"
+        )
+    died = _deaths(rep)
+    return reason + (f"; {died}" if died else "")
+
+
+def _stored_deaths(rep: Repeat) -> dict[str, Any]:
+    found = rep.counters.worker_deaths if rep.counters is not None else None
+    return found or {}
+
+
+def _lost(rep: Repeat) -> int:
+    return int((_stored_deaths(rep).get("lost") or {}).get("requests") or 0)
+
+
+def _deaths(rep: Repeat) -> str | None:
+    """ "3 worker processes died during repeat 2: …; 140 requests lost with them (120 re-sent)"."""
+    found = _stored_deaths(rep)
+    exits = deaths.exits_of(found)
+    if not exits:
+        return None
+    lost = found.get("lost") or {}
+    text = deaths.describe(exits).replace(":", f" during repeat {rep.idx + 1}:", 1)
+    if lost.get("requests"):
+        text += (
+            f"; {lost['requests']:,} requests lost with them ({lost.get('resent', 0):,} the "
+            "engine re-sent, counted as errors)"
+        )
+    return text
 
 
 # The engine's CPU share above which a measured cell says the engine came close to its limit

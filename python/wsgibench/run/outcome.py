@@ -9,7 +9,7 @@ from typing import Any, Protocol
 import psutil
 
 from wsgibench.results.repeat import Repeat
-from wsgibench.results.verdict import CellStatus, Verdict
+from wsgibench.results.verdict import SEVERITY, CellStatus, Verdict
 
 
 @dataclass
@@ -28,14 +28,16 @@ class CellOutcome:
         self.status, self.reason = CellStatus.DISQUALIFIED, reason
 
     def apply(self, rep: Repeat, verdict: Verdict) -> None:
-        """Keep a repeat as judged and take its verdict: a disqualification stands over anything
-        before it; the first reason that made the cell invalid stays its reason."""
+        """Keep a repeat as judged and take its verdict: a disqualification or an unavailable
+        load stands over anything before it; otherwise the most severe status so far stays
+        (invalid over contended over worker deaths over measured), with the first reason that
+        made it so."""
         self.repeats.append(rep.judged(verdict))
         if verdict.status == CellStatus.DISQUALIFIED:
             self.disqualify(verdict.reason or "")
         elif verdict.status == CellStatus.UNAVAILABLE:
             self.status, self.reason = verdict.status, verdict.reason
-        elif verdict.status == CellStatus.INVALID and self.status == CellStatus.MEASURED:
+        elif SEVERITY[verdict.status] > SEVERITY[self.status]:
             self.status, self.reason = verdict.status, verdict.reason
 
 
@@ -54,6 +56,16 @@ class ServerHandle(Protocol):
 
     def processes(self) -> list[psutil.Process]: ...
 
+    def tree_pids(self) -> list[int]: ...
+
+    def cpu_usage_s(self) -> float | None: ...
+
     def dead(self) -> str | None: ...
 
+    def limits_changed(self) -> str | None: ...
+
     def logged_bytes(self) -> int: ...
+
+    def log_marks(self) -> list[int]: ...
+
+    def log_since(self, marks: list[int]) -> str: ...

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from wsgibench.errors import UsageError
 from wsgibench.machine import topology
 from wsgibench.machine.topology import Layout, Topology, scaled_layout
 from wsgibench.servers import ServerRecipe, versions
@@ -33,6 +34,12 @@ class Placement:
     mode: str = "pinned"  # the load's placement: pinned, shared or quota
     cpu_quota: float | None = None  # placement quota: the cores the server's cgroup allows
     mode_note: str | None = None  # what the placement came to on this machine
+    # more engine threads than engine CPUs, allowed by the study (oversubscribe_engine): said
+    engine_note: str | None = None
+
+    def notes(self) -> list[str]:
+        """What a cell says of its placement: CPUs shared, the placement's mode, the engine."""
+        return [n for n in (self.shared, self.mode_note, self.engine_note) if n]
 
     def as_dict(self) -> dict[str, Any]:
         out = {
@@ -93,7 +100,23 @@ def place(
         exact_threads=load.threads is not None,
         runtime_mode=load.runtime_mode if load.runtime_mode in recipe.runtime_modes else None,
     )
-    return pinned if load.placement == "pinned" else unpinned(pinned, load, study, topo)
+    placed = pinned if load.placement == "pinned" else unpinned(pinned, load, study, topo)
+    return replace(placed, engine_note=engine_threads_note(study, placed.engine_cpus))
+
+
+def engine_threads_note(study: Study, engine_cpus: list[int]) -> str | None:
+    """More engine threads than engine CPUs: refused (UsageError) unless the study allows it,
+    then the warning each cell stores; None when each thread has a CPU of its own."""
+    threads = study.engine_threads
+    if threads is None or threads <= len(engine_cpus):
+        return None
+    said = (
+        f"engine_threads = {threads} on {len(engine_cpus)} engine CPU(s) {engine_cpus}: threads "
+        "share a CPU, and one saturated thread hides behind the others"
+    )
+    if not study.oversubscribe_engine:
+        raise UsageError(f"{said}; set oversubscribe_engine = true to run it anyway")
+    return f"{said} (oversubscribe_engine: run anyway)"
 
 
 def unpinned(pinned: Placement, load: Load, study: Study, topo: Topology) -> Placement:

@@ -17,8 +17,12 @@ def repeat_record(
 ) -> Repeat:
     """One stored repeat: headline numbers from the engine and the sampler, plus both in full."""
     totals = result.totals
-    ok, errors, caused = totals.ok, totals.error_count, totals.server_errors
-    lat = latency.overall(result)  # every kind's replies: the headline latency
+    # Requests the engine re-sent after a worker died are lost with it: errors of their own
+    # class (`worker_deaths.lost`), beside the connections that broke (already errors).
+    lost = _lost_resent(counters)
+    ok, errors, caused = totals.ok, totals.error_count + lost, totals.server_errors + lost
+    # every request of every kind that ended, failures at the time they failed: the headline
+    lat = latency.overall(result)
     samples = sampler.samples
     inner = samples[1:-1] or samples  # start/end samples carry no CPU interval of the load
     rss = [s.rss_bytes for s in samples]
@@ -50,6 +54,11 @@ def repeat_record(
         samples=tuple(samples),
         counters=counters,
     )
+
+
+def _lost_resent(counters: Counters | None) -> int:
+    found = counters.worker_deaths if counters is not None else None
+    return int(((found or {}).get("lost") or {}).get("resent") or 0)
 
 
 def rps_ok(result: EngineResult) -> float:
@@ -85,8 +94,14 @@ def dropped(result: EngineResult) -> tuple[int | None, bool]:
 
 CONTENDED_PCT = cpustat.CONTENDED_PCT
 STARVED_WAIT_PCT = 5.0  # the engine waited for a CPU this share of its time ...
-MIN_JUDGED_S = 1.0  # shorter repeats are recorded but not judged
 STARVED_DEMAND = 0.5  # ... while it wanted (used + waited) at least half a CPU per thread
+
+
+def resolution_pct(wall_s: float, cpus: int) -> float:
+    """How finely /proc/stat measures a set of CPUs' other work over a repeat, in % of their
+    capacity: busy time and the processes' own are each read to a clock tick, so other work is
+    known to two ticks (0.4 % over 5 s on one CPU, 4 % over 0.5 s)."""
+    return 100 * 2 * cpustat.TICK_S / max(wall_s * max(cpus, 1), 1e-9)
 
 
 def interference_record(
@@ -103,9 +118,12 @@ def interference_record(
 ) -> Interference:
     """How much of the server's and the engine's CPUs other work took during the repeat. The
     harness itself (sampler, this process) is not pinned: its CPU time is taken off each set's
-    other work, so it never flags a repeat by itself."""
+    other work, so it never flags a repeat by itself. A repeat of any length is judged: other
+    work counts as contention when it exceeds the threshold by more than what the clock ticks
+    can resolve over the repeat (stated as `resolution_pct`)."""
     found: dict[str, cpustat.Interference] = {}
     flags = []
+    resolution: dict[str, float] = {}
     for side, cpus, own in (
         ("server", server_cpus, server_own_s),
         ("engine", engine_cpus, engine_own_s),
@@ -113,25 +131,27 @@ def interference_record(
         use = cpustat.interference(before, after, cpus, own, wall_s)
         other = max(0.0, use.other_pct - 100 * harness_s / max(wall_s * len(cpus), 1e-9))
         found[side] = replace(use, other_pct=round(other, 2))
-        if other > CONTENDED_PCT or use.steal_pct > CONTENDED_PCT:
+        resolution[side] = round(resolution_pct(wall_s, len(cpus)), 2)
+        limit = CONTENDED_PCT + resolution[side]
+        if other > limit or use.steal_pct > limit:
             flags.append(
-                f"{side} CPUs {use.cpus}: other work {other:.0f} %, stolen {use.steal_pct:.0f} %"
+                f"{side} CPUs {use.cpus}: other work {other:.0f} %, stolen {use.steal_pct:.0f} % "
+                f"(± {resolution[side]:.1f} % over {wall_s:.2f} s)"
             )
-    # /proc/stat counts in 10 ms ticks: a repeat under a second is too short to judge by them.
-    judged = wall_s >= MIN_JUDGED_S
     return Interference(
         harness_cpu_s=round(harness_s, 3),
         server=found["server"],
         engine=found["engine"],
-        contended=("; ".join(flags) or None) if judged else None,
-        # Runnable but not running: the engine wanted its CPU and something else had it.
+        contended="; ".join(flags) or None,
+        # Runnable but not running: the engine wanted its CPU and something else had it (the
+        # scheduler's own account, to the nanosecond: judged for repeats of any length).
         engine_waited_pct=None if engine_wait is None else round(100 * engine_wait, 2),
         # An engine that mostly waits on the server (a sleeping app) may wait for its CPU now and
         # then without being held back: starved means it wanted the CPU and could not have it.
         engine_starved=(
-            judged
-            and engine_wait is not None
+            engine_wait is not None
             and 100 * engine_wait > STARVED_WAIT_PCT
             and engine_cpu_fraction + engine_wait >= STARVED_DEMAND
         ),
+        resolution_pct=resolution,
     )

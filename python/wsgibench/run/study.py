@@ -23,6 +23,7 @@ from wsgibench.run.cell import HOST_LOST, CellContext, database_kind, run_cell, 
 from wsgibench.run.cluster import ClusterEngine, LoadHosts, check_target
 from wsgibench.run.engine import Engine, EngineProcess, check_plans, engine_version
 from wsgibench.run.outcome import CellOutcome
+from wsgibench.run.placement import engine_threads_note
 from wsgibench.servers import binary_versions
 from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan, every_plan, plan_cells
@@ -83,6 +84,7 @@ class StudyRunner:
     ) -> int:
         """Run every cell not stored yet; with resume, continue the store's unfinished run (on the
         same machine and engine, unless forced)."""
+        self._check_engine_threads()
         databases.preflight(
             {k for load in self.study.loads if (k := database_kind(self.study, load))}
         )
@@ -95,6 +97,16 @@ class StudyRunner:
             if self.load_hosts is not None:
                 self.load_hosts.close()
                 self.load_hosts = None
+
+    def _check_engine_threads(self) -> None:
+        """More engine threads than engine CPUs stop the study before any cell (unless it allows
+        them): in its layout, and in each scaling load's."""
+        engine_threads_note(self.study, self.engine_cpus)
+        for load in self.study.loads:
+            if load.cpus is not None:
+                engine_threads_note(
+                    self.study, topology.scaled_layout(self.topology, load.cpus).engine_cpus
+                )
 
     def _connect_load_hosts(self) -> None:
         """The study's load hosts, checked, and the engine that spreads each cell over them."""

@@ -185,6 +185,13 @@ STUDY_KEYS: tuple[Key, ...] = (
     ),
     Key("engine_threads", _POSITIVE_INT, "one per engine CPU", "The engine's threads.", "threads"),
     Key(
+        "oversubscribe_engine",
+        Flag(),
+        "false",
+        "Allow more engine threads than engine CPUs (refused otherwise: threads sharing a CPU "
+        "hide a saturated one); each cell then stores a warning.",
+    ),
+    Key(
         "server_settings",
         _SERVER_SETTINGS,
         "none",

@@ -44,11 +44,11 @@ class Study:
     trim: int = 0  # repeats dropped at each end before the trimmed mean (seed 004: 1)
     random_order: bool = True
     seed: int = 1
-    # An exact count, or "auto": each server's documented convention for its CPUs (see
-    # ServerRecipe.auto_workers); the nginx ceiling always gets one worker per server CPU.
+    # A count, or "auto": each server's convention (ServerRecipe.auto_workers); nginx: 1 per CPU.
     workers: int | Literal["auto"] = 1
     threads: int = 1
     engine_threads: int | None = None  # default: one engine thread per engine CPU
+    oversubscribe_engine: bool = False  # more engine threads than engine CPUs allowed
     # Per server: workers and threads the seed gave it ({"uwsgi-http11": {"workers": 5}}).
     server_settings: dict[str, dict[str, int]] = field(default_factory=dict)
     # The server gets this many CPUs (whole cores first) and the engine the rest.
@@ -193,6 +193,7 @@ def parse_study(
         workers=values.get("workers", 1),
         threads=values.get("threads", 1),
         engine_threads=values.get("engine_threads"),
+        oversubscribe_engine=values.get("oversubscribe_engine", False),
         server_settings=settings,
         server_cpu_count=values.get("server_cpu_count"),
         memory_limit_mb=values.get("memory_limit_mb", 512),

@@ -9,6 +9,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from wsgibench.cli.show import show
@@ -24,12 +25,14 @@ SPEEDS = {
 }
 
 
-def _show(tmp_path: Path, **options) -> str:
+def _show(tmp_path: Path, width: int | None = 120, **options) -> str:
+    """`show` on a terminal `width` columns wide (None: into a file, tables whole)."""
     path = build_store(
         tmp_path / "s.sqlite", speeds=SPEEDS, levels=(4, 16, 64), disqualify=("waitress", 64)
     )
     out = io.StringIO()
-    show(Store(path, create=False, read_only=True), Console(file=out, width=240), **options)
+    terminal = {"force_terminal": True, "color_system": None, "width": width} if width else {}
+    show(Store(path, create=False, read_only=True), Console(file=out, **terminal), **options)
     return out.getvalue()
 
 
@@ -45,17 +48,50 @@ def _servers_in_order(text: str) -> list[list[str]]:
     return tables
 
 
-def test_fits_120_columns_and_orders_each_level_by_throughput(tmp_path):
+def _tables_by_title(text: str) -> dict[str, list[list[str]]]:
+    """Each table's server column, by its title (a part continued keeps its own title)."""
+    found: dict[str, list[list[str]]] = {}
+    title = ""
+    for line in text.splitlines():
+        if line.strip() and not line.startswith(("┏", "┃", "┡", "│", "└", " ")):
+            title = line.strip()
+        elif line.startswith("┏"):
+            found.setdefault(title, [])
+    servers = _servers_in_order(text)
+    return dict(zip(found, servers, strict=True))
+
+
+def test_fits_the_terminal_and_orders_each_level_by_throughput(tmp_path):
     text = _show(tmp_path)
     assert max(len(line) for line in text.splitlines()) <= 120
-    tables = _servers_in_order(text)
-    assert len(tables) == 3  # one per level
-    for servers in tables[:2]:
+    tables = {t: s for t, s in _tables_by_title(text).items() if "continued" not in t}
+    assert len(tables) == 3  # one per level (parts that continue one are extra)
+    first, second, third = tables.values()
+    for servers in (first, second):
         assert servers == ["▲ nginx-baseline (ceiling)", "bjoern", "gunicorn-gthread", "waitress"]
     # the disqualified server goes last and says why below the table
-    assert tables[2][-1] == "waitress"
+    assert third[-1] == "waitress"
     assert "waitress: disqualified: error rate 12.0% > 5% (reset 40)" in text
     assert "tags: DQ = disqualified" in text
+
+
+@pytest.mark.parametrize("width", [80, 120, 200, None])
+@pytest.mark.parametrize("wide", [False, True])
+def test_every_figure_is_whole_at_any_width(tmp_path, width, wide):
+    # Every figure and name a row holds appears whole on one line of the table, however narrow
+    # the terminal (a table too wide is split into parts, each repeating the server), and in a
+    # file whole in one table; only prose (notes, behaviour, tags) may wrap.
+    text = _show(tmp_path, width=width, wide=wide)
+    if width:
+        assert max(len(line) for line in text.splitlines()) <= width
+    lines = [line for line in text.splitlines() if line.startswith("│")]
+    cells = {c.strip() for line in lines for c in line.split("│")}
+    rows = json.loads(_show(tmp_path, width=None, fmt="json", wide=wide))
+    prose = {"notes", "behaviour", "tags", "load", "level"}
+    for r in rows:
+        for column, value in r.items():
+            if column not in prose and str(value) not in ("", "-"):
+                assert str(value) in cells, (column, value, width)
 
 
 def test_filters_sort_and_formats(tmp_path):
@@ -71,7 +107,7 @@ def test_filters_sort_and_formats(tmp_path):
 
 def test_wide_shows_full_notes(tmp_path):
     text = _show(tmp_path, wide=True)
-    assert "no pipelining: pipelined requests were not all answered" in text
+    assert "no pipelining: pipelined requests were not all answered" in text.replace("\n", " ")
 
 
 def _set_totals(path: Path, server: str, **totals: int) -> None:

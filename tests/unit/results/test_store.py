@@ -190,6 +190,7 @@ STORED_EXTRA = {
         "contended": None,
         "engine_waited_pct": 7.5,
         "engine_starved": True,
+        "resolution_pct": None,
     },
     "expected_requests": None,
     "nothing_dropped": False,

@@ -34,6 +34,45 @@ def _histogram(mean_us: float, p50_us: int, p99_us: int, count: int = 1) -> dict
     }
 
 
+def _doc(h: HdrHistogram, mean_us: float | None = None) -> dict[str, Any]:
+    empty = h.get_total_count() == 0
+    return {
+        "count": h.get_total_count(),
+        "min": 0 if empty else h.get_min_value(),
+        "mean": (0.0 if empty else h.get_mean_value()) if mean_us is None else mean_us,
+        "p50": h.get_value_at_percentile(50),
+        "p90": h.get_value_at_percentile(90),
+        "p99": h.get_value_at_percentile(99),
+        "p999": h.get_value_at_percentile(99.9),
+        "max": h.get_max_value(),
+        "stdev": 0.0,
+        "hdr": h.encode().decode(),
+    }
+
+
+def with_failures(kind: dict[str, Any], failed: int, fail_us: int) -> dict[str, Any]:
+    """A kind of a format-2 result: its replies' latency kept as `reply_latency_us`, `failed`
+    failures recorded at `fail_us` in `failed_latency_us`, and `latency_us` holding both."""
+    replies = kind["latency_us"]
+    failures = HdrHistogram(1, 3_600_000_000, 3)
+    if failed:
+        failures.record_value(fail_us, failed)
+    both = (
+        HdrHistogram.decode(replies["hdr"])
+        if replies.get("hdr")
+        else HdrHistogram(1, 3_600_000_000, 3)
+    )
+    both.add(failures)
+    whole = replies if not failed else _doc(both)
+    return {
+        **kind,
+        "reply_latency_us": replies,
+        "failed_latency_us": _doc(failures),
+        "latency_us": whole,
+        "ok_in_window": kind.get("ok_in_window", kind["ok"]),
+    }
+
+
 def recorded(name: str, ok: int, latency_us: int) -> dict[str, Any]:
     """A kind whose `ok` replies all took `latency_us`, with a real HdrHistogram (for merging)."""
     h = HdrHistogram(1, 3_600_000_000, 3)
@@ -64,6 +103,23 @@ def recorded(name: str, ok: int, latency_us: int) -> dict[str, Any]:
     }
 
 
+def _kind(
+    ok: int, errs: dict[str, int], mean_us: float, p50_us: int, p99_us: int
+) -> dict[str, Any]:
+    """The one kind of a result: its `ok` replies at the percentiles given."""
+    return {
+        "name": "pong",
+        "requests_sent": ok + sum(errs.values()),
+        "responses": ok,
+        "ok": ok,
+        "errors": errs,
+        "bad_status_codes": {},
+        "service_us": None,
+        "latency_us": _histogram(mean_us, p50_us, p99_us, ok),
+        "connect_us": _histogram(50.0, 50, 100),
+    }
+
+
 # The plan a result echoes unless a test gives other fields of it.
 PLAN = {
     "target": {"host": "127.0.0.1", "port": 8080},
@@ -86,29 +142,29 @@ def result(
     kinds: list[dict[str, Any]] | None = None,
     totals: dict[str, Any] | None = None,
     lag_max_us: int = 0,
+    fail_us: int | None = None,
+    timeline: list[dict[str, Any]] | None = None,
+    started_unix_s: float = 1.0,
 ) -> EngineResult:
-    """An engine result as the engine prints it, parsed; `kinds` (`recorded`) add up to totals."""
+    """An engine result as the engine prints it (format 2), parsed; `kinds` (`recorded`) add up
+    to totals. The errors that are no reply (all but bad_status and bad_body) are in the latency
+    at `fail_us` (default: the p99), as the engine times failures."""
     errs = {c: 0 for c in ERROR_CLASSES} | (errors or {})
-    sent = ok + sum(errs.values())
-    kind = {
-        "name": "pong",
-        "requests_sent": sent,
-        "responses": ok,
-        "ok": ok,
-        "errors": errs,
-        "bad_status_codes": {},
-        "service_us": None,
-        "latency_us": _histogram(p50_us if mean_us is None else mean_us, p50_us, p99_us, ok),
-        "connect_us": _histogram(50.0, 50, 100),
-    }
+    kind = _kind(ok, errs, p50_us if mean_us is None else mean_us, p50_us, p99_us)
     if kinds:
-        ok, kind = sum(k["ok"] for k in kinds), kinds[0]
-        sent = ok + sum(errs.values())
+        ok = sum(k["ok"] for k in kinds)
+    sent = ok + sum(errs.values())
+    limits = ("fd_limit", "ports_exhausted", "bad_status", "bad_body")
+    failed = sum(n for c, n in errs.items() if c not in limits)
+    timed = fail_us if fail_us is not None else p99_us
+    parts = [
+        with_failures(k, failed if i == 0 else 0, timed) for i, k in enumerate(kinds or [kind])
+    ]
     doc = {
-        "format_version": 1,
+        "format_version": 2,
         "engine": {"name": "wsgibench-engine", "version": "0.1.0", "protocol_version": 1},
         "plan": PLAN | (plan or {}),
-        "started_unix_s": 1.0,
+        "started_unix_s": started_unix_s,
         "elapsed_s": elapsed_s,
         "totals": {
             "requests_sent": sent,
@@ -123,8 +179,8 @@ def result(
             "rps_ok": ok / elapsed_s,
             **(totals or {}),
         },
-        "kinds": kinds or [kind],
-        "timeline": [],
+        "kinds": parts,
+        "timeline": timeline or [],
         "cost": {"user_s": 0.1, "sys_s": 0.1, "cpu_fraction": 0.2, "threads": 1},
         "schedule": {"lag_p99_us": lag_max_us // 2, "lag_max_us": lag_max_us},
         "saturated": saturated,
@@ -167,8 +223,26 @@ class FakeServer:
     calls: int = 0
     _log: int = 0
 
+    limit_change: str | None = None  # what limits_changed() says (a test changes a limit)
+    log_text: str = ""  # what the server logs during each repeat
+
     def processes(self) -> list[Any]:
         return []
+
+    def tree_pids(self) -> list[int]:
+        return []
+
+    def cpu_usage_s(self) -> float | None:
+        return None
+
+    def limits_changed(self) -> str | None:
+        return self.limit_change
+
+    def log_marks(self) -> list[int]:
+        return []
+
+    def log_since(self, marks: list[int]) -> str:
+        return self.log_text
 
     def dead(self) -> str | None:
         self.calls += 1

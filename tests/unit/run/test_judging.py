@@ -34,12 +34,15 @@ def _measure(
     repeats=3,
     level=10,
     cpu_times=idle_cpus,
+    threshold=0.05,
+    watch=None,
     **load,
 ):
     study = parse_study(
         {
             "servers": ["nginx-baseline"],
             "repeats": repeats,
+            "error_threshold": threshold,
             "load": [
                 {
                     "name": "c",
@@ -58,6 +61,8 @@ def _measure(
     ctx = CellContext(
         study, engine, LoadDatabase(tmp_path), layout(topo), topo, cpu_times=cpu_times
     )
+    if watch is not None:
+        ctx.watch = watch
     outcome = measure(plan_cells(study)[0], server or FakeServer(), caps, ctx, PLACED)
     return outcome, engine
 
@@ -211,7 +216,9 @@ def test_other_work_on_the_servers_cpu_is_flagged_contended(tmp_path):
     # Each repeat's before/after readings differ by 5 CPU-seconds on CPU 0; the repeat lasts
     # however long the fake engine takes (milliseconds), so other work is far over 5 %.
     outcome, _ = _measure(tmp_path, [result(ok=10_000, mean_us=1000)], cpu_times=cpu_readings(5.0))
-    assert "contended" in _codes(outcome) and outcome.status == "measured"
+    # Contended is a status: the number is shown with its reason, never ranked.
+    assert "contended" in _codes(outcome) and outcome.status == "contended"
+    assert outcome.reason.startswith("other work on the CPUs in repeat 1: server CPUs (0,)")
     use = outcome.repeats[0].counters.interference
     assert use.server.cpus == (0,) and use.server.other_pct > 5
     assert use.contended.startswith("server CPUs (0,)")
@@ -282,24 +289,13 @@ def test_the_engines_own_limits_make_the_cell_invalid_not_the_server_disqualifie
     outcome, _ = _measure(tmp_path, [limited])
     assert outcome.status == "invalid", outcome.reason
     assert outcome.reason == (
-        "load generator was the bottleneck: engine hit its file-descriptor limit (1024) 200 times"
+        "load generator was the bottleneck: engine hit its file-descriptor limit (1024) 200 times; "
+        "the server's errors (0.1%: timeout 10) came with it: connections piled up behind a slow "
+        "server until the engine ran out of descriptors or ports, so neither is judged (fewer "
+        "connections, or more descriptors, would tell)"
     )
     assert outcome.repeats[0].error_rate == pytest.approx(10 / 9_810)
     assert outcome.repeats[0].errors == 210
-
-
-def test_an_overloaded_server_is_disqualified_and_the_engines_limit_is_its_consequence(tmp_path):
-    piled = result(
-        ok=900,
-        errors={"timeout": 100, "fd_limit": 300},
-        saturated=True,
-        reasons=("engine hit its file-descriptor limit (1024) 300 times",),
-    )
-    outcome, _ = _measure(tmp_path, [piled])
-    assert outcome.status == "disqualified"
-    assert outcome.reason.startswith(
-        "error rate 10.0% > 5% (timeout 100); then 300 connects failed on the engine's own limits"
-    )
 
 
 def test_throughput_is_over_the_measured_window_not_the_drain(tmp_path):

@@ -108,7 +108,7 @@ impl Fanout<'_> {
             sub.settled = true;
             self.shared.settled.fetch_add(1, Ordering::AcqRel);
         }
-        self.stats.error(0, class, self.timeline.stamp(now));
+        self.stats.link_error(0, class, self.timeline.stamp(now));
     }
 
     /// A whole message at subscriber `i`: the one due or a later one (those between are lost

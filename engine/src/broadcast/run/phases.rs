@@ -53,7 +53,7 @@ impl Fanout<'_> {
             // A refused upgrade was counted by reason when it was read.
             _ => ErrorClass::HandshakeFailed,
         };
-        self.stats.error(0, class, self.timeline.stamp(now));
+        self.stats.link_error(0, class, self.timeline.stamp(now));
         self.shared.done.store(true, Ordering::Release);
     }
 
@@ -96,7 +96,7 @@ impl Fanout<'_> {
                 Ok(true) => self.stats.connections_opened += 1,
                 Err(e) => {
                     let class = connect_error_class(&e);
-                    self.stats.error(0, class, self.timeline.stamp(now));
+                    self.stats.link_error(0, class, self.timeline.stamp(now));
                     self.publisher = None;
                     self.shared.done.store(true, Ordering::Release);
                     return;
@@ -160,7 +160,10 @@ impl Fanout<'_> {
             if s.counted {
                 let lost = last.saturating_sub(s.got);
                 self.stats.kinds[0].requests_sent += last;
-                self.stats.errors_n(0, ErrorClass::MessageLost, lost, at);
+                // Each lost message waited at least the timeout after the last was published.
+                let waited = secs_to_ns(self.plan.timeout_s) / 1000;
+                self.stats
+                    .errors_n(0, ErrorClass::MessageLost, lost, at, waited);
                 self.bstats.due += last;
                 self.bstats.lost += lost;
             }

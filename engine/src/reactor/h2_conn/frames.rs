@@ -5,7 +5,7 @@ use super::{protocol_error, unpadded, word, H2Conn, Parsed, Taken};
 use crate::clock::Stamp;
 use crate::h2::{self, FrameHead};
 use crate::http::MediaType;
-use crate::reactor::conn::Conn;
+use crate::reactor::conn::{Conn, InFlight};
 use crate::reactor::Config;
 use crate::stats::{ErrorClass, ThreadStats};
 use crate::validate::ReplyCheck;
@@ -76,7 +76,7 @@ impl Conn {
         match head.kind {
             h2::DATA => self.h2_data(h, head, p, cfg, stats, now, at),
             h2::HEADERS | h2::CONTINUATION => self.h2_block(h, head, p, cfg, stats, now, at),
-            h2::RST_STREAM => self.h2_reset(h, head, p, stats, at),
+            h2::RST_STREAM => self.h2_reset(h, head, p, stats, now, at),
             h2::SETTINGS => h.settings(head, p, cfg, stats),
             h2::WINDOW_UPDATE => h.window_update(head, p, cfg, stats),
             h2::PING => {
@@ -203,6 +203,7 @@ impl Conn {
         head: FrameHead,
         p: &[u8],
         stats: &mut ThreadStats,
+        now: u64,
         at: Stamp,
     ) -> Taken {
         if head.stream == 0 || p.len() != 4 {
@@ -212,8 +213,9 @@ impl Conn {
             return Ok(0); // a stream already answered: the server gave up reading its body
         };
         *stats.h2.rst_streams.entry(word(p)).or_default() += 1;
-        self.take_stream(head.stream);
-        stats.error(s.kind as usize, ErrorClass::StreamReset, at);
+        let f = self.take_stream(head.stream);
+        let waited = now.saturating_sub(f.intended_ns) / 1000;
+        stats.error(s.kind as usize, ErrorClass::StreamReset, at, waited);
         Ok(1)
     }
 
@@ -256,10 +258,10 @@ impl Conn {
     }
 
     /// Take stream `id` out of the requests in flight, unanswered.
-    fn take_stream(&mut self, id: u32) {
+    fn take_stream(&mut self, id: u32) -> InFlight {
         let pos = self.stream_pos(id);
-        self.inflight.remove(pos);
         self.done_seq += 1;
+        self.inflight.remove(pos).expect("the stream is in flight")
     }
 }
 

@@ -142,11 +142,38 @@ pub fn assert_accounting(r: &Value) {
         outcomes,
         "requests_sent != ok + errors: {t}"
     );
+    let broadcast = r["plan"]["model"]["kind"] == "broadcast";
     for k in r["kinds"].as_array().unwrap() {
+        let count = |h: &str| k[h]["count"].as_u64().unwrap();
+        let kind_err = |c: &str| k["errors"][c].as_u64().unwrap();
         assert_eq!(
-            k["latency_us"]["count"], k["responses"],
+            count("reply_latency_us"),
+            k["responses"].as_u64().unwrap(),
             "every response has a latency"
         );
+        assert_eq!(
+            count("latency_us"),
+            count("reply_latency_us") + count("failed_latency_us"),
+            "every request that ended is in the latency: replies and failures"
+        );
+        // Every failure but the engine's own limits, at the time it failed (a broadcast's
+        // connections that never opened are no message's).
+        let failures: u64 = k["errors"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum::<u64>()
+            - (k["responses"].as_u64().unwrap() - k["ok"].as_u64().unwrap())
+            - kind_err("fd_limit")
+            - kind_err("ports_exhausted");
+        if !broadcast {
+            assert_eq!(
+                count("failed_latency_us"),
+                failures,
+                "every failure has a latency"
+            );
+        }
     }
 }
 
