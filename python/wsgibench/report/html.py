@@ -72,12 +72,18 @@ def _against_seed(data: ReportData) -> str:
     )
     apart = "".join(f"<li>{_e(d)}</li>" for d in section.deviations)
     releases = "".join(f"<li>{_e(line)}</li>" for line in section.releases)
+    unjudged = "".join(f"<li>line {n.line}: {_e(n.reason)}</li>" for n in section.not_claimed)
     return (
         f"<h2 id=against-seed>Against the seed</h2><p class=meta>seed {_e(seed.seed)} "
         f"({_e(seed.file)}): {_e(seed.title)}. {_e(section.tally())}; errors counted as "
         f"{_e(seed.counting)} counted them where a claim is about errors; the rules: "
         "docs/seed-verdicts.md</p>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        + (
+            f"<p>What the seed states that no claim here judges, and why:</p><ul>{unjudged}</ul>"
+            if unjudged
+            else ""
+        )
         + (f"<p>The seed's releases beside today's:</p><ul>{releases}</ul>" if releases else "")
         + (
             f"<p>What this study does differently from the seed:</p><ul>{apart}</ul>"

@@ -85,6 +85,9 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart
             f"- {sentence(v)} The seed: {v.claim.quoted}; {v.theirs}. Here: {v.ours}."
             for v in section.verdicts
         ] + [""]
+        if section.not_claimed:
+            lines += ["What the seed states that no claim here judges, and why:", ""]
+            lines += [f"- line {n.line}: {n.reason}" for n in section.not_claimed] + [""]
         if section.releases:
             lines += ["The seed's releases beside today's:", ""]
             lines += [f"- {line}" for line in section.releases] + [""]
