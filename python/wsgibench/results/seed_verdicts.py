@@ -98,6 +98,9 @@ def plain_theirs(claim: Claim) -> str:
         return f"the {end} {k} of {n}" if k > 1 else f"the {end} of {n}"
     if claim.kind == "order":
         return "in the order named, best first"
+    words = _kind_words(claim)
+    if words:
+        return words
     if claim.kind == "position":
         place = claim.get("position")
         at = f"places {place[0]}–{place[1]}" if isinstance(place, list) else f"place {place}"
@@ -114,6 +117,26 @@ def plain_theirs(claim: Claim) -> str:
             side = {"at_most": "below ", "at_least": "more than "}[claim.kind]
         text = side + fmt(claim.metric, float(theirs))
     return text
+
+
+def _kind_words(claim: Claim) -> str:
+    """The claim's assertion in a few words, for the kinds with no single figure."""
+    tol = f"{float(claim.get('tolerance', 0.25)):.0%}"
+    if claim.kind == "error_onset":
+        frm = claim.get("from_level")
+        edge = f"from {frm:g}" if frm is not None else f"past {claim.get('above'):g}"
+        share = claim.get("threshold")
+        return f"errors {edge}" + (f" (over {share:.0%})" if share else "") + ", none before"
+    if claim.kind == "jump":
+        return f"at least {claim.get('factor'):g}× past {claim.get('above'):g}"
+    return {
+        "no_errors": "no errors",
+        "steady": f"steady within {tol}",
+        "rises": f"rising more than {tol}",
+        "falls": f"falling more than {tol}",
+        "no_fall": f"never more than {tol} below the first level",
+        "alike": f"within {tol} of each other",
+    }.get(claim.kind, "")
 
 
 def dead(claim: Claim, p: Point) -> bool:
