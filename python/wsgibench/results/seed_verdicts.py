@@ -70,6 +70,8 @@ def fmt(metric: str, value: float | None) -> str:
         return "yes" if value >= 1 else "no"
     if metric == "rss_growth":
         return f"{value:.2f}×"
+    if metric == "errors":
+        return f"{value:,.0f} error" + ("" if value == 1 else "s")
     if metric == "read_errors_per_reply":
         return f"{value:.2f} per reply"
     unit = METRICS.get(metric, ("", None))[0]
@@ -95,12 +97,15 @@ def plain_theirs(claim: Claim) -> str:
     n, k = len(claim.ranked), len(claim.servers)
     if claim.kind in ("winner", "last"):
         end = "best" if claim.kind == "winner" else "worst"
-        return f"the {end} {k} of {n}" if k > 1 else f"the {end} of {n}"
+        margin = f", by {claim.get('margin'):g}× at least" if claim.get("margin") else ""
+        return (f"the {end} {k} of {n}" if k > 1 else f"the {end} of {n}") + margin
     if claim.kind == "order":
         return "in the order named, best first"
     words = _kind_words(claim)
     if words:
         return words
+    if claim.metric == "keep_alive":  # a behaviour, found or not
+        return "keeps a connection: yes" if claim.kind == "at_least" else "keeps a connection: no"
     if claim.kind == "position":
         place = claim.get("position")
         at = f"places {place[0]}–{place[1]}" if isinstance(place, list) else f"place {place}"
