@@ -7,7 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wsgibench.results.seed_claims import BETTER, METRICS, Claim
-from wsgibench.results.seed_values import Series, Value, nothing, series, uncounted, verdict
+from wsgibench.results.seed_values import (
+    Series,
+    Value,
+    common_levels,
+    nothing,
+    over,
+    series,
+    uncounted,
+    verdict,
+)
 from wsgibench.results.seed_verdicts import NOT_COMPARABLE, RunView, Verdict, fmt
 from wsgibench.results.significance import compare_samples
 
@@ -34,7 +43,9 @@ def _rows(
 ) -> tuple[list[tuple[str, Row]], list[str], list[str]]:
     """The comparisons: per level (or once, over max/min), every ranked server's value there;
     the levels and cells left out; the cells that cannot be counted."""
-    got: dict[str, Series] = {s: series(claim, run, load, s) for s in claim.ranked}
+    # a total over the levels is compared over the same levels for every server
+    only = common_levels(claim, run, load, claim.ranked) if over(claim) == "sum" else None
+    got: dict[str, Series] = {s: series(claim, run, load, s, only) for s in claim.ranked}
     left = [why for s in got.values() for why in s.left]
     unknown = [why for s in got.values() for why in s.unknown]
     wheres = list(dict.fromkeys(v.where for s in got.values() for v in s.values))

@@ -5,7 +5,16 @@ of words that give no number (docs/seed-verdicts.md)."""
 from __future__ import annotations
 
 from wsgibench.results.seed_claims import Claim
-from wsgibench.results.seed_values import Value, nothing, series, shown, uncounted, verdict
+from wsgibench.results.seed_values import (
+    Value,
+    common_levels,
+    nothing,
+    over,
+    series,
+    shown,
+    uncounted,
+    verdict,
+)
 from wsgibench.results.seed_verdicts import NOT_COMPARABLE, RunView, Verdict, fmt
 
 TOLERANCE = 0.25
@@ -74,7 +83,8 @@ def alike_rule(claim: Claim, run: RunView, load: str, theirs: str) -> Verdict:
     if gone:
         why = "; ".join(f"{s}: {run.absent.get(s, 'not in this run')}" for s in gone)
         return Verdict(claim, NOT_COMPARABLE, theirs, "—", f"not measured: {why}")
-    got = {s: series(claim, run, load, s) for s in claim.servers}
+    only = common_levels(claim, run, load, claim.servers) if over(claim) == "sum" else None
+    got = {s: series(claim, run, load, s, only) for s in claim.servers}
     left = [w for g in got.values() for w in g.left]
     unknown = [w for g in got.values() for w in g.unknown]
     if unknown:

@@ -63,18 +63,41 @@ def _dead_value(claim: Claim, run: RunView, load: str, server: str, p: Point) ->
     )
 
 
-def series(claim: Claim, run: RunView, load: str, server: str) -> Series:
-    """The server's values at the levels the claim speaks of, aggregated as it says (`over`):
-    each level, the max or min of them, or errors and attempts added over them."""
+def over(claim: Claim) -> str:
+    return str(claim.get("over", "sum" if claim.metric in SUMMED else "each"))
+
+
+def common_levels(claim: Claim, run: RunView, load: str, servers: list[str]) -> set[float]:
+    """The levels at which every one of `servers` has a cell the claim may rest on."""
+    kept = [
+        {p.level for p in usable(claim, chosen_levels(claim, run.points[load][s]), s)[0]}
+        for s in servers
+    ]
+    return set.intersection(*kept) if kept else set()
+
+
+def series(
+    claim: Claim, run: RunView, load: str, server: str, only: set[float] | None = None
+) -> Series:
+    """The server's values at the levels the claim speaks of (of them, `only` those given),
+    aggregated as it says (`over`): each level, the max or min of them, or errors and attempts
+    added over them."""
     points, left = usable(claim, chosen_levels(claim, run.points[load][server]), server)
+    if only is not None:
+        left += [
+            f"{server} at {p.level:g}: another server compared has no trusted cell there"
+            for p in points
+            if p.level not in only
+        ]
+        points = [p for p in points if p.level in only]
     key = value_key(claim)
-    over = claim.get("over", "sum" if claim.metric in SUMMED else "each")
+    how = over(claim)
     out = Series([], left)
     found: list[Value] = []
     for p in points:
         if dead(claim, p):
             got = _dead_value(claim, run, load, server, p)
-            if isinstance(got, str) or over == "sum":
+            if isinstance(got, str) or how == "sum":
                 out.unknown.append(got if isinstance(got, str) else _summed_dead(server, p))
             else:
                 found.append(got)
@@ -82,14 +105,14 @@ def series(claim: Claim, run: RunView, load: str, server: str) -> Series:
             found.append(
                 Value(where(run, load, p.level), float(v), p.samples.get(key, ()), p.level)
             )
-    if over == "sum":
+    if how == "sum":
         out.values = _summed(claim, points) if points and not out.unknown else []
-    elif over == "each" or not found:
+    elif how == "each" or not found:
         out.values = found
     else:
-        pick = max if over == "max" else min
+        pick = max if how == "max" else min
         best = pick(found, key=lambda x: x.value)
-        out.values = [Value(over, best.value, best.samples, best.level, best.note)]
+        out.values = [Value(how, best.value, best.samples, best.level, best.note)]
     return out
 
 

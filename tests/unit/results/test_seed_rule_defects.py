@@ -130,3 +130,17 @@ def test_more_than_is_strictly_more():
     )
     assert judge(c, SEED, view({"meinheld": [_errors(10000, 10000, 20000)]})).verdict == CHANGED
     assert judge(c, SEED, view({"meinheld": [_errors(10000, 10001, 20000)]})).verdict == HELD
+
+
+def test_a_total_over_the_levels_is_compared_over_the_same_levels():
+    """A server's untrusted cell leaves that level out of every server's total, not of its own
+    alone: else a's errors at 1,000 count against it and b's, unmeasured there, do not."""
+    c = claim("winner", "error_rate", servers=["a"], among=["a", "b"], counting="wrk")
+    invalid = Point(1000, {}, untrusted="invalid (engine saturated)")
+    r = view(
+        {"a": [_errors(100, 0, 100), _errors(1000, 50, 100)], "b": [_errors(100, 1, 100), invalid]}
+    )
+    v = judge(c, SEED, r)
+    assert (
+        v.verdict == HELD and "a at 1000: another server compared has no trusted cell" in v.sentence
+    )
