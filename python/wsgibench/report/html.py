@@ -11,7 +11,7 @@ from wsgibench.report import format as fmt
 from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
 from wsgibench.report.findings import findings
-from wsgibench.report.seed import against_seed
+from wsgibench.report.seed import against_seed, note
 from wsgibench.report.table import COLUMNS, LoadTable, ServerRow
 from wsgibench.report.vega import javascript, versions
 from wsgibench.results.summary import layout_text, load_hosts_text
@@ -65,7 +65,9 @@ def _against_seed(data: ReportData) -> str:
         f"<th>{h}</th>" for h in ("claim", "the seed says", "the seed", "here", "verdict", "why")
     )
     rows = "".join(
-        f"<tr><td class=l>{_e(v.claim.what)}</td><td class=l>{_e(v.claim.quoted)}</td>"
+        f"<tr><td class=l>{_e(v.claim.what)}"
+        + (f"<br><small>{_e(note(v))}</small>" if note(v) else "")
+        + f"</td><td class=l>{_e(v.claim.quoted)}</td>"
         f"<td>{_e(v.theirs)}</td><td class=l>{_e(v.ours)}</td>"
         f"<td class=l><b>{_e(v.verdict)}</b></td><td class=l>{_e(v.sentence)}</td></tr>"
         for v in section.verdicts

@@ -221,3 +221,10 @@ def release_lines(data: ReportData) -> list[str]:
 
 def sentence(v: Verdict) -> str:
     return f"{v.claim.what}: {v.verdict} — {v.sentence}."
+
+
+def note(v: Verdict) -> str:
+    """What the claims file says of the claim beside the seed's words (how it reads them, what
+    stands in for what), or nothing."""
+    said = v.claim.get("note")
+    return f"Note: {said}." if said else ""

@@ -153,6 +153,10 @@ def test_a_seed_release_beside_todays_is_said_with_its_share(tmp_path: Path):
     assert "beyond the noise (min-max ranges" in line  # 3 vs 3 repeats, ranges apart
     said = render(load_report_data(Store(path)), [], [], "c")
     assert "The seed's releases beside today's:" in said
+    # the claims file's notes and the seed's lines no claim judges, each with why
+    assert "Note: uWSGIbase is on the same chart (line 147)" in said
+    assert "What the seed states that no claim here judges, and why:" in said
+    assert "- line 177: “This picture is similar to the 2016th year.”" in said
 
 
 def _goldberg_store(path: Path, errors_per_repeat: list[int]) -> Path:
