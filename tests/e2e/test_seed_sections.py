@@ -1,6 +1,9 @@
 """Every seed study at a small size, through the installed script: its section against the seed
-judges every claim of its seed file, and no verdict rests on a cell that was not measured cleanly
-(invalid, contended, engine-saturated or disqualified), checked against the store's own cells."""
+judges every claim of its seed file, no verdict rests on a cell that was not measured cleanly
+(invalid, contended, engine-saturated or disqualified), checked against the store's own cells, no
+rank verdict rests on fewer servers than the seed ranked, and every number says whose it is. (That
+every finding of the seeds is claimed or listed as not claimed is read from the claims files alone,
+in tests/unit/results/test_seed_coverage.py.)"""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import pytest
 
 from wsgibench.report.data import load_report_data
 from wsgibench.report.seed import against_seed
-from wsgibench.results.seed_claims import claims
+from wsgibench.results.seed_claims import NUMBER_KEYS, RANKS, TRENDS, claims
 from wsgibench.results.seed_verdicts import ERROR_KINDS, ERROR_METRICS
 from wsgibench.results.store import Store
 from wsgibench.study.model import study_path
@@ -29,6 +32,12 @@ SMALL = {
     ],
     "piel2010": ["--servers", "wsgiref,cheroot", "--levels", "200,400"],
     "tornado2015": [
+        "--servers",
+        "tornado-native-sync,tornado-native-async",
+        "--app-env",
+        "WSGIBENCH_SLEEP_S=0.02",
+    ],
+    "tornado2015-mixed": [
         "--servers",
         "tornado-native-sync,tornado-native-async",
         "--app-env",
@@ -86,4 +95,16 @@ def test_seed_section_rests_on_trusted_cells_only(study: str, tmp_path: Path):
             assert cell.status in allowed and not codes & UNTRUSTED, (v.claim.id, cell)
         if v.verdict != "not comparable":
             assert v.rests_on, v.claim.id
+        _ranks_every_server_and_says_whose_numbers(v)
     assert sum(section.counts().values()) == len(section.verdicts)
+
+
+def _ranks_every_server_and_says_whose_numbers(v) -> None:
+    claim = v.claim
+    if claim.kind in RANKS and v.verdict != "not comparable":
+        assert {server for server, _ in v.rests_on} == set(claim.ranked), claim.id
+        assert f"all {len(claim.ranked)} servers the seed ranked" in v.sentence, claim.id
+    assert "among 1 servers" not in v.sentence
+    if claim.kind in TRENDS or any(claim.get(k) is not None for k in NUMBER_KEYS):
+        said = "(the seed's number)" in v.theirs or "(the project's reading: " in v.theirs
+        assert said, (claim.id, v.theirs)

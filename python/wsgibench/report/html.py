@@ -11,7 +11,7 @@ from wsgibench.report import format as fmt
 from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
 from wsgibench.report.findings import findings
-from wsgibench.report.seed import against_seed
+from wsgibench.report.seed import against_seed, note
 from wsgibench.report.table import COLUMNS, LoadTable, ServerRow
 from wsgibench.report.vega import javascript, versions
 from wsgibench.results.summary import layout_text, load_hosts_text
@@ -65,19 +65,27 @@ def _against_seed(data: ReportData) -> str:
         f"<th>{h}</th>" for h in ("claim", "the seed says", "the seed", "here", "verdict", "why")
     )
     rows = "".join(
-        f"<tr><td class=l>{_e(v.claim.what)}</td><td class=l>{_e(v.claim.quoted)}</td>"
+        f"<tr><td class=l>{_e(v.claim.what)}"
+        + (f"<br><small>{_e(note(v))}</small>" if note(v) else "")
+        + f"</td><td class=l>{_e(v.claim.quoted)}</td>"
         f"<td>{_e(v.theirs)}</td><td class=l>{_e(v.ours)}</td>"
         f"<td class=l><b>{_e(v.verdict)}</b></td><td class=l>{_e(v.sentence)}</td></tr>"
         for v in section.verdicts
     )
     apart = "".join(f"<li>{_e(d)}</li>" for d in section.deviations)
     releases = "".join(f"<li>{_e(line)}</li>" for line in section.releases)
+    unjudged = "".join(f"<li>line {n.line}: {_e(n.reason)}</li>" for n in section.not_claimed)
     return (
         f"<h2 id=against-seed>Against the seed</h2><p class=meta>seed {_e(seed.seed)} "
         f"({_e(seed.file)}): {_e(seed.title)}. {_e(section.tally())}; errors counted as "
         f"{_e(seed.counting)} counted them where a claim is about errors; the rules: "
         "docs/seed-verdicts.md</p>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        + (
+            f"<p>What the seed states that no claim here judges, and why:</p><ul>{unjudged}</ul>"
+            if unjudged
+            else ""
+        )
         + (f"<p>The seed's releases beside today's:</p><ul>{releases}</ul>" if releases else "")
         + (
             f"<p>What this study does differently from the seed:</p><ul>{apart}</ul>"

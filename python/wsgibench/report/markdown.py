@@ -7,7 +7,7 @@ from wsgibench.report import format as fmt
 from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
 from wsgibench.report.findings import findings
-from wsgibench.report.seed import against_seed, sentence
+from wsgibench.report.seed import against_seed, note, sentence
 from wsgibench.report.table import COLUMNS, LoadTable, ServerRow
 
 
@@ -83,8 +83,12 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart
         lines += [f"### Against the seed (seed {seed.seed}: {seed.title})", "", section.tally(), ""]
         lines += [
             f"- {sentence(v)} The seed: {v.claim.quoted}; {v.theirs}. Here: {v.ours}."
+            + (f" {note(v)}" if note(v) else "")
             for v in section.verdicts
         ] + [""]
+        if section.not_claimed:
+            lines += ["What the seed states that no claim here judges, and why:", ""]
+            lines += [f"- line {n.line}: {n.reason}" for n in section.not_claimed] + [""]
         if section.releases:
             lines += ["The seed's releases beside today's:", ""]
             lines += [f"- {line}" for line in section.releases] + [""]

@@ -10,8 +10,9 @@ from typing import Any
 
 from wsgibench.baseline import BASELINE
 from wsgibench.report.data import CellData, ReportData
-from wsgibench.results.latency import overall
-from wsgibench.results.seed_claims import SeedClaims, claims
+from wsgibench.results.latency import by_kind, overall
+from wsgibench.results.repeat import StoredRepeat
+from wsgibench.results.seed_claims import NotClaimed, SeedClaims, claims
 from wsgibench.results.seed_errors import tool_errors
 from wsgibench.results.seed_rules import judge
 from wsgibench.results.seed_verdicts import (
@@ -38,6 +39,11 @@ class SeedSection:
     # `run --versions seed`: per load and server, the seed's release beside today's
     releases: list[str] = field(default_factory=list)
 
+    @property
+    def not_claimed(self) -> tuple[NotClaimed, ...]:
+        """The seed's lines with a finding no claim judges, each with why."""
+        return self.seed.not_claimed
+
     def counts(self) -> dict[str, int]:
         return {
             v: sum(1 for x in self.verdicts if x.verdict == v)
@@ -49,58 +55,75 @@ class SeedSection:
         return f"{c[HELD]} held, {c[CHANGED]} changed, {c[NOT_COMPARABLE]} not comparable"
 
 
-def _median(values: list[float]) -> float | None:
-    return statistics.median(values) if values else None
+READ_CLASS = {"wrk": "read", "httperf": "connreset", "ab": "receive"}  # each tool's read errors
 
 
-def _errors(c: CellData, out: dict[str, float | None]) -> None:
-    """Errors and attempts summed over the repeats: ours, and as wrk, httperf and ab counted."""
-    classes, attempts = c.error_classes()
-    errors = sum(classes.values())
-    out.update(errors=errors, attempts=attempts, error_rate=errors / attempts if attempts else None)
-    for tool in ("wrk", "httperf", "ab"):
-        counted = [tool_errors(r.engine, c.cell.capabilities, tool) for r in c.repeats]
-        e = sum(t.errors for t in counted)
-        a = sum(t.errors + t.requests for t in counted)
-        out.update(
-            {f"errors:{tool}": e, f"attempts:{tool}": a, f"error_rate:{tool}": e / a if a else None}
-        )
+def _put(out: dict[str, list[float]], key: str, value: float | None, scale: float = 1.0) -> None:
+    if value is not None:
+        out.setdefault(key, []).append(float(value) / scale)
 
 
-def _values(c: CellData) -> dict[str, float | None]:
-    """A cell's values as the claims read them: medians over its repeats, errors summed."""
-    means = [h.mean / 1000 for r in c.repeats if (h := overall(r.engine)) is not None]
-    per_process = [
-        r.rss_peak_bytes / r.processes_peak / MIB
-        for r in c.repeats
-        if r.rss_peak_bytes and r.processes_peak
-    ]
+def _repeat_errors(out: dict[str, list[float]], c: CellData, r: StoredRepeat) -> None:
+    """One repeat's errors, attempts and error rate, ours and as wrk, httperf and ab counted
+    them: one test each, as the seeds counted theirs."""
+    totals = r.engine.totals
+    attempts = totals.ok + totals.error_count
+    _put(out, "errors", totals.error_count)
+    _put(out, "attempts", attempts)
+    _put(out, "error_rate", totals.error_count / attempts if attempts else None)
+    for tool, read in READ_CLASS.items():
+        t = tool_errors(r.engine, c.cell.capabilities, tool)
+        seen = t.errors + t.requests
+        _put(out, f"errors:{tool}", t.errors)
+        _put(out, f"attempts:{tool}", seen)
+        _put(out, f"error_rate:{tool}", t.rate if seen else None)
+        per_reply = t.by_class.get(read, 0) / t.requests if t.requests else None
+        _put(out, f"read_errors_per_reply:{tool}", per_reply)
 
-    def mib(column: str) -> float | None:
-        v = c.median(column)
-        return v / MIB if v is not None else None
 
-    out: dict[str, float | None] = {
-        "rps_ok": c.median("rps_ok"),
-        "latency_mean_ms": _median(means),
-        "latency_p50_ms": (v / 1000) if (v := c.median("latency_p50_us")) is not None else None,
-        "rss_peak_mb": mib("rss_peak_bytes"),
-        "rss_start_mb": mib("rss_start_bytes"),
-        "rss_end_mb": mib("rss_end_bytes"),
-        "rss_per_process_mb": _median(per_process),
-        "cpu_pct": c.median("cpu_mean_pct"),
-    }
-    _errors(c, out)
+def _per_repeat(c: CellData) -> dict[str, list[float]]:
+    """Every value a claim may read, one per repeat that has it: latency overall and per request
+    kind, memory, CPU, and errors per test (ours and as each seed's tool counted them)."""
+    out: dict[str, list[float]] = {}
+    for r in c.repeats:
+        _put(out, "rps_ok", r.rps_ok)
+        h = overall(r.engine)
+        _put(out, "latency_mean_ms", h.mean if h is not None else None, 1000)
+        for column in ("p50", "p99", "max"):
+            _put(out, f"latency_{column}_ms", r.column(f"latency_{column}_us"), 1000)
+        for name, kind in by_kind(r.engine).items():
+            for column in ("mean", "p50", "p99", "max"):
+                _put(out, f"latency_{column}_ms@{name}", kind[f"{column}_us"], 1000)
+        for column in ("peak", "start", "end"):
+            _put(out, f"rss_{column}_mb", r.column(f"rss_{column}_bytes"), MIB)
+        if r.rss_peak_bytes and r.processes_peak:
+            _put(out, "rss_per_process_mb", r.rss_peak_bytes / r.processes_peak, MIB)
+        if r.rss_start_bytes and r.rss_end_bytes:
+            _put(out, "rss_growth", r.rss_end_bytes / r.rss_start_bytes)
+        _put(out, "cpu_pct", r.cpu_mean_pct)
+        _repeat_errors(out, c, r)
     return out
+
+
+def _values(c: CellData) -> tuple[dict[str, float | None], dict[str, tuple[float, ...]]]:
+    """A cell's values as the claims read them (medians over its repeats: a test's errors as the
+    seed counted one test, not summed) and the repeats behind each; whether it kept a
+    connection alive for two requests, from its behaviour check."""
+    per = _per_repeat(c)
+    values: dict[str, float | None] = {k: statistics.median(v) for k, v in per.items() if v}
+    caps = c.cell.capabilities
+    if caps:
+        values["keep_alive"] = 1.0 if caps.get("keep_alive") else 0.0
+    return values, {k: tuple(v) for k, v in per.items()}
 
 
 def _point(c: CellData) -> Point | None:
     """A cell as a claim may use it, or None when the server was not measured there at all."""
     status, reason = c.cell.status, c.cell.reason or ""
+    values, samples = _values(c)
     if status == CellStatus.DISQUALIFIED:
-        return Point(
-            c.cell.level, _values(c) if c.repeats else {}, failed=f"disqualified ({reason})"
-        )
+        kept = values if c.repeats else {}
+        return Point(c.cell.level, kept, failed=f"disqualified ({reason})", samples=samples)
     if status != CellStatus.MEASURED or not c.repeats:
         if status in (CellStatus.INVALID, CellStatus.CONTENDED, CellStatus.DEATHS):
             return Point(c.cell.level, {}, untrusted=f"{status} ({reason})")
@@ -110,7 +133,7 @@ def _point(c: CellData) -> Point | None:
     doubts = {}
     if "littles-law" in codes:  # its latency misses requests: no latency claim rests on it
         doubts = {m: "latency fails Little's law" for m in ("latency_mean_ms", "latency_p50_ms")}
-    return Point(c.cell.level, _values(c), untrusted=untrusted, doubts=doubts)
+    return Point(c.cell.level, values, untrusted=untrusted, doubts=doubts, samples=samples)
 
 
 def _absent(data: ReportData) -> dict[str, str]:
@@ -140,6 +163,7 @@ def run_view(data: ReportData) -> RunView:
     settings: dict[str, Any] = {
         "server_cpus": cpus,
         "durations": {load.name: load.config.get("duration_s") for load in data.loads},
+        "requests": {load.name: load.config.get("requests") for load in data.loads},
         "app_env": cfg.get("app_env") or {},
         "memory_limit_mb": cfg.get("memory_limit_mb", 512),
     }
@@ -197,3 +221,10 @@ def release_lines(data: ReportData) -> list[str]:
 
 def sentence(v: Verdict) -> str:
     return f"{v.claim.what}: {v.verdict} — {v.sentence}."
+
+
+def note(v: Verdict) -> str:
+    """What the claims file says of the claim beside the seed's words (how it reads them, what
+    stands in for what), or nothing."""
+    said = v.claim.get("note")
+    return f"Note: {said}." if said else ""

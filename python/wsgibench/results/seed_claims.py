@@ -26,7 +26,13 @@ KINDS: dict[str, tuple[str, ...]] = {
     "error_onset": ("server",),  # no errors below a level, errors from it (from_level or above)
     "steady": ("servers",),  # the largest value within the tolerance of the smallest, over levels
     "jump": ("server", "above", "factor"),  # the value past `above` is `factor` times the one below
+    "rises": ("servers",),  # the value at the highest level beyond the tolerance above the lowest's
+    "falls": ("servers",),  # ... beyond the tolerance below the lowest level's
+    "no_fall": ("servers",),  # no level's value beyond the tolerance below the lowest level's
+    "alike": ("servers",),  # the servers' largest value within the tolerance of their smallest
 }
+RANKS = ("winner", "last", "position", "order")
+TRENDS = ("steady", "rises", "falls", "no_fall", "alike")  # their number is the tolerance
 OPTIONAL = {
     "load",
     "level",
@@ -41,23 +47,52 @@ OPTIONAL = {
     "depends",
     "note",
     "not_measured",
+    "rough",  # rank kinds: the seed words the order as rough or close (a swap within noise holds)
+    "margin",  # winner: ahead of every other server by at least this factor
+    "strict",  # at_most / at_least: strictly below / above the bound ("más de": more than)
+    "request",  # a request kind's own latency (a load of several kinds)
+    "threshold_source",  # "seed" or "project": whose are the claim's numbers
+    "reading",  # the project's reading, in words (required with threshold_source = "project")
 }
+# Keys that put a number in a claim: a claim with one says whose it is (threshold_source).
+NUMBER_KEYS = (
+    "theirs",
+    "bound",
+    "factor",
+    "threshold",
+    "tolerance",
+    "above",
+    "from_level",
+    "level",
+    "min_level",
+    "max_level",
+    "position",
+    "margin",
+)
+SOURCES = ("seed", "project")
 COMMON = {"id", "kind", "what", "metric", "cite"}
-# Metrics a claim may name: their unit, and which way is better (None: neither).
-METRICS: dict[str, tuple[str, str | None]] = {
+# Metrics a claim may name: their unit, and which way is better, in words a verdict can use.
+METRICS: dict[str, tuple[str, str]] = {
     "rps_ok": ("req/s", "higher"),
     "latency_mean_ms": ("ms", "lower"),
     "latency_p50_ms": ("ms", "lower"),
+    "latency_p99_ms": ("ms", "lower"),
+    "latency_max_ms": ("ms", "lower"),
     "error_rate": ("", "lower"),
     "errors": ("errors", "lower"),
+    # a tool's read errors (wrk's "read", httperf's "connreset", ab's "receive") per reply it saw
+    "read_errors_per_reply": ("", "lower"),
     "rss_peak_mb": ("MB", "lower"),
     "rss_start_mb": ("MB", "lower"),
     "rss_end_mb": ("MB", "lower"),
     "rss_per_process_mb": ("MB", "lower"),
-    "cpu_pct": ("% of one core", None),
+    "rss_growth": ("×", "lower"),  # memory at the end of the test over memory at its start
+    "cpu_pct": ("% of one core", "lower"),  # less strain on the system
+    "keep_alive": ("", "higher"),  # 1: two requests answered on one connection (the check)
 }
+BETTER = {"higher": "higher is better", "lower": "lower is better"}
 COUNTINGS = ("ours", "wrk", "httperf", "ab")
-DEPENDS = ("cpus", "duration", "app_env", "memory")
+DEPENDS = ("cpus", "duration", "app_env", "memory", "requests")
 OVER = ("each", "max", "min", "sum")
 
 
@@ -69,6 +104,14 @@ class BadClaims(ValueError):
 class Cite:
     line: int
     text: str
+
+
+@dataclass(frozen=True)
+class NotClaimed:
+    """A line of the seed that states a finding no claim judges, and why not."""
+
+    line: int
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -97,6 +140,11 @@ class Claim:
         return list(self.params.get("servers", []))
 
     @property
+    def ranked(self) -> list[str]:
+        """Every server a rank claim puts in its order: `among`, or the servers it names."""
+        return list(self.params.get("among") or self.servers)
+
+    @property
     def quoted(self) -> str:
         return " … ".join(f"“{c.text}” (line {c.line})" for c in self.cite)
 
@@ -110,6 +158,8 @@ class SeedClaims:
     counting: str  # the tool the seed measured with, whose error counting its claims use
     setup: dict[str, Any]
     claims: tuple[Claim, ...]
+    # Lines of the seed that state a finding no claim judges, each with the reason
+    not_claimed: tuple[NotClaimed, ...] = ()
 
 
 def _claim(raw: dict[str, Any], where: str) -> Claim:
@@ -129,6 +179,7 @@ def _claim(raw: dict[str, Any], where: str) -> Claim:
         raise BadClaims(f"{where}: over must be one of {OVER}")
     if not set(raw.get("depends", [])) <= set(DEPENDS):
         raise BadClaims(f"{where}: depends may name {DEPENDS} only")
+    _check_options(raw, where)
     cites = raw["cite"]
     if not cites or not all(isinstance(c, dict) and set(c) == {"line", "text"} for c in cites):
         raise BadClaims(f"{where}: cite must be a list of {{line, text}}")
@@ -143,10 +194,38 @@ def _claim(raw: dict[str, Any], where: str) -> Claim:
     )
 
 
+def _check_options(raw: dict[str, Any], where: str) -> None:
+    """The keys that qualify a kind: only with the kinds they mean something for, and whose a
+    claim's numbers are (the seed's or the project's reading, said in words)."""
+    kind = raw["kind"]
+    for key, kinds in (
+        ("rough", RANKS),
+        ("margin", ("winner",)),
+        ("strict", ("at_most", "at_least")),
+    ):
+        if key in raw and kind not in kinds:
+            raise BadClaims(f"{where}: {key} is for {', '.join(kinds)} claims only")
+    numbered = kind in TRENDS or any(k in raw for k in NUMBER_KEYS)
+    source = raw.get("threshold_source")
+    if numbered and source not in SOURCES:
+        raise BadClaims(f"{where}: a claim with a number says whose it is: threshold_source")
+    if source is not None and source not in SOURCES:
+        raise BadClaims(f"{where}: threshold_source is one of {SOURCES}")
+    if (source == "project") != bool(raw.get("reading")):
+        raise BadClaims(f"{where}: the project's reading (and only it) is said in `reading`")
+
+
+def _not_claimed(raw: Any, study: str) -> tuple[NotClaimed, ...]:
+    entries = raw if isinstance(raw, list) else []
+    if not all(isinstance(e, dict) and set(e) == {"line", "reason"} for e in entries):
+        raise BadClaims(f"{study}: not_claimed must be a list of {{line, reason}}")
+    return tuple(NotClaimed(int(e["line"]), str(e["reason"])) for e in entries)
+
+
 def parse(study: str, text: str) -> SeedClaims:
     """A claims file's text, checked: a mistake in it is an error, never a silent verdict."""
     raw = tomllib.loads(text)
-    top = {"seed", "file", "title", "counting", "setup", "claim"}
+    top = {"seed", "file", "title", "counting", "setup", "claim", "not_claimed"}
     if set(raw) - top or not {"seed", "file", "title", "claim"} <= set(raw):
         raise BadClaims(f"{study}: top-level keys must be {sorted(top)}")
     found = tuple(_claim(c, f"{study} claim {c.get('id', i)}") for i, c in enumerate(raw["claim"]))
@@ -161,6 +240,7 @@ def parse(study: str, text: str) -> SeedClaims:
         str(raw.get("counting", "ours")),
         dict(raw.get("setup", {})),
         found,
+        _not_claimed(raw.get("not_claimed", []), study),
     )
 
 

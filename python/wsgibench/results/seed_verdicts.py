@@ -11,8 +11,9 @@ from typing import Any
 from wsgibench.results.seed_claims import METRICS, Claim, SeedClaims
 
 HELD, CHANGED, NOT_COMPARABLE = "held", "changed", "not comparable"
-ERROR_METRICS = ("error_rate", "errors")
+ERROR_METRICS = ("error_rate", "errors", "read_errors_per_reply")
 ERROR_KINDS = ("no_errors", "error_onset")
+COUNTED = (*ERROR_METRICS, "attempts")  # values kept per counting: ours, wrk, httperf, ab
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class Point:
     untrusted: str | None = None  # invalid, contended, engine-saturated: no claim rests on it
     failed: str | None = None  # disqualified or stopped answering: a failure, for error claims
     doubts: Mapping[str, str] = field(default_factory=dict)  # metric -> why it cannot be used
+    # value key -> the value of each repeat (all of them), for whether a difference is noise
+    samples: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -48,10 +51,13 @@ class Verdict:
 
 
 def value_key(claim: Claim, what: str | None = None) -> str:
-    """The key of a point's values a claim reads: error metrics carry the counting they use."""
+    """The key of a point's values a claim reads: error metrics carry the counting they use
+    ("errors:wrk"), a request kind's latency its kind ("latency_mean_ms@fast")."""
     metric = what or claim.metric
-    if metric in (*ERROR_METRICS, "attempts") and claim.counting != "ours":
+    if metric in COUNTED and claim.counting != "ours":
         return f"{metric}:{claim.counting}"
+    if claim.get("request") and metric.startswith("latency_"):
+        return f"{metric}@{claim.get('request')}"
     return metric
 
 
@@ -60,18 +66,87 @@ def fmt(metric: str, value: float | None) -> str:
         return "—"
     if metric == "error_rate":
         return f"{value:.1%}"
+    if metric == "keep_alive":
+        return "yes" if value >= 1 else "no"
+    if metric == "rss_growth":
+        return f"{value:.2f}×"
+    if metric == "errors":
+        return f"{value:,.0f} error" + ("" if value == 1 else "s")
+    if metric == "read_errors_per_reply":
+        return f"{value:.2f} per reply"
     unit = METRICS.get(metric, ("", None))[0]
     digits = 2 if abs(value) < 100 and metric != "errors" else 0
     return f"{value:,.{digits}f}" + (f" {unit}" if unit and metric != "errors" else "")
 
 
 def theirs_text(claim: Claim) -> str:
+    """The seed's side as the claim reads it, and whose its number is: the seed's own, or the
+    project's reading of words that give none (never called the seed's)."""
+    text = plain_theirs(claim)
+    if claim.get("rough"):
+        text += " (roughly: a swap within the noise holds)"
+    source = claim.get("threshold_source")
+    if source == "project":
+        return f"{text} (the project's reading: {claim.get('reading')})"
+    return f"{text} (the seed's number)" if source == "seed" else text
+
+
+def plain_theirs(claim: Claim) -> str:
+    """The seed's side in a few words: "1.00 req/s", "more than 10,000", "4.6×", "winner"."""
     theirs = claim.get("theirs", claim.get("bound"))
+    n, k = len(claim.ranked), len(claim.servers)
+    if claim.kind in ("winner", "last"):
+        end = "best" if claim.kind == "winner" else "worst"
+        margin = f", by {claim.get('margin'):g}× at least" if claim.get("margin") else ""
+        return (f"the {end} {k} of {n}" if k > 1 else f"the {end} of {n}") + margin
+    if claim.kind == "order":
+        return "in the order named, best first"
+    words = _kind_words(claim)
+    if words:
+        return words
+    if claim.metric == "keep_alive":  # a behaviour, found or not
+        return "keeps a connection: yes" if claim.kind == "at_least" else "keeps a connection: no"
+    if claim.kind == "position":
+        place = claim.get("position")
+        at = f"places {place[0]}–{place[1]}" if isinstance(place, list) else f"place {place}"
+        return f"{at} of {n}"
     if isinstance(theirs, list):
-        return f"{theirs[0]:g}–{theirs[1]:g}×"
-    if theirs is None:
-        return claim.kind.replace("_", " ")
-    return f"{float(theirs):g}×" if claim.kind == "ratio" else fmt(claim.metric, float(theirs))
+        text = f"{theirs[0]:g}–{theirs[1]:g}×"
+    elif theirs is None:
+        text = claim.kind.replace("_", " ")
+    elif claim.kind == "ratio":
+        text = f"{float(theirs):g}×"
+    else:
+        side = {"at_most": "at most ", "at_least": "at least "}.get(claim.kind, "")
+        if claim.get("strict"):
+            side = {"at_most": "below ", "at_least": "more than "}[claim.kind]
+        text = side + fmt(claim.metric, float(theirs))
+    return text
+
+
+def _kind_words(claim: Claim) -> str:
+    """The claim's assertion in a few words, for the kinds with no single figure."""
+    tol = f"{float(claim.get('tolerance', 0.25)):.0%}"
+    if claim.kind == "error_onset":
+        frm = claim.get("from_level")
+        edge = f"from {frm:g}" if frm is not None else f"past {claim.get('above'):g}"
+        share = claim.get("threshold")
+        return f"errors {edge}" + (f" (over {share:.0%})" if share else "") + ", none before"
+    if claim.kind == "jump":
+        return f"at least {claim.get('factor'):g}× past {claim.get('above'):g}"
+    return {
+        "no_errors": "no errors",
+        "steady": f"steady within {tol}",
+        "rises": f"rising more than {tol}",
+        "falls": f"falling more than {tol}",
+        "no_fall": f"never more than {tol} below the first level",
+        "alike": f"within {tol} of each other",
+    }.get(claim.kind, "")
+
+
+def dead(claim: Claim, p: Point) -> bool:
+    """A failed cell with nothing stored for the claim to read (no repeat was kept)."""
+    return p.failed is not None and p.values.get(value_key(claim)) is None
 
 
 def setting_changes(claim: Claim, seed: SeedClaims, run: RunView, load: str) -> list[str]:
@@ -93,6 +168,10 @@ def setting_changes(claim: Claim, seed: SeedClaims, run: RunView, load: str) -> 
             for k, v in (setup.get("app_env") or {}).items():
                 if str(env.get(k, v)) != str(v):
                     out.append(f"{k}={env.get(k)} here, {v} in the seed")
+        elif what == "requests" and "requests" in setup:
+            here = (ran.get("requests") or {}).get(load)
+            if here is not None and int(here) != int(setup["requests"]):
+                out.append(f"{here} requests per test here, {setup['requests']} in the seed")
         elif what == "memory" and "memory_limit_mb" in setup:
             if ran.get("memory_limit_mb") != setup["memory_limit_mb"]:
                 out.append(

@@ -16,7 +16,7 @@ from wsgibench.report.seed import against_seed
 from wsgibench.results.seed_claims import claims, seed_text_dir, studies
 from wsgibench.results.store import Store
 
-from ..synthetic import ENV, build_store
+from ..synthetic import ENV, _cell, build_store, repeat
 
 SEEDS = seed_text_dir(Path(__file__))
 
@@ -70,13 +70,14 @@ def test_seed_001_figures_and_ratio(tmp_path: Path):
     by_id = {v.claim.id: v for v in section.verdicts}
     assert by_id["async-over-sync"].verdict == "held"
     assert by_id["async-over-sync"].ours == "38.00× at 40 connections"
-    assert (by_id["sync-rps"].theirs, by_id["sync-rps"].verdict) == ("1.00 req/s", "held")
+    sync = by_id["sync-rps"]
+    assert (sync.theirs, sync.verdict) == ("1.00 req/s (the seed's number)", "held")
     assert by_id["no-failed-requests"].verdict == "held"
     # the synthetic latency follows Little's law: 40 connections at 1 req/s wait 40 s each
     assert by_id["sync-mean-latency"].ours == "40,000 ms at 40 connections"
     assert by_id["sync-mean-latency"].verdict == "held"
     counts = section.counts()
-    assert sum(counts.values()) == len(section.verdicts) == 8
+    assert sum(counts.values()) == len(section.verdicts) == 10
 
 
 def test_seed_001_with_another_sleep_is_not_comparable(tmp_path: Path):
@@ -88,8 +89,18 @@ def test_seed_001_with_another_sleep_is_not_comparable(tmp_path: Path):
     assert ratio.verdict == "not comparable" and "WSGIBENCH_SLEEP_S=0.1 here, 1" in ratio.sentence
 
 
+SIX = {
+    "bjoern": 9000.0,
+    "cheroot": 8500.0,
+    "uwsgi-http": 8000.0,
+    "meinheld-site-example": 7000.0,
+    "mod-wsgi": 4000.0,
+    "gunicorn-sync": 3000.0,
+}
+
+
 def test_seed_004_without_the_seeds_cpus_says_so(tmp_path: Path):
-    speeds = {"bjoern": 9000.0, "uwsgi-http": 8000.0, "cheroot": 5000.0, "gunicorn-sync": 3000.0}
+    speeds = SIX
     env = ENV | {"layout": {"server_cpus": [0], "engine_cpus": [1]}}
     path = build_store(
         tmp_path / "g.sqlite", speeds=speeds, levels=(100,), name="goldberg2016", env=env
@@ -97,11 +108,11 @@ def test_seed_004_without_the_seeds_cpus_says_so(tmp_path: Path):
     by_id = {v.claim.id: v for v in _section(path).verdicts}
     assert by_id["bjoern-winner"].verdict == "not comparable"
     assert "1 CPU(s) here, 2 in the seed" in by_id["bjoern-winner"].sentence
-    assert by_id["meinheld-10000-errors"].sentence.startswith("not measured: meinheld")
+    assert by_id["meinheld-10000-errors"].sentence.startswith("the seed's level is 10000")
 
 
 def test_seed_004_on_two_cpus_judges_places(tmp_path: Path):
-    speeds = {"bjoern": 9000.0, "uwsgi-http": 8000.0, "cheroot": 5000.0, "gunicorn-sync": 3000.0}
+    speeds = SIX
     env = ENV | {"layout": {"server_cpus": [0, 1], "engine_cpus": [2, 3]}}
     path = build_store(
         tmp_path / "g.sqlite", speeds=speeds, levels=(100, 1000), name="goldberg2016", env=env
@@ -114,7 +125,7 @@ def test_seed_004_on_two_cpus_judges_places(tmp_path: Path):
     db.commit()
     by_id = {v.claim.id: v for v in _section(path).verdicts}
     assert by_id["bjoern-winner"].verdict == "held"
-    slowest = by_id["uwsgi-slowest"]  # second of four here: the seed's last place changed
+    slowest = by_id["uwsgi-slowest"]  # third of six here: the seed's last place changed
     assert slowest.verdict == "changed" and "uwsgi-http at 1000: invalid" in slowest.sentence
     assert "1000 connections:" not in slowest.ours
     assert by_id["cherrypy-best-pure-python"].verdict == "held"
@@ -142,3 +153,38 @@ def test_a_seed_release_beside_todays_is_said_with_its_share(tmp_path: Path):
     assert "beyond the noise (min-max ranges" in line  # 3 vs 3 repeats, ranges apart
     said = render(load_report_data(Store(path)), [], [], "c")
     assert "The seed's releases beside today's:" in said
+    # the claims file's notes and the seed's lines no claim judges, each with why
+    assert "Note: uWSGIbase is on the same chart (line 147)" in said
+    assert "What the seed states that no claim here judges, and why:" in said
+    assert "- line 177: “This picture is similar to the 2016th year.”" in said
+
+
+def _goldberg_store(path: Path, errors_per_repeat: list[int]) -> Path:
+    """seed 004's study as --full runs it (2 server CPUs, 30 s): meinheld's site example at 10,000
+    connections, its repeats' errors as given (each a reset, one wrk read error)."""
+    store = Store(path)
+    load = {"name": "closed", "model": "closed", "levels": [10000], "duration_s": 30.0}
+    config = {"name": "goldberg2016", "repeats": len(errors_per_repeat), "trim": 1}
+    env = ENV | {"layout": {"server_cpus": [0, 1], "engine_cpus": [2, 3]}}
+    study = store.begin_study("goldberg2016", config | {"load": [load]}, env)
+    reps = [
+        repeat(i, 5000.0, errors={"reset": n}, level=10000) for i, n in enumerate(errors_per_repeat)
+    ]
+    cell = _cell("meinheld-site-example", "closed", "closed", 10000, 0, "measured", None)
+    store.save_cell(study, cell, reps)
+    store.finish_study(study)
+    store.close()
+    return path
+
+
+def test_errors_are_counted_per_test_as_the_seed_counted_them(tmp_path: Path):
+    """ "más de 10,000 errores durante la prueba más exigente": one test, not four summed."""
+    few = _section(_goldberg_store(tmp_path / "a.sqlite", [6000, 6000, 6100, 5900]))
+    v = next(x for x in few.verdicts if x.claim.id == "meinheld-10000-errors")
+    assert v.verdict == "changed" and "6,000" in v.ours  # 24,000 summed over the four
+    many = _section(_goldberg_store(tmp_path / "b.sqlite", [10500, 10400, 10600, 10500]))
+    w = next(x for x in many.verdicts if x.claim.id == "meinheld-10000-errors")
+    assert w.verdict == "held"
+    exactly = _section(_goldberg_store(tmp_path / "c.sqlite", [10000, 10000, 10000, 10000]))
+    x = next(y for y in exactly.verdicts if y.claim.id == "meinheld-10000-errors")
+    assert x.verdict == "changed"  # "más de": strictly more

@@ -175,10 +175,10 @@ def test_steady_and_jump():
 
 
 def test_not_comparable_when_the_run_changed_a_setting_the_claim_depends_on():
-    c = claim("winner", servers=["a"], among=SIX, depends=["cpus"])
+    c = claim("winner", servers=["a"], among=["a", "b"], depends=["cpus"])
     v = judge(c, SEED, run({"a": [9] * 3, "b": [5] * 3}, server_cpus=1))
     assert v.verdict == NOT_COMPARABLE and "1 CPU(s) here, 2 in the seed" in v.sentence
-    assert v.ours.startswith("100 connections: a > b")  # shown beside the seed's, not judged
+    assert v.ours.startswith("100 connections: a (9.00 req/s) > b (5.00 req/s)")  # not judged
     d = claim("figure", server="a", theirs=9.0, depends=["duration"])
     v = judge(d, SEED, run({"a": [9] * 3}, durations={"l": 5.0}))
     assert v.verdict == NOT_COMPARABLE and "5 s per repeat here, 30 s" in v.sentence
@@ -201,7 +201,7 @@ def test_a_server_not_measured_says_why():
 
 
 def test_no_claim_rests_on_an_untrusted_cell():
-    c = claim("winner", servers=["a"], among=SIX)
+    c = claim("winner", servers=["a"], among=["a", "b"])
     # b's cell at 10000 is invalid: 10000 is left out (a trails there), the rest holds
     v = judge(c, SEED, run({"a": [9, 9, 1], "b": [5, 5, None]}))
     assert v.verdict == HELD and "b at 10000: invalid" in v.sentence
@@ -212,12 +212,100 @@ def test_no_claim_rests_on_an_untrusted_cell():
 
 def test_claims_files_are_strict():
     good = '[[claim]]\nid="a"\nkind="figure"\nwhat="w"\nmetric="rps_ok"\nserver="s"\n'
-    good += 'theirs=1\ncite=[{line=1, text="t"}]\n'
+    good += 'theirs=1\nthreshold_source="seed"\ncite=[{line=1, text="t"}]\n'
     head = 'seed="0"\nfile="f"\ntitle="t"\n'
     assert parse("x", head + good).claims[0].servers == ["s"]
+    with pytest.raises(BadClaims, match="says whose it is"):
+        parse("x", head + good.replace('threshold_source="seed"\n', ""))
+    with pytest.raises(BadClaims, match="reading"):
+        parse("x", head + good.replace('"seed"', '"project"'))
+    with pytest.raises(BadClaims, match="reading"):
+        parse("x", head + good + 'reading="the seed says no number"\n')
+    with pytest.raises(BadClaims, match="rough is for"):
+        parse("x", head + good + "rough=true\n")
+    listed = head + good + '[[not_claimed]]\nline=3\nreason="a chart with no figure"\n'
+    assert parse("x", listed).not_claimed[0].line == 3
+    with pytest.raises(BadClaims, match="not_claimed"):
+        parse("x", head + good + "[[not_claimed]]\nline=3\n")
     with pytest.raises(BadClaims, match="unknown keys"):
         parse("x", head + good + "servr='s'\n")
     with pytest.raises(BadClaims, match="missing keys"):
         parse("x", head + good.replace("theirs=1\n", ""))
     with pytest.raises(BadClaims, match="kind"):
         parse("x", head + good.replace('"figure"', '"ranking"'))
+
+
+def test_rises_falls_and_no_fall():
+    rises = claim("rises", "rss_peak_mb", servers=["a"])
+    assert verdict(rises, run({"a": [10, 12, 13]}, "rss_peak_mb")) == HELD
+    assert verdict(rises, run({"a": [10, 12, 12.5]}, "rss_peak_mb")) == CHANGED  # 1.25×: not more
+    falls = claim("falls", servers=["a"])
+    assert verdict(falls, run({"a": [100, 90, 70]})) == HELD
+    assert verdict(falls, run({"a": [100, 90, 85]})) == CHANGED
+    no_fall = claim("no_fall", servers=["a"])
+    assert verdict(no_fall, run({"a": [100, 300, 81]})) == HELD  # rising is no fall
+    v = judge(no_fall, SEED, run({"a": [100, 300, 79]}))
+    assert v.verdict == CHANGED and "below the floor at 10000 connections" in v.sentence
+
+
+def test_alike_needs_every_server_and_a_tolerance():
+    alike = claim("alike", servers=["a", "b", "c"])
+    assert verdict(alike, run({"a": [100] * 3, "b": [110] * 3, "c": [124] * 3})) == HELD
+    assert verdict(alike, run({"a": [100] * 3, "b": [110] * 3, "c": [130] * 3})) == CHANGED
+    v = judge(alike, SEED, run({"a": [100] * 3, "b": [110] * 3}))
+    assert v.verdict == NOT_COMPARABLE and "c: not in this run" in v.sentence
+
+
+def test_position_in_a_range_of_places():
+    heavy = claim("position", "rss_peak_mb", server="c", position=[3, 4], among=SIX)
+    # lower is better: c is the 3rd lightest of four, then the lightest
+    mb = "rss_peak_mb"
+    assert verdict(heavy, run({"a": [1] * 3, "b": [2] * 3, "c": [5] * 3, "d": [9] * 3}, mb)) == HELD
+    lightest = run({"a": [6] * 3, "b": [7] * 3, "c": [5] * 3, "d": [9] * 3}, mb)
+    assert verdict(heavy, lightest) == CHANGED
+
+
+def test_a_winner_by_a_margin_and_a_tie_is_no_win():
+    far = claim("winner", servers=["a"], among=SIX, margin=1.5)
+    assert verdict(far, run({"a": [16] * 3, "b": [10] * 3, "c": [4] * 3, "d": [1] * 3})) == HELD
+    v = judge(far, SEED, run({"a": [14] * 3, "b": [10] * 3, "c": [4] * 3, "d": [1] * 3}))
+    assert v.verdict == CHANGED and "a is 1.40× b, not 1.5×" in v.sentence
+    tie = claim("winner", "error_rate", servers=["a"], among=["a", "b"], over="each")
+    assert verdict(tie, run({"a": [0] * 3, "b": [0] * 3}, "error_rate")) == CHANGED
+
+
+def test_a_request_kinds_own_latency():
+    c = claim("order", "latency_mean_ms", servers=["a", "b"], request="fast")
+    points = {
+        "a": [Point(20, {"latency_mean_ms": 900.0, "latency_mean_ms@fast": 3.0})],
+        "b": [Point(20, {"latency_mean_ms": 800.0, "latency_mean_ms@fast": 1500.0})],
+    }
+    r = RunView({"l": points}, {}, {}, {"l": "connections"})
+    assert verdict(c, r) == HELD  # on all kinds b is ahead; on the fast kind, a
+
+
+def test_keep_alive_as_the_check_found_it():
+    capable = claim("at_least", "keep_alive", servers=["a", "b"], bound=1)
+    assert verdict(capable, run({"a": [1, 1, 1], "b": [1, 1, 1]}, "keep_alive")) == HELD
+    v = judge(capable, SEED, run({"a": [1, 1, 1], "b": [0, 0, 0]}, "keep_alive"))
+    assert v.verdict == CHANGED and "b no at 100 connections" in v.sentence
+
+
+def test_a_dead_cell_fails_no_errors_as_every_request_an_error():
+    c = claim("no_errors", "errors", servers=["a"], counting="wrk")
+    r = errors_run({"a": [(0, 10), (0, 10)]})
+    r.points["l"]["a"].append(Point(1000, {}, failed="disqualified (crashed)"))
+    v = judge(c, SEED, r)
+    assert v.verdict == CHANGED and "every request an error" in v.sentence
+
+
+def test_a_rough_swap_one_repeat_cannot_test_is_not_comparable():
+    c = claim("order", servers=["a", "b"], rough=True)
+    one = {
+        "a": [Point(100, {"rps_ok": 100.0}, samples={"rps_ok": (100.0,)})],
+        "b": [Point(100, {"rps_ok": 101.0}, samples={"rps_ok": (101.0,)})],
+    }
+    v = judge(c, SEED, RunView({"l": one}, {}, {}, {"l": "connections"}))
+    assert v.verdict == NOT_COMPARABLE and "cannot tell from noise" in v.sentence
+    in_order = {"a": one["b"], "b": one["a"]}  # as the seed has it: nothing to test
+    assert verdict(c, RunView({"l": in_order}, {}, {}, {"l": "connections"})) == HELD

@@ -16,7 +16,15 @@ from wsgibench.servers import LaunchContext, get
 from wsgibench.study.model import load_study
 from wsgibench.study.overrides import Overrides, load_with
 
-SEED_STUDIES = ["piel2010", "piel2010-c10k", "tornado2015", "db2011", "seed003", "goldberg2016"]
+SEED_STUDIES = [
+    "piel2010",
+    "piel2010-c10k",
+    "tornado2015",
+    "tornado2015-mixed",
+    "db2011",
+    "seed003",
+    "goldberg2016",
+]
 FOUR = build(list(range(4)), [(c,) for c in range(4)], [tuple(range(4))])
 
 

@@ -13,6 +13,7 @@ SEED_STUDIES = [
     "piel2010",
     "piel2010-c10k",
     "tornado2015",
+    "tornado2015-mixed",
     "db2011",
     "db2011-hello",
     "seed003",
