@@ -185,6 +185,11 @@ def apps() -> None:
     help="With --servers: keep the study's nginx ceiling (nginx-baseline).",
 )
 @click.option("--repeats", type=int, help="Repeats per cell.")
+@click.option(
+    "--starts",
+    type=int,
+    help="Server starts per cell, its repeats spread over them (at most the repeats).",
+)
 @click.option("--duration", type=float, help="Seconds per repeat, for every load that has one.")
 @click.option("--levels", help="Comma-separated levels replacing every load's levels.")
 @click.option(

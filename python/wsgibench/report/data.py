@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,7 +14,8 @@ from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
 from wsgibench.results.capacity_read import ServerCapacity, capacity_loads, read_capacities
 from wsgibench.results.engine_plan import LEVEL_FIELDS
-from wsgibench.results.repeat import StoredRepeat
+from wsgibench.results.repeat import StoredRepeat, start_of
+from wsgibench.results.significance import grouped
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.summary import CellSummary, placement_text, summarise_study
 from wsgibench.results.tuning import TuneRecord, tuning_of
@@ -166,6 +168,14 @@ class CellData:
 
     def values(self, column: str) -> list[float]:
         return [float(v) for r in self.repeats if (v := r.column(column)) is not None]
+
+    def starts(self, column: str) -> list[list[float]]:
+        """A column's values per server start (a repeat's extra_json "start"; none: one start)."""
+        return self.by_start(lambda r: r.column(column))
+
+    def by_start(self, value: Callable[[StoredRepeat], float | None]) -> list[list[float]]:
+        """Each repeat's value (None: left out), one list per server start, in start order."""
+        return grouped((start_of(r), value(r)) for r in self.repeats)
 
     def median(self, column: str) -> float | None:
         vals = self.values(column)

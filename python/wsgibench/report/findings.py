@@ -11,9 +11,9 @@ from wsgibench.report import cpu_use, frameworks
 from wsgibench.report import format as fmt
 from wsgibench.report.capacity import interval, micros, stopped
 from wsgibench.report.data import CellData, LoadData, ReportData
-from wsgibench.results.capacity_compare import overlaps
+from wsgibench.results.capacity_compare import CAPACITY_NOISE, overlaps
 from wsgibench.results.capacity_read import ServerCapacity
-from wsgibench.results.significance import compare_samples
+from wsgibench.results.significance import compare_starts
 from wsgibench.results.verdict import CellStatus
 
 # Diagnoses worth a finding: they change what a number means (the rest are in the tables).
@@ -52,7 +52,7 @@ def leader(load: LoadData, level: float) -> str | None:
     text = f"{where}: {first.cell.server} leads with {fmt.rps(best)} req/s"
     if len(ranked) > 1:
         second = ranked[1]
-        verdict = compare_samples(first.values("rps_ok"), second.values("rps_ok"))
+        verdict = compare_starts(first.starts("rps_ok"), second.starts("rps_ok"))
         other = second.median("rps_ok") or 0.0
         by = f"{best / other - 1:.0%} " if other else ""
         if not verdict.testable:
@@ -60,7 +60,10 @@ def leader(load: LoadData, level: float) -> str | None:
                 f", {by}above {second.cell.server} ({fmt.rps(other)}) by value; {verdict.method}"
             )
         elif verdict.significant:
-            text += f", {by}ahead of {second.cell.server} ({fmt.rps(other)})"
+            text += (
+                f", {by}ahead of {second.cell.server} ({fmt.rps(other)}; p = "
+                f"{verdict.p_value:.2g}, {verdict.method})"
+            )
         else:
             text += (
                 f", tied within noise with {second.cell.server} ({fmt.rps(other)}; "
@@ -126,11 +129,17 @@ def capacity_leader(load: LoadData, found: list[ServerCapacity]) -> str | None:
     tied = [c for c in ranked[1:] if overlaps(first, c)]
     if tied:
         named = " and ".join(f"{c.server} with {_capacity(c)}" for c in tied)
-        text += f", not distinguishable from {named}: the intervals overlap"
+        text += (
+            f", not distinguishable from {named}: the intervals overlap, each widened by the "
+            f"±{CAPACITY_NOISE:.0%} one search of a server lands from another"
+        )
     elif len(ranked) > 1:
         second = ranked[1]
         ratio = (first.result.capacity or 0.0) / (second.result.capacity or 1.0)
-        text += f", {ratio - 1:.0%} above {second.server} with {_capacity(second)}"
+        text += (
+            f", {ratio - 1:.0%} above {second.server} with {_capacity(second)} (apart beyond "
+            f"each one's ±{CAPACITY_NOISE:.0%} search noise)"
+        )
     if missed:
         text += f"; {', '.join(missed)} missed the budget at the lowest rate tried"
     costs = [

@@ -22,7 +22,7 @@ from wsgibench.results.seed_verdicts import (
     RunView,
     Verdict,
 )
-from wsgibench.results.significance import compare_samples
+from wsgibench.results.significance import compare_starts
 from wsgibench.results.verdict import CellStatus
 
 UNITS = {"connections": "connections", "rate": "/s", "users_per_s": "users/s", "concurrency": ""}
@@ -179,7 +179,7 @@ def release_lines(data: ReportData) -> list[str]:
                 continue
             level = max(rated, key=lambda lv: cells[(base, lv)].median("rps_ok") or 0.0)
             old, new = cells[(name, level)], cells[(base, level)]
-            verdict = compare_samples(old.values("rps_ok"), new.values("rps_ok"))
+            verdict = compare_starts(old.starts("rps_ok"), new.starts("rps_ok"))
             change = verdict.change_pct
             why = (
                 f"beyond the noise ({verdict.method}): the release alone accounts for {change} here"

@@ -35,12 +35,12 @@ class Study:
     # The app itself: a built-in's spec, or one's own (study/userapps.py); None: APPS[app].
     app_spec: AppSpec | None = None
     app_env: dict[str, str] = field(default_factory=dict)
-    # Pitfall switches: the defaults are the right settings; studies that demonstrate a
-    # pitfall (and the diagnosis tests) turn them the wrong way on purpose.
+    # Pitfall switches, right by default; studies (and tests) that show a pitfall turn them wrong.
     backlog: int = 2048
     tcp_nodelay: bool = True
     access_log: bool = False  # honoured by gunicorn recipes
     repeats: int = 3
+    starts: int = 3  # independent server starts a cell's repeats are spread over (at most repeats)
     trim: int = 0  # repeats dropped at each end before the trimmed mean (seed 004: 1)
     random_order: bool = True
     seed: int = 1
@@ -187,6 +187,7 @@ def parse_study(
         app_spec=app,
         app_env={**app.env, **app_env},
         repeats=repeats,
+        starts=values.get("starts", 3),
         trim=trim,
         random_order=values.get("random_order", True),
         seed=values.get("seed", 1),
