@@ -58,7 +58,7 @@ def per_cpu_claim(first: CellData, second: CellData) -> str:
     name, runner = first.cell.server, second.cell.server
     if not verdict.testable:
         return f"{name} has the most per CPU-second ({figures}), above {runner} ({other}) by value; {verdict.method}"
-    if verdict.significant:
+    if verdict.beyond_noise:
         return (
             f"{name} leads per CPU-second ({figures}), ahead of {runner} ({other}; p = "
             f"{verdict.p_value:.2g}, {verdict.method})"

@@ -12,6 +12,7 @@ from typing import Any
 
 from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
+from wsgibench.results.calibration import Calibration, calibrations
 from wsgibench.results.capacity_read import ServerCapacity, capacity_loads, read_capacities
 from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.repeat import StoredRepeat, start_of
@@ -277,6 +278,8 @@ class ReportData:
     capacities: list[ServerCapacity] = field(default_factory=list)
     # The tuning this study was a round of (`wsgibench tune`), with its ranking and winner.
     tuning: TuneRecord | None = None
+    # The A/A calibrations of this machine in the store (`wsgibench calibrate`), cited by claims.
+    calibrations: list[Calibration] = field(default_factory=list)
 
     def capacities_of(self, load: str) -> list[ServerCapacity]:
         """A capacity load's servers, highest capacity first (none found: last)."""
@@ -337,4 +340,12 @@ def load_report_data(store: Store, study_id: int | None = None) -> ReportData:
         for r in store.studies()
     ]
     capacities = read_capacities(store, meta.id) if capacity_loads(config) else []
-    return ReportData(meta, ordered, samples, studies, capacities, tuning_of(store, meta.id))
+    return ReportData(
+        meta,
+        ordered,
+        samples,
+        studies,
+        capacities,
+        tuning_of(store, meta.id),
+        calibrations(store, meta.environment),
+    )

@@ -267,7 +267,7 @@ def winner(metric: Metric, rows: list[ServerRow]) -> Winner | None:
             untested = verdict.method
             if e.median == best.median:
                 labels.append(r.label)
-        elif not verdict.significant:
+        elif not verdict.beyond_noise:
             labels.append(r.label)
             method, equal = verdict.method, equal and e.median == best.median
     return Winner(metric, labels, metric.text(best.median), method, unranked, equal, untested)
