@@ -185,11 +185,7 @@ def apps() -> None:
     help="With --servers: keep the study's nginx ceiling (nginx-baseline).",
 )
 @click.option("--repeats", type=int, help="Repeats per cell.")
-@click.option(
-    "--starts",
-    type=int,
-    help="Server starts per cell, its repeats spread over them (at most the repeats).",
-)
+@click.option("--starts", type=int, help="Server starts per cell, the repeats spread over them.")
 @click.option("--duration", type=float, help="Seconds per repeat, for every load that has one.")
 @click.option("--levels", help="Comma-separated levels replacing every load's levels.")
 @click.option(
@@ -386,14 +382,8 @@ from wsgibench.cli.history import history_command  # noqa: E402
 from wsgibench.cli.report import compare_command, report_command  # noqa: E402
 from wsgibench.cli.tune import tune_command  # noqa: E402
 
-for command in (
-    doctor_command,
-    report_command,
-    compare_command,
-    tune_command,
-    history_command,
-    calibrate_command,
-):
+COMMANDS = (doctor_command, report_command, compare_command, tune_command, history_command)
+for command in (*COMMANDS, calibrate_command):
     cli.add_command(command)
 
 
