@@ -49,9 +49,11 @@ class StudyMeta:
         cfg = self.config
         repeats, trim = cfg.get("repeats", 3), cfg.get("trim", 0)
         servers = cfg.get("servers", [])
+        starts = min(int(cfg.get("starts", 1)), int(repeats))  # a store from before: one start
         parts = [
             f"{len(servers)} server{'s' if len(servers) != 1 else ''}, {repeats} "
             f"repeat{'s' if repeats != 1 else ''} per cell"
+            + (f" over {starts} server starts" if starts > 1 else ", one server start")
             + (f" ({trim} dropped at each end)" if trim else "")
         ]
         parts += app_parts(cfg)
