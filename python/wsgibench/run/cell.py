@@ -115,7 +115,7 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     options = replace(options, tls=cell.load.tls)
     outcome, first = CellOutcome(), 0
     for k, count in enumerate(cell.shares(study)):
-        part = replace(cell, repeats=count, start=k, first_repeat=first)
+        part = replace(cell, start=k, first_repeat=first, share=count)
         ctx.progress(f"{cell.label}: starting" + (f" (start {k + 1})" if k else ""))
         got = _one_start(part, ctx, recipe, placement, options, db)
         outcome, first = (outcome.join(got, k) if k else got), first + count
@@ -280,9 +280,10 @@ def _repeats(
     "start") and applied to `outcome`: the start's share (or the study's count), until a repeat
     ends the cell or the cell's stop rule says its verdict is known."""
     judged: list[tuple[Repeat, Verdict]] = []
-    count, first = cell.repeats or ctx.study.repeats, cell.first_repeat
+    total, first = cell.repeats or ctx.study.repeats, cell.first_repeat
+    count = cell.share or total
     for idx in range(first, first + count):
-        ctx.progress(f"{cell.label}: repeat {idx + 1}" + (f"/{count}" if not first else ""))
+        ctx.progress(f"{cell.label}: repeat {idx + 1}/{total}")
         rep = measure_repeat(idx, plan_of(idx), server, ctx, placement)
         rep = replace(rep, more={**rep.more, "start": cell.start})  # the start it belongs to
         verdict = judge_repeat(rep, server, ctx.study.error_threshold)
@@ -293,7 +294,7 @@ def _repeats(
         last = idx + 1 == first + count
         enough = cell.stop_at([r for r, _ in judged]) if cell.stop_at and not last else ""
         if enough:
-            outcome.notes.append(f"stopped after repeat {idx + 1} of {count}: {enough}")
+            outcome.notes.append(f"stopped after repeat {idx + 1} of {total}: {enough}")
             break
     return judged
 

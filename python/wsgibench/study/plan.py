@@ -20,9 +20,11 @@ class CellPlan:
     level: float
     repeats: int | None = None  # the most repeats it runs (None: the study's)
     starts: int | None = None  # the server starts they are spread over (None: the study's)
-    # One start's share of the cell (run/cell.py): the start's index and its first repeat's.
+    # One start's share of the cell (run/cell.py): the start's index, its first repeat's index and
+    # its number of repeats (None: all of them).
     start: int = 0
     first_repeat: int = 0
+    share: int | None = None
     # Asked after each repeat but the last, with the repeats so far: a reason to run no more (the
     # verdict is known), or "".
     stop_at: Callable[[Sequence[Repeat]], str] | None = field(default=None, compare=False)

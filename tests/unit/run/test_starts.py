@@ -49,7 +49,7 @@ def test_each_repeat_is_marked_with_its_start_and_numbered_on(tmp_path: Path):
     )
     cell = plan_cells(study)[0]
     second = measure(
-        replace(cell, repeats=2, start=1, first_repeat=1), FakeServer(), GOOD, ctx, PLACED
+        replace(cell, start=1, first_repeat=1, share=2), FakeServer(), GOOD, ctx, PLACED
     )
     assert second.status == CellStatus.MEASURED, second.reason
     assert [(r.idx, start_of(r)) for r in second.repeats] == [(1, 1), (2, 1)]
