@@ -111,7 +111,7 @@ def _finding(framework: str, load: LoadData, level: float, rows: list[FrameworkR
     )
     ratio = best.rps / worst.rps if worst.rps else float("inf")
     spread = f"{ratio:.2f}× the slowest, {worst.server} ({fmt.rps(worst.rps)})"
-    if verdict.testable and not verdict.significant:
+    if verdict.testable and not verdict.beyond_noise:
         return (
             f"{text}; {spread}, but the server choice changes {framework} by less than the "
             f"noise ({verdict.method})."

@@ -183,7 +183,7 @@ def release_lines(data: ReportData) -> list[str]:
             change = verdict.change_pct
             why = (
                 f"beyond the noise ({verdict.method}): the release alone accounts for {change} here"
-                if verdict.significant
+                if verdict.beyond_noise
                 else f"within the noise ({verdict.method}): no effect of the release shown"
             )
             version = (new.cell.server_info or {}).get("version") or "?"
