@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 from wsgibench.machine.sampler import Sample
@@ -175,15 +176,16 @@ def build_store(
     command_line: list[str] | None = None,
     cpu: dict[str, float] | None = None,
     config: dict | None = None,
+    starts: int | None = None,
 ) -> Path:
     """A finished study: speed * level-factor req/s, ~1 % jitter (random, else -, 0, + in turn),
-    CPU % from `cpu` (default 95); `config`: more keys of the study as run (its app)."""
+    CPU % from `cpu` (default 95); `config`: more keys of the study as run (its app). Repeat i of
+    server start i % `starts` (None: each its own; 0: none recorded, a store from before)."""
     speeds = speeds or {"nginx-baseline": 20000.0, "gunicorn-gthread": 5000.0, "waitress": 3000.0}
     rng = random.Random(seed)
     store = Store(path)
     load = {"name": model, "model": model, "levels": list(levels), "duration_s": 1.0}
-    if model == "sessions":
-        load.update(requests=5, think_s=0.1)
+    load |= {"requests": 5, "think_s": 0.1} if model == "sessions" else {}
     table = {"name": name, "repeats": repeats, "load": [load], "servers": list(speeds)}
     table |= config or {}
     study_id = store.begin_study(name, table | {"command_line": command_line or []}, env or ENV)
@@ -199,18 +201,11 @@ def build_store(
                     shake = rng.uniform(-jitter, jitter) if random_jitter else jitter * (i % 3 - 1)
                     rps = speed * (1 + level / 100) / slowdown * (1 + shake)
                     p50 = 1e6 * level / rps
-                    reps.append(
-                        repeat(
-                            i,
-                            rps,
-                            p50=p50,
-                            p99=p50 * 3,
-                            cpu=(cpu or {}).get(server, 95.0) + rng.uniform(-1, 1),
-                            rss=(30 + level) * 2**20,
-                            model=model,
-                            level=level,
-                        )
-                    )
+                    use = (cpu or {}).get(server, 95.0) + rng.uniform(-1, 1)
+                    rss = (30 + level) * 2**20
+                    rep = repeat(i, rps, p50, p50 * 3, use, rss, model=model, level=level)
+                    started = {"start": i % (starts or repeats)} if starts != 0 else {}
+                    reps.append(replace(rep, more=started))
             cell = _cell(server, load["name"], model, level, position, status, reason)
             store.save_cell(study_id, cell, reps)
             position += 1

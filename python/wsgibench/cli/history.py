@@ -1,6 +1,7 @@
 """`wsgibench history`: many stores (runs over time, or over versions) as one timeline per cell
-key, the change points found in each, and with --fail-on-regression a gate for maintainers' CI
-that exits 1 when the newest run is slower than the stable level before it."""
+key, the change points found in each (the false discovery rate kept over every series), and with
+--fail-on-regression a gate for maintainers' CI that exits 1 when the newest run is slower than
+the stable level before it (its p-values adjusted over every cell the same way)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ from rich.table import Table
 
 from wsgibench.cli.kit import console, friendly
 from wsgibench.errors import UsageError
-from wsgibench.results.changepoint import ALPHA, MIN_STEP, Change, gate
+from wsgibench.results.changepoint import ALPHA, MIN_STEP, Change, Gate, study_gates
 from wsgibench.results.history import ORDERS, Group, Timeline, read_history
 
-GATE_ALPHA = 0.01
+GATE_ALPHA = ALPHA  # the gate's false discovery rate over every cell it judges
 
 
 def show_history(groups: list[Group], out: Console, threshold: float | None) -> list[str]:
@@ -33,15 +34,25 @@ def show_history(groups: list[Group], out: Console, threshold: float | None) -> 
             out.print(
                 f"  {run.when}  {run.study} (id {run.study_id}) in {run.store}", highlight=False
             )
+        gated = _gates(group.timelines)
         for timeline in sorted(group.timelines, key=lambda t: (t.server, t.load, t.level, t.key)):
             if len(timeline.points) < 2:
                 continue
             out.print(_table(timeline))
             for line in findings(timeline):
                 out.print(f"  {line}", highlight=False)
-            if threshold is not None:
-                failures += _gate(timeline, threshold)
+            verdict = gated.get(timeline.key)
+            if threshold is not None and verdict is not None:
+                failures += _gate(timeline, verdict, threshold)
     return failures
+
+
+def _gates(timelines: list[Timeline]) -> dict[str, Gate]:
+    """The gate of every timeline with at least 3 measured runs, adjusted over all of them."""
+    judged = [t for t in timelines if len(t.measured()) >= 3]
+    series = [[list(p.rps) for p in t.measured()] for t in judged]
+    gates = study_gates(series, [t.rps_changes for t in judged], GATE_ALPHA)
+    return {t.key: g for t, g in zip(judged, gates, strict=True)}
 
 
 def findings(timeline: Timeline) -> list[str]:
@@ -57,6 +68,8 @@ def findings(timeline: Timeline) -> list[str]:
         lines.append(f"{len(timeline.measured())} measured run(s): too few to look for a change")
     elif not lines:
         lines.append("no change found")
+    if left := timeline.left_out():
+        lines.append(f"left out of the search: {left} run(s)")
     return lines
 
 
@@ -66,17 +79,14 @@ def _where(timeline: Timeline, change: Change) -> str:
     return f"from {point.run.when}{version}"
 
 
-def _gate(timeline: Timeline, threshold: float) -> list[str]:
-    series = [list(p.rps) for p in timeline.measured()]
-    if len(series) < 3:
-        return []
-    verdict = gate(series, timeline.rps_changes)
+def _gate(timeline: Timeline, verdict: Gate, threshold: float) -> list[str]:
     if not verdict.regressed(threshold, GATE_ALPHA):
         return []
     return [
         f"{timeline.key}: newest run {verdict.newest:,.0f} req/s is {-verdict.size:.1%} below "
         f"the stable level {verdict.level:,.0f} of {verdict.baseline_runs} run(s) "
-        f"(p = {verdict.p_value:.2g}, threshold {threshold:.0%})"
+        f"(p = {verdict.p_value:.2g}, Benjamini–Hochberg adjusted over the cells gated, "
+        f"threshold {threshold:.0%})"
     ]
 
 
@@ -177,9 +187,10 @@ def history_command(
 ) -> None:
     """Runs over time or over versions: per cell key a timeline of req/s and p99 across the
     stores (folders are searched for *.sqlite), each change of level found (binary
-    segmentation, Student's t on the runs' medians, Bonferroni over the splits, at 1 %), and
-    with --fail-on-regression a gate for CI. Without PATHS: the default store
-    (./results/wsgibench.sqlite), which holds every run made without --results."""
+    segmentation, Student's t on the runs' medians, Bonferroni over the splits; the false
+    discovery rate kept at 5 % over every series by Benjamini–Hochberg; invalid and contended
+    runs left out, said), and with --fail-on-regression a gate for CI. Without PATHS: the
+    default store (./results/wsgibench.sqlite), which holds every run made without --results."""
     from wsgibench.paths import default_results
 
     threshold = _threshold(fail_on)

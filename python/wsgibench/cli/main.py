@@ -185,6 +185,7 @@ def apps() -> None:
     help="With --servers: keep the study's nginx ceiling (nginx-baseline).",
 )
 @click.option("--repeats", type=int, help="Repeats per cell.")
+@click.option("--starts", type=int, help="Server starts per cell, the repeats spread over them.")
 @click.option("--duration", type=float, help="Seconds per repeat, for every load that has one.")
 @click.option("--levels", help="Comma-separated levels replacing every load's levels.")
 @click.option(
@@ -375,12 +376,14 @@ def export(results: Path | None, fmt: str, study_id: int | None, out: Path | Non
         click.echo(text, nl=False)
 
 
+from wsgibench.cli.calibrate import calibrate_command  # noqa: E402
 from wsgibench.cli.doctor import doctor_command  # noqa: E402
 from wsgibench.cli.history import history_command  # noqa: E402
 from wsgibench.cli.report import compare_command, report_command  # noqa: E402
 from wsgibench.cli.tune import tune_command  # noqa: E402
 
-for command in (doctor_command, report_command, compare_command, tune_command, history_command):
+COMMANDS = (doctor_command, report_command, compare_command, tune_command, history_command)
+for command in (*COMMANDS, calibrate_command):
     cli.add_command(command)
 
 

@@ -35,10 +35,12 @@ def capacity_cells(load: Load) -> int:
 
 
 def planned_seconds(study: Study, cell: CellPlan) -> float:
-    """What the plan says a cell takes: its repeats, its warm-up, and the start and stop."""
+    """What the plan says a cell takes: its repeats, and per server start its warm-up, start
+    and stop."""
     load = cell.load
     repeats = cell.repeats or study.repeats
-    return START_S + load.warmup_s + repeats * (load.nominal_seconds() + 0.5)
+    starts = cell.start_count(study)
+    return starts * (START_S + load.warmup_s) + repeats * (load.nominal_seconds() + 0.5)
 
 
 def plural(n: int, word: str) -> str:
@@ -61,7 +63,7 @@ class CellProgress:
         # The capacity loads' cells, estimated: the bar's total and the time left count them.
         # A step runs up to its own repeats (fewer when it misses): an estimate from above.
         searched = [
-            CellPlan(0, s, load, load.capacity.start_rate, step_repeats(load, study))
+            CellPlan(0, s, load, load.capacity.start_rate, step_repeats(load, study), 1)
             for load in study.loads
             if load.capacity is not None
             for s in study.servers_of(load)
@@ -83,6 +85,10 @@ class CellProgress:
         return f"~{max(len(self.cells) + self.estimated, self.done)}"
 
     @property
+    def _starts(self) -> int:
+        return self.cells[0].start_count(self.study)
+
+    @property
     def interactive(self) -> bool:
         return self.console.is_terminal
 
@@ -92,6 +98,7 @@ class CellProgress:
             f"{plural(len(self.cells), 'cell')}"
             + (f" and about {self.estimated} capacity steps" if self.estimated else "")
             + f", {plural(self.study.repeats, 'repeat')} each"
+            + (f" over {plural(self._starts, 'server start')}" if self.cells else "")
             + (f" (a step up to {self._step_repeats})" if self.estimated else "")
             + f"; about {_clock(self.left_s)} by the plan"
         )

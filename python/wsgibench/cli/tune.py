@@ -123,6 +123,8 @@ def record_of(
         command=command,
         stopped=tuning.stopped,
         trends=tuple(threads_trend(tuning.trials)),
+        tied=tuple(t.setting.label for t in tuning.tied),
+        best=tuning.best.setting.label if tuning.best else None,
     )
 
 

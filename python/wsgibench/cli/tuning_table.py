@@ -7,12 +7,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from wsgibench.results.capacity_compare import CAPACITY_NOISE
 from wsgibench.results.tuning import TrialRecord, TuneRecord
 
 
 def print_tuning(console: Console, record: TuneRecord, path: Path | None = None) -> None:
     """The trials ranked (the last round first), what more threads did, the settings that broke
-    the memory limit, and the winner with its command line."""
+    the memory limit, the settings tied within noise of the best, and the winner (the cheapest
+    of them) with its command line."""
     table = Table(title=f"tune {record.label}: capacity within {record.budget}, best first")
     heads = ("#", "setting", "round", "capacity req/s", "interval", "CPU µs/req", "MiB", "note")
     for head in heads:
@@ -42,6 +44,14 @@ def print_tuning(console: Console, record: TuneRecord, path: Path | None = None)
     best = next(t for t in record.ranked() if t.setting == record.winner)
     where = f"; every trial stored in {path}" if path else ""
     bound = "at least " if best.limited else ""
+    if len(record.tied) > 1:
+        console.print(
+            f"tied within noise with the highest capacity ({record.best}): "
+            f"{', '.join(record.tied)} (their intervals overlap, each widened by the "
+            f"±{CAPACITY_NOISE:.0%} one search lands from another); recommended: the cheapest of "
+            "them, by CPU per request at capacity, then memory",
+            highlight=False,
+        )
     console.print(
         f"best: {record.winner}, {bound}{best.capacity or 0:,.0f} req/s within the budget "
         f"(stopped: {record.stopped}{where})",

@@ -1,6 +1,5 @@
 """Render a comparison of two stores: a terminal table and Markdown, one row per cell, and one
-per capacity load and server (its capacity in A and B, changed only when the intervals do not
-overlap)."""
+per capacity load and server (its capacity in A and B, changed only beyond their uncertainties)."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from rich.table import Table
 
 from wsgibench.report import format as fmt
 from wsgibench.report.capacity import interval
-from wsgibench.results.capacity_compare import CapacityChange
+from wsgibench.results.capacity_compare import CAPACITY_NOISE, CapacityChange
 from wsgibench.results.capacity_read import ServerCapacity
 from wsgibench.results.compare import (
     METRICS,
@@ -19,7 +18,6 @@ from wsgibench.results.compare import (
     package_differences,
     summary_counts,
 )
-from wsgibench.results.significance import Verdict
 
 
 def _num(metric: str, value: float | None) -> str:
@@ -28,8 +26,8 @@ def _num(metric: str, value: float | None) -> str:
     return f"{value:,.0f}" if metric == "rps_ok" else f"{value / 1000:.3f}"
 
 
-def _p(v: Verdict | None) -> str:
-    return "-" if v is None or v.p_value is None else f"{v.p_value:.3f}"
+def _p(p: float | None) -> str:
+    return "-" if p is None else f"{p:.3f}"
 
 
 def _row(c: CellChange) -> list[str]:
@@ -43,7 +41,7 @@ def _row(c: CellChange) -> list[str]:
             _num(metric, v.median_a if v else None),
             _num(metric, v.median_b if v else None),
             v.change_pct if v else "-",
-            _p(v),
+            _p(c.adjusted.get(metric)),
         ]
     out += [c.outcome, f"{c.cell_a or '-'} / {c.cell_b or '-'}"]
     return out
@@ -74,9 +72,9 @@ TERMINAL = [h for h in HEADERS if h not in ("load", "level", "cell A / B")]
 def _style(outcome: str) -> str:
     colour = (
         "green"
-        if outcome.startswith("faster")
+        if outcome.startswith("improved")
         else "red"
-        if outcome.startswith("slower")
+        if outcome.startswith("regressed")
         else "yellow"
         if outcome.startswith("mixed")
         else None
@@ -119,8 +117,11 @@ CAPACITY_HEADERS = [
 ]
 CAPACITY_NOTE = (
     "Capacity: the highest offered rate (requests/s) whose repeats together kept the budget; its "
-    "interval runs to the lowest rate above it that missed. A capacity changed only when A's and "
-    "B's intervals do not overlap; the change is B's capacity against A's, by value."
+    "interval runs to the lowest rate above it that missed. Its uncertainty is that interval "
+    f"widened by ±{CAPACITY_NOISE:.0%} on each side, how far one search lands from another of "
+    "the same server (docs/measurement.md): improved or regressed only when A's and B's do not "
+    "overlap; apart, but only within that noise, is a change within noise. The change is B's "
+    "capacity against A's, by value."
 )
 
 
@@ -134,7 +135,7 @@ def capacity_row(c: CapacityChange) -> list[str]:
 
 
 def _capacity_style(verdict: str) -> str:
-    colour = {"changed: higher": "green", "changed: lower": "red"}.get(verdict)
+    colour = {"improved: higher": "green", "regressed: lower": "red"}.get(verdict)
     return f"[{colour}]{verdict}[/]" if colour else verdict
 
 

@@ -10,6 +10,8 @@ from typing import Any
 from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
 from wsgibench.report.data import CellData, LoadData, ReportData
+from wsgibench.results.repeat import StoredRepeat
+from wsgibench.results.significance import compare_starts
 from wsgibench.results.verdict import CellStatus
 
 # Cores beyond the workers' count (x this) that make a lead "bought with more CPU".
@@ -47,22 +49,43 @@ def _figures(c: CellData) -> str:
     )
 
 
+def per_cpu_claim(first: CellData, second: CellData) -> str:
+    """Who gives the most requests per CPU-second, against the runner-up by the rule of every
+    claim between servers (results/significance.py, on the server starts): ahead, tied within
+    noise, or above by value when untested."""
+    verdict = compare_starts(first.by_start(_per_cpu), second.by_start(_per_cpu))
+    figures, other = _figures(first), fmt.rps(_med(second.efficiency()))
+    name, runner = first.cell.server, second.cell.server
+    if not verdict.testable:
+        return f"{name} has the most per CPU-second ({figures}), above {runner} ({other}) by value; {verdict.method}"
+    if verdict.beyond_noise:
+        return (
+            f"{name} leads per CPU-second ({figures}), ahead of {runner} ({other}; p = "
+            f"{verdict.p_value:.2g}, {verdict.method})"
+        )
+    return (
+        f"{name} has the most per CPU-second ({figures}), tied within noise with {runner} "
+        f"({other}; {verdict.method})"
+    )
+
+
+def _per_cpu(r: StoredRepeat) -> float | None:
+    return r.per_cpu_s
+
+
 def fair_ranking(load: LoadData, level: float) -> str | None:
-    """Who leads by req/s and who by requests per CPU-second at one level (medians)."""
+    """Who leads by req/s and who by requests per CPU-second at one level (medians), the latter
+    tested against its runner-up (`per_cpu_claim`)."""
     cells = _counted([c for c in load.cells if c.cell.level == level])
     if len(cells) < 2:
         return None
     by_rps = max(cells, key=lambda c: c.median("rps_ok") or 0.0)
-    by_cpu = max(cells, key=lambda c: _med(c.efficiency()) or 0.0)
+    first, second = sorted(cells, key=lambda c: -(_med(c.efficiency()) or 0.0))[:2]
     head = f"{_where(load, level)}, per CPU-second"
-    if by_rps is by_cpu:
-        return (
-            f"{head}: {by_rps.cell.server} leads by req/s and by CPU-second ({_figures(by_rps)})."
-        )
-    return (
-        f"{head}: {by_rps.cell.server} leads by req/s ({_figures(by_rps)}) but "
-        f"{by_cpu.cell.server} leads per CPU-second ({_figures(by_cpu)}). {BUDGET}"
-    )
+    claim = per_cpu_claim(first, second)
+    if by_rps is first:
+        return f"{head}: {first.cell.server} leads by req/s and {claim.split(' ', 1)[1]}."
+    return f"{head}: {by_rps.cell.server} leads by req/s ({_figures(by_rps)}) but {claim}. {BUDGET}"
 
 
 def more_cores(load: LoadData, level: float) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,9 +12,11 @@ from typing import Any
 
 from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
+from wsgibench.results.calibration import Calibration, calibrations
 from wsgibench.results.capacity_read import ServerCapacity, capacity_loads, read_capacities
 from wsgibench.results.engine_plan import LEVEL_FIELDS
-from wsgibench.results.repeat import StoredRepeat
+from wsgibench.results.repeat import StoredRepeat, start_of
+from wsgibench.results.significance import grouped
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.summary import CellSummary, placement_text, summarise_study
 from wsgibench.results.tuning import TuneRecord, tuning_of
@@ -46,9 +49,11 @@ class StudyMeta:
         cfg = self.config
         repeats, trim = cfg.get("repeats", 3), cfg.get("trim", 0)
         servers = cfg.get("servers", [])
+        starts = min(int(cfg.get("starts", 1)), int(repeats))  # a store from before: one start
         parts = [
             f"{len(servers)} server{'s' if len(servers) != 1 else ''}, {repeats} "
             f"repeat{'s' if repeats != 1 else ''} per cell"
+            + (f" over {starts} server starts" if starts > 1 else ", one server start")
             + (f" ({trim} dropped at each end)" if trim else "")
         ]
         parts += app_parts(cfg)
@@ -167,6 +172,14 @@ class CellData:
     def values(self, column: str) -> list[float]:
         return [float(v) for r in self.repeats if (v := r.column(column)) is not None]
 
+    def starts(self, column: str) -> list[list[float]]:
+        """A column's values per server start (a repeat's extra_json "start"; none: one start)."""
+        return self.by_start(lambda r: r.column(column))
+
+    def by_start(self, value: Callable[[StoredRepeat], float | None]) -> list[list[float]]:
+        """Each repeat's value (None: left out), one list per server start, in start order."""
+        return grouped((start_of(r), value(r)) for r in self.repeats)
+
     def median(self, column: str) -> float | None:
         vals = self.values(column)
         return statistics.median(vals) if vals else None
@@ -267,6 +280,8 @@ class ReportData:
     capacities: list[ServerCapacity] = field(default_factory=list)
     # The tuning this study was a round of (`wsgibench tune`), with its ranking and winner.
     tuning: TuneRecord | None = None
+    # The A/A calibrations of this machine in the store (`wsgibench calibrate`), cited by claims.
+    calibrations: list[Calibration] = field(default_factory=list)
 
     def capacities_of(self, load: str) -> list[ServerCapacity]:
         """A capacity load's servers, highest capacity first (none found: last)."""
@@ -327,4 +342,12 @@ def load_report_data(store: Store, study_id: int | None = None) -> ReportData:
         for r in store.studies()
     ]
     capacities = read_capacities(store, meta.id) if capacity_loads(config) else []
-    return ReportData(meta, ordered, samples, studies, capacities, tuning_of(store, meta.id))
+    return ReportData(
+        meta,
+        ordered,
+        samples,
+        studies,
+        capacities,
+        tuning_of(store, meta.id),
+        calibrations(store, meta.environment),
+    )

@@ -11,9 +11,10 @@ from wsgibench.report import cpu_use, frameworks
 from wsgibench.report import format as fmt
 from wsgibench.report.capacity import interval, micros, stopped
 from wsgibench.report.data import CellData, LoadData, ReportData
-from wsgibench.results.capacity_compare import overlaps
+from wsgibench.results.calibration import cited
+from wsgibench.results.capacity_compare import CAPACITY_NOISE, overlaps
 from wsgibench.results.capacity_read import ServerCapacity
-from wsgibench.results.significance import compare_samples
+from wsgibench.results.significance import compare_starts
 from wsgibench.results.verdict import CellStatus
 
 # Diagnoses worth a finding: they change what a number means (the rest are in the tables).
@@ -43,8 +44,10 @@ def _ranked(cells: list[CellData]) -> list[CellData]:
     return sorted(counted, key=lambda c: -(c.median("rps_ok") or 0.0))
 
 
-def leader(load: LoadData, level: float) -> str | None:
-    """One sentence on who leads at this level, by how much, and how close the ceiling is."""
+def leader(load: LoadData, level: float, cite: str = "") -> str | None:
+    """One sentence on who leads at this level, by how much (ahead only when the test on the
+    server starts says so, with how often identical servers were called apart here: `cite`),
+    and how close the ceiling is."""
     cells = [c for c in load.cells if c.cell.level == level]
     ranked = _ranked(cells)
     if not ranked:
@@ -55,15 +58,19 @@ def leader(load: LoadData, level: float) -> str | None:
     text = f"{where}: {first.cell.server} leads with {fmt.rps(best)} req/s"
     if len(ranked) > 1:
         second = ranked[1]
-        verdict = compare_samples(first.values("rps_ok"), second.values("rps_ok"))
+        verdict = compare_starts(first.starts("rps_ok"), second.starts("rps_ok"))
         other = second.median("rps_ok") or 0.0
         by = f"{best / other - 1:.0%} " if other else ""
         if not verdict.testable:
             text += (
                 f", {by}above {second.cell.server} ({fmt.rps(other)}) by value; {verdict.method}"
             )
-        elif verdict.significant:
-            text += f", {by}ahead of {second.cell.server} ({fmt.rps(other)})"
+        elif verdict.beyond_noise:
+            text += (
+                f", {by}ahead of {second.cell.server} ({fmt.rps(other)}; p = "
+                f"{verdict.p_value:.2g}, {verdict.method}; "
+                f"{cite or 'no A/A calibration of this machine stored: wsgibench calibrate'})"
+            )
         else:
             text += (
                 f", tied within noise with {second.cell.server} ({fmt.rps(other)}; "
@@ -84,15 +91,18 @@ def leader(load: LoadData, level: float) -> str | None:
 
 def findings(data: ReportData) -> list[str]:
     lines: list[str] = []
+    cite, capacity_cite = cited(data.calibrations), cited(data.calibrations, capacity=True)
     for load in data.loads:
         if load.is_capacity:  # its steps are no levels: one finding on its capacities
             lines += (
-                [text] if (text := capacity_leader(load, data.capacities_of(load.name))) else []
+                [text]
+                if (text := capacity_leader(load, data.capacities_of(load.name), capacity_cite))
+                else []
             )
             continue
         if load.config.get("app"):  # a framework's load: its own finding below says more
             continue
-        lines += [text for level in load.levels if (text := leader(load, level))]
+        lines += [text for level in load.levels if (text := leader(load, level, cite))]
         lines += _cpu_lines(load)
     lines += cpu_use.placements(data)
     lines += [section.finding for section in frameworks.sections(data)]
@@ -118,7 +128,7 @@ def _capacity(c: ServerCapacity) -> str:
     return f"{fmt.rps(c.requests(r.capacity))} req/s (interval {interval(c)})"
 
 
-def capacity_leader(load: LoadData, found: list[ServerCapacity]) -> str | None:
+def capacity_leader(load: LoadData, found: list[ServerCapacity], cite: str = "") -> str | None:
     """Who has the highest capacity within the budget, by how much over the next (or that the
     two cannot be told apart: their intervals overlap), and each one's CPU per request at it."""
     if not found:
@@ -133,11 +143,17 @@ def capacity_leader(load: LoadData, found: list[ServerCapacity]) -> str | None:
     tied = [c for c in ranked[1:] if overlaps(first, c)]
     if tied:
         named = " and ".join(f"{c.server} with {_capacity(c)}" for c in tied)
-        text += f", not distinguishable from {named}: the intervals overlap"
+        text += (
+            f", not distinguishable from {named}: the intervals overlap, each widened by the "
+            f"±{CAPACITY_NOISE:.0%} one search of a server lands from another"
+        )
     elif len(ranked) > 1:
         second = ranked[1]
         ratio = (first.result.capacity or 0.0) / (second.result.capacity or 1.0)
-        text += f", {ratio - 1:.0%} above {second.server} with {_capacity(second)}"
+        text += (
+            f", {ratio - 1:.0%} above {second.server} with {_capacity(second)} (apart beyond "
+            f"each one's ±{CAPACITY_NOISE:.0%} search noise{'; ' + cite if cite else ''})"
+        )
     if missed:
         text += f"; {', '.join(missed)} missed the budget at the lowest rate tried"
     costs = [

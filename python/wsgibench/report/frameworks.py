@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from wsgibench.report import format as fmt
 from wsgibench.report.data import CellData, LoadData, ReportData
-from wsgibench.results.significance import compare_samples
+from wsgibench.results.significance import compare_starts
 from wsgibench.results.verdict import CellStatus
 
 
@@ -106,12 +106,12 @@ def _finding(framework: str, load: LoadData, level: float, rows: list[FrameworkR
         return text + "; one server measured, nothing to rank."
     worst = rows[-1]
     cells = {c.cell.server: c for c in _measured(load.cells, level)}
-    verdict = compare_samples(
-        cells[best.server].values("rps_ok"), cells[worst.server].values("rps_ok")
+    verdict = compare_starts(
+        cells[best.server].starts("rps_ok"), cells[worst.server].starts("rps_ok")
     )
     ratio = best.rps / worst.rps if worst.rps else float("inf")
     spread = f"{ratio:.2f}× the slowest, {worst.server} ({fmt.rps(worst.rps)})"
-    if verdict.testable and not verdict.significant:
+    if verdict.testable and not verdict.beyond_noise:
         return (
             f"{text}; {spread}, but the server choice changes {framework} by less than the "
             f"noise ({verdict.method})."

@@ -11,7 +11,7 @@ from typing import Any
 from wsgibench.baseline import BASELINE
 from wsgibench.report.data import CellData, ReportData
 from wsgibench.results.latency import by_kind, overall
-from wsgibench.results.repeat import StoredRepeat
+from wsgibench.results.repeat import StoredRepeat, start_of
 from wsgibench.results.seed_claims import NotClaimed, SeedClaims, claims
 from wsgibench.results.seed_errors import tool_errors
 from wsgibench.results.seed_rules import judge
@@ -21,9 +21,10 @@ from wsgibench.results.seed_verdicts import (
     NOT_COMPARABLE,
     Point,
     RunView,
+    Samples,
     Verdict,
 )
-from wsgibench.results.significance import compare_samples
+from wsgibench.results.significance import compare_starts
 from wsgibench.results.verdict import CellStatus
 
 UNITS = {"connections": "connections", "rate": "/s", "users_per_s": "users/s", "concurrency": ""}
@@ -81,11 +82,12 @@ def _repeat_errors(out: dict[str, list[float]], c: CellData, r: StoredRepeat) ->
         _put(out, f"read_errors_per_reply:{tool}", per_reply)
 
 
-def _per_repeat(c: CellData) -> dict[str, list[float]]:
-    """Every value a claim may read, one per repeat that has it: latency overall and per request
-    kind, memory, CPU, and errors per test (ours and as each seed's tool counted them)."""
+def _per_repeat(c: CellData, repeats: list[StoredRepeat] | None = None) -> dict[str, list[float]]:
+    """Every value a claim may read, one per repeat that has it (the cell's, or those given):
+    latency overall and per request kind, memory, CPU, and errors per test (ours and as each
+    seed's tool counted them)."""
     out: dict[str, list[float]] = {}
-    for r in c.repeats:
+    for r in c.repeats if repeats is None else repeats:
         _put(out, "rps_ok", r.rps_ok)
         h = overall(r.engine)
         _put(out, "latency_mean_ms", h.mean if h is not None else None, 1000)
@@ -105,16 +107,22 @@ def _per_repeat(c: CellData) -> dict[str, list[float]]:
     return out
 
 
-def _values(c: CellData) -> tuple[dict[str, float | None], dict[str, tuple[float, ...]]]:
+def _values(c: CellData) -> tuple[dict[str, float | None], dict[str, Samples]]:
     """A cell's values as the claims read them (medians over its repeats: a test's errors as the
-    seed counted one test, not summed) and the repeats behind each; whether it kept a
-    connection alive for two requests, from its behaviour check."""
+    seed counted one test, not summed) and the repeats behind each, per server start (the unit a
+    difference is tested on); whether it kept a connection alive for two requests, from its
+    behaviour check."""
     per = _per_repeat(c)
     values: dict[str, float | None] = {k: statistics.median(v) for k, v in per.items() if v}
     caps = c.cell.capabilities
     if caps:
         values["keep_alive"] = 1.0 if caps.get("keep_alive") else 0.0
-    return values, {k: tuple(v) for k, v in per.items()}
+    by_start: dict[int, list[StoredRepeat]] = {}
+    for r in c.repeats:
+        by_start.setdefault(start_of(r), []).append(r)
+    starts = [_per_repeat(c, by_start[k]) for k in sorted(by_start)]
+    samples = {k: tuple(tuple(s.get(k, ())) for s in starts if s.get(k)) for k in per}
+    return values, samples
 
 
 def _point(c: CellData) -> Point | None:
@@ -203,11 +211,11 @@ def release_lines(data: ReportData) -> list[str]:
                 continue
             level = max(rated, key=lambda lv: cells[(base, lv)].median("rps_ok") or 0.0)
             old, new = cells[(name, level)], cells[(base, level)]
-            verdict = compare_samples(old.values("rps_ok"), new.values("rps_ok"))
+            verdict = compare_starts(old.starts("rps_ok"), new.starts("rps_ok"))
             change = verdict.change_pct
             why = (
                 f"beyond the noise ({verdict.method}): the release alone accounts for {change} here"
-                if verdict.significant
+                if verdict.beyond_noise
                 else f"within the noise ({verdict.method}): no effect of the release shown"
             )
             version = (new.cell.server_info or {}).get("version") or "?"

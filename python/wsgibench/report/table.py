@@ -10,8 +10,9 @@ from typing import Any
 from wsgibench.baseline import BASELINE
 from wsgibench.report import format as fmt
 from wsgibench.report.data import CellData, LoadData
+from wsgibench.results.repeat import StoredRepeat
 from wsgibench.results.seed_errors import repeat_rates, seeds_text
-from wsgibench.results.significance import compare_samples
+from wsgibench.results.significance import compare_starts
 from wsgibench.results.verdict import CellStatus
 
 # Shown with their numbers: measured, and the cells whose numbers are marked and never crowned
@@ -45,14 +46,19 @@ DISPUTES = {
 
 @dataclass
 class Entry:
-    """One headline number of one server: its repeats, where they come from, and how they spread."""
+    """One headline number of one server: its repeats (per server start), where they come from,
+    and how they spread."""
 
-    samples: list[float]
+    starts: list[list[float]]
     cell_id: int
     repeat_ids: list[int]
     level: float
     status: str
     disputed: str | None = None  # why this number may not win (see DISPUTES)
+
+    @property
+    def samples(self) -> list[float]:
+        return [v for start in self.starts for v in start]
 
     @property
     def median(self) -> float:
@@ -152,7 +158,7 @@ class LoadTable:
     winners: list[Winner]
 
 
-def _entry(cell: CellData | None, values: list[float], key: str) -> Entry | None:
+def _entry(cell: CellData | None, values: list[list[float]], key: str) -> Entry | None:
     if cell is None or not values:
         return None
     return Entry(
@@ -181,9 +187,15 @@ def disputed(cell: CellData, key: str) -> str | None:
     return None
 
 
-def tool_rates(cell: CellData, tool: str) -> list[float]:
-    """Each repeat's error rate as `tool` would have counted it (results/seed_errors.py)."""
-    return repeat_rates((r.engine for r in cell.repeats), cell.cell.capabilities, tool)
+def tool_rates(cell: CellData, tool: str) -> list[list[float]]:
+    """Each repeat's error rate as `tool` would have counted it (results/seed_errors.py), per
+    server start."""
+
+    def rate(r: StoredRepeat) -> float | None:
+        found = repeat_rates([r.engine], cell.cell.capabilities, tool)
+        return found[0] if found else None
+
+    return cell.by_start(rate)
 
 
 def reference_level(load: LoadData) -> float | None:
@@ -224,24 +236,32 @@ def server_row(server: str, cells: list[CellData], ref: float | None) -> ServerR
         interface=any_cell.summary.interface,
     )
     best = max(counted, key=lambda c: c.median("rps_ok") or 0, default=None)
-    row.entries["throughput"] = _entry(best, best.values("rps_ok") if best else [], "throughput")
+    row.entries["throughput"] = _entry(best, best.starts("rps_ok") if best else [], "throughput")
     at_ref = next((c for c in counted if c.cell.level == ref), None)
     for key, column in (
         ("latency_p50", "latency_p50_us"),
         ("latency_p99", "latency_p99_us"),
         ("errors", "error_rate"),
     ):
-        row.entries[key] = _entry(at_ref, at_ref.values(column) if at_ref else [], key)
+        row.entries[key] = _entry(at_ref, at_ref.starts(column) if at_ref else [], key)
     for key, tool in TOOL_KEYS.items():
         row.entries[key] = _entry(at_ref, tool_rates(at_ref, tool) if at_ref else [], "errors")
-    row.entries["efficiency"] = _entry(at_ref, at_ref.efficiency() if at_ref else [], "efficiency")
-    row.entries["cores"] = _entry(at_ref, at_ref.cores() if at_ref else [], "cores")
+    for key, per_repeat in (("efficiency", _per_cpu), ("cores", _cores)):
+        row.entries[key] = _entry(at_ref, at_ref.by_start(per_repeat) if at_ref else [], key)
     with_rss = [c for c in cells if c.values("rss_peak_bytes")]
     fattest = max(with_rss, key=lambda c: max(c.values("rss_peak_bytes")), default=None)
     row.entries["memory"] = _entry(
-        fattest, fattest.values("rss_peak_bytes") if fattest else [], "memory"
+        fattest, fattest.starts("rss_peak_bytes") if fattest else [], "memory"
     )
     return row
+
+
+def _per_cpu(r: StoredRepeat) -> float | None:
+    return r.per_cpu_s
+
+
+def _cores(r: StoredRepeat) -> float | None:
+    return r.cores_used
 
 
 def winner(metric: Metric, rows: list[ServerRow]) -> Winner | None:
@@ -258,12 +278,12 @@ def winner(metric: Metric, rows: list[ServerRow]) -> Winner | None:
     best_row, best = candidates[0]
     labels, method, equal, untested = [best_row.label], "", True, ""
     for r, e in candidates[1:]:
-        verdict = compare_samples(best.samples, e.samples)
+        verdict = compare_starts(best.starts, e.starts)
         if not verdict.testable:  # ranked by value; only an equal value shares the place
             untested = verdict.method
             if e.median == best.median:
                 labels.append(r.label)
-        elif not verdict.significant:
+        elif not verdict.beyond_noise:
             labels.append(r.label)
             method, equal = verdict.method, equal and e.median == best.median
     return Winner(metric, labels, metric.text(best.median), method, unranked, equal, untested)

@@ -1,4 +1,6 @@
-"""Compare two stored studies cell by cell: throughput and latency changes, tested for significance."""
+"""Compare two stored studies cell by cell: throughput and latency changes, each tested on the server
+starts (results/significance.py), the false discovery rate kept over every cell and metric, and
+worded by the rule (improved, regressed, change within noise, no change detected, not tested)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,17 @@ from wsgibench.results.capacity_compare import (
     capacity_load_names,
     compare_capacities,
 )
-from wsgibench.results.significance import ALPHA, Verdict, compare_samples, min_p, repeats_for_test
+from wsgibench.results.repeat import start_of
+from wsgibench.results.significance import (
+    ALPHA,
+    MIN_STARTS,
+    NOISE,
+    Verdict,
+    adjusted,
+    compare_starts,
+    grouped,
+    method,
+)
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus
 
@@ -28,10 +40,14 @@ METRICS = (
 
 
 def method_note(result: Comparison) -> str:
-    """How the verdicts were reached, with the repeat counts the two stores really have."""
+    """How the verdicts were reached, with the server starts the two stores really have."""
     counts = {
         side: sorted(
-            {len(getattr(c, f"repeats_{side.lower()}")) for c in result.cells if c.matched}
+            {
+                getattr(v, f"n_{side.lower()}")
+                for c in result.cells
+                if c.matched and (v := c.verdicts.get("rps_ok"))
+            }
         )
         for side in ("A", "B")
     }
@@ -40,19 +56,65 @@ def method_note(result: Comparison) -> str:
         for side, ns in counts.items()
         if ns
     )
-    smallest = min((n for ns in counts.values() for n in ns), default=0)
-    n_mw = repeats_for_test(ALPHA)
-    reach = (
-        f"smallest p with {smallest} vs {smallest} is {min_p(smallest, smallest):.2g}"
-        if smallest > 1
-        else "a single repeat allows no test"
-    )
+    tests = sum(len(c.adjusted) for c in result.cells)
     return (
-        f"Repeats per cell: {have or 'none matched'}. Mann-Whitney U (exact, two-sided, alpha "
-        f"{ALPHA:g}) over the repeats when both sides have {n_mw} or more; with 2 or 3 a change "
-        "counts only if the min-max ranges of the repeats do not overlap; with one repeat on a "
-        f"side nothing is tested and the change is given by value ({reach})."
+        f"Server starts per cell: {have or 'none matched'}. Each metric of each cell: "
+        f"{method(MIN_STARTS, MIN_STARTS, ALPHA).replace(f'{MIN_STARTS} vs {MIN_STARTS}', 'the')}"
+        f"; p is Benjamini–Hochberg adjusted over the {tests} tests of this comparison (every "
+        f"cell and metric), the false discovery rate kept at {ALPHA:g}. Improved or regressed: "
+        f"adjusted p below {ALPHA:g} and a change of at least {NOISE:.0%}; a smaller one is a "
+        "change within noise; with fewer than 2 starts on a side nothing is tested (not tested, "
+        "the change given by value)."
     )
+
+
+def metric_word(v: Verdict, p_adjusted: float | None, higher_is_better: bool) -> str:
+    """One metric's verdict by the rule, never by the point estimate alone: not tested, no change
+    detected, change within noise, improved or regressed."""
+    if not v.testable or p_adjusted is None:
+        return "not tested"
+    if p_adjusted >= ALPHA or v.change is None:
+        return "no change detected"
+    if abs(v.change) < NOISE:
+        return "change within noise"
+    return "improved" if (v.change > 0) == higher_is_better else "regressed"
+
+
+def outcome_of(verdicts: dict[str, Verdict], adjusted: dict[str, float]) -> str:
+    """A cell's verdict over its metrics (METRICS), in the words of `metric_word`."""
+    if not verdicts["rps_ok"].testable:
+        changes = ", ".join(
+            f"{label} {v.change_pct}"
+            for metric, label, _ in METRICS
+            if (v := verdicts.get(metric)) is not None
+        )
+        return f"not tested: {changes} by value ({verdicts['rps_ok'].method})"
+    words = {
+        label: metric_word(v, adjusted.get(metric), higher)
+        for metric, label, higher in METRICS
+        if (v := verdicts.get(metric)) is not None
+    }
+    better = [label for label, w in words.items() if w == "improved"]
+    worse = [label for label, w in words.items() if w == "regressed"]
+    if better and worse:
+        return f"mixed: improved {', '.join(better)}; regressed {', '.join(worse)}"
+    if better or worse:
+        return f"{'improved' if better else 'regressed'} ({', '.join(better or worse)})"
+    if "change within noise" in words.values():
+        return "change within noise"
+    return "no change detected"
+
+
+def adjust(cells: list[CellChange]) -> None:
+    """Every tested metric of every cell, Benjamini–Hochberg adjusted together (`adjusted`)."""
+    tested = [
+        (c, metric, v.p_value)
+        for c in cells
+        for metric, v in c.verdicts.items()
+        if v.testable and v.p_value is not None
+    ]
+    for (c, metric, _), p in zip(tested, adjusted([p for _, _, p in tested]), strict=True):
+        c.adjusted[metric] = p
 
 
 @dataclass
@@ -82,6 +144,8 @@ class CellChange:
     version_a: str | None = None
     version_b: str | None = None
     verdicts: dict[str, Verdict] = field(default_factory=dict)
+    # Each tested metric's p, Benjamini–Hochberg adjusted over the whole comparison (`adjust`).
+    adjusted: dict[str, float] = field(default_factory=dict)
     # Diagnoses of either side that change what its numbers mean (contended, disputed, ...).
     flags_a: list[str] = field(default_factory=list)
     flags_b: list[str] = field(default_factory=list)
@@ -111,26 +175,7 @@ class CellChange:
             return "only in A" if self.status_b is None else "only in B"
         if "rps_ok" not in self.verdicts:
             return f"not comparable (A {self.status_a}, B {self.status_b})"
-        if not self.verdicts["rps_ok"].testable:
-            changes = ", ".join(
-                f"{label} {v.change_pct}"
-                for metric, label, _ in METRICS
-                if (v := self.verdicts.get(metric)) is not None
-            )
-            return f"untested: {changes} by value ({self.verdicts['rps_ok'].method})"
-        better: list[str] = []
-        worse: list[str] = []
-        for metric, label, higher in METRICS:
-            v = self.verdicts.get(metric)
-            if v and v.significant and v.change is not None and v.change != 0:
-                (better if (v.change > 0) == higher else worse).append(label)
-        if better and worse:
-            return f"mixed: better {', '.join(better)}; worse {', '.join(worse)}"
-        if better:
-            return "faster (" + ", ".join(better) + ")"
-        if worse:
-            return "slower (" + ", ".join(worse) + ")"
-        return "no significant change"
+        return outcome_of(self.verdicts, self.adjusted)
 
 
 @dataclass
@@ -175,7 +220,7 @@ def _cells(store: Store, study_id: int) -> dict[tuple[str, str, float], tuple[An
     """The cells by server, load and level; a capacity load's steps are left to its capacity."""
     searched = capacity_load_names(store, study_id)
     return {
-        (c.server, c.load, c.level): (c, store.repeats(c.id))
+        (c.server, c.load, c.level): (c, store.stored_repeats(c.id))
         for c in store.cells(study_id)
         if c.load not in searched
     }
@@ -231,8 +276,8 @@ def compare_stores(
             cb.status if cb else None,
             ca.id if ca else None,
             cb.id if cb else None,
-            [r["id"] for r in reps_a],
-            [r["id"] for r in reps_b],
+            [r.id for r in reps_a],
+            [r.id for r in reps_b],
             ((ca and ca.server_info) or {}).get("version"),
             ((cb and cb.server_info) or {}).get("version"),
             flags_a=_flags(ca),
@@ -240,11 +285,12 @@ def compare_stores(
             package_changes=_package_changes(ca, cb),
         )
         for metric, _, _ in METRICS:
-            va = [r[metric] for r in reps_a if r[metric] is not None]
-            vb = [r[metric] for r in reps_b if r[metric] is not None]
+            va = grouped((start_of(r), r.column(metric)) for r in reps_a)
+            vb = grouped((start_of(r), r.column(metric)) for r in reps_b)
             if va and vb:
-                change.verdicts[metric] = compare_samples(va, vb)
+                change.verdicts[metric] = compare_starts(va, vb)
         changes.append(change)
+    adjust(changes)
     capacities = compare_capacities(store_a, a.study_id, store_b, b.study_id)
     return Comparison(a, b, differences, changes, capacities, served_differences(a, b))
 

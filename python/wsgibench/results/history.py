@@ -3,8 +3,10 @@ comparable (the machine and the engine, as `compare` requires; other groups are 
 named), and per cell key (study, what it served, server, load, level) a timeline of the runs'
 req/s and p99 repeats, ordered by run time or by the server's version, with the change points
 found in it
-(results/changepoint.py). Capacity loads are left out: their steps sit at rates each search
-chose, so a level is no key across runs."""
+(results/changepoint.py: the false discovery rate kept over every series of a group). A run whose
+cell was not measured (invalid, disqualified, ...) or was contended (other work took the CPUs) is
+a point of the timeline, left out of the search for changes, and said so. Capacity loads are left
+out: their steps sit at rates each search chose, so a level is no key across runs."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from wsgibench.errors import UsageError
 from wsgibench.results.capacity_read import capacity_loads
-from wsgibench.results.changepoint import ALPHA, MIN_STEP, Change, changes
+from wsgibench.results.changepoint import ALPHA, MIN_STEP, Change, study_changes
 from wsgibench.results.compare import comparable_metadata, request_mix
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus
@@ -51,6 +53,7 @@ class Point:
     version: str | None
     rps: tuple[float, ...]
     p99_us: tuple[float, ...]
+    contended: bool = False  # other work took the CPUs (a "contended" status or diagnosis)
 
     @property
     def rps_median(self) -> float | None:
@@ -83,8 +86,19 @@ class Timeline:
         return f"{self.server} {self.series}"
 
     def measured(self) -> list[Point]:
-        """The points a change can be read from: measured, with repeats."""
-        return [p for p in self.points if p.status == CellStatus.MEASURED and p.rps]
+        """The points a change can be read from: measured, not contended, with repeats."""
+        return [
+            p for p in self.points if p.status == CellStatus.MEASURED and p.rps and not p.contended
+        ]
+
+    def left_out(self) -> str:
+        """The runs left out of the search for changes, and why, in a few words ("" if none)."""
+        why: dict[str, int] = {}
+        for p in self.points:
+            if p not in self.measured():
+                reason = "contended" if p.contended else str(p.status)
+                why[reason] = why.get(reason, 0) + 1
+        return ", ".join(f"{n} {reason}" for reason, n in why.items())
 
 
 def served(config: dict[str, Any]) -> str:
@@ -165,12 +179,21 @@ def read_history(
         group.runs.sort(key=lambda r: r.started_unix_s)
         for timeline in group.timelines:
             timeline.points.sort(key=_order_key(order))
-            series = [list(p.rps) for p in timeline.measured()]
-            p99s = [list(p.p99_us) for p in timeline.measured()]
-            if len(series) >= 4:
-                timeline.rps_changes = changes(series, alpha, min_step)
-                timeline.p99_changes = changes(p99s, alpha, min_step)
+        _find_changes(group.timelines, alpha, min_step)
     return list(groups.values())
+
+
+def _find_changes(timelines: list[Timeline], alpha: float, min_step: float) -> None:
+    """Every timeline's req/s and p99 series searched together, the false discovery rate kept
+    at `alpha` over all of them (changepoint.study_changes)."""
+    every = [
+        [list(p.rps) if metric == "rps" else list(p.p99_us) for p in t.measured()]
+        for t in timelines
+        for metric in ("rps", "p99")
+    ]
+    found = study_changes(every, alpha, min_step)
+    for i, timeline in enumerate(timelines):
+        timeline.rps_changes, timeline.p99_changes = found[2 * i], found[2 * i + 1]
 
 
 def _add_points(
@@ -197,12 +220,19 @@ def _add_points(
             (cell.server_info or {}).get("version") or split(cell.server)[1],
             tuple(r.rps_ok for r in repeats if r.rps_ok is not None),
             tuple(r.latency_p99_us for r in repeats if r.latency_p99_us is not None),
+            _contended(cell),
         )
         key = (run.study, what, name, cell.load, cell.level)
         if key not in index:
             index[key] = Timeline(name, cell.load, cell.level, [], study=run.study, served=what)
             group.timelines.append(index[key])
         index[key].points.append(point)
+
+
+def _contended(cell: Any) -> bool:
+    """The cell's status or a diagnosis says other work took its CPUs."""
+    codes = {d.get("code") for d in cell.diagnoses or []}
+    return str(cell.status) == "contended" or "contended" in codes
 
 
 def _order_key(order: str):  # type: ignore[no-untyped-def]

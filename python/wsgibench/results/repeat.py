@@ -232,3 +232,10 @@ def per_cpu_s(rps_ok: float | None, cores: float | None) -> float | None:
     """Valid replies per CPU-second of the server: the figure that compares servers by the CPU
     they used, not by their worker count (None below 1 % of a core: nothing to divide by)."""
     return rps_ok / cores if rps_ok is not None and cores and cores >= 0.01 else None
+
+
+def start_of(repeat: Repeat) -> int:
+    """The server start a repeat was measured in (its extra_json "start", run/cell.py); a repeat
+    stored before starts were recorded counts as the cell's one start, 0."""
+    start = repeat.more.get("start", 0)
+    return int(start) if isinstance(start, int | float) else 0

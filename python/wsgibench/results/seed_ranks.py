@@ -18,7 +18,7 @@ from wsgibench.results.seed_values import (
     verdict,
 )
 from wsgibench.results.seed_verdicts import NOT_COMPARABLE, RunView, Verdict, fmt
-from wsgibench.results.significance import compare_samples
+from wsgibench.results.significance import compare_starts
 
 Row = dict[str, Value]
 
@@ -74,10 +74,10 @@ def _pair(claim: Claim, ahead: str, behind: str, row: Row, at: str, judged: Judg
     if not a.samples or not b.samples:
         judged.untested.append(f"{swap}: no repeats to test")
         return
-    test = compare_samples(list(a.samples), list(b.samples))
+    test = compare_starts(a.samples, b.samples)
     if not test.testable:
         judged.untested.append(f"{swap}: {test.method}")
-    elif test.significant:
+    elif test.beyond_noise:
         judged.wrong.append(f"{swap}, beyond the noise ({test.method})")
     else:
         judged.noise.append(f"{swap}, within the noise ({test.method})")

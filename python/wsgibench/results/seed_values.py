@@ -13,6 +13,7 @@ from wsgibench.results.seed_verdicts import (
     NOT_COMPARABLE,
     Point,
     RunView,
+    Samples,
     Verdict,
     chosen_levels,
     dead,
@@ -28,11 +29,12 @@ SUMMED = ("error_rate", "errors")  # added over the levels unless the claim says
 @dataclass(frozen=True)
 class Value:
     """One value a claim reads: where ("100 connections", "max", "all levels"), the value, the
-    repeats behind it (empty when it is not one cell's), and how it was counted if not as read."""
+    repeats behind it per server start (empty when it is not one cell's), and how it was counted
+    if not as read."""
 
     where: str
     value: float
-    samples: tuple[float, ...] = ()
+    samples: Samples = ()
     level: float | None = None
     note: str = ""
 

@@ -16,6 +16,10 @@ ERROR_KINDS = ("no_errors", "error_onset")
 COUNTED = (*ERROR_METRICS, "attempts")  # values kept per counting: ours, wrk, httperf, ab
 
 
+# A value's repeats, one tuple per server start (the unit a difference is tested on).
+Samples = tuple[tuple[float, ...], ...]
+
+
 @dataclass(frozen=True)
 class Point:
     """One server at one level of one load: its values (medians over repeats; error counts summed),
@@ -26,8 +30,8 @@ class Point:
     untrusted: str | None = None  # invalid, contended, engine-saturated: no claim rests on it
     failed: str | None = None  # disqualified or stopped answering: a failure, for error claims
     doubts: Mapping[str, str] = field(default_factory=dict)  # metric -> why it cannot be used
-    # value key -> the value of each repeat (all of them), for whether a difference is noise
-    samples: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+    # value key -> each server start's repeats' values, for whether a difference is noise
+    samples: Mapping[str, Samples] = field(default_factory=dict)
 
 
 @dataclass

@@ -1,175 +1,126 @@
-"""Is a difference between two sets of repeats real? Exact Mann–Whitney U, with a range check for tiny n."""
+"""Is a difference between two servers real? The server start is the unit: Student's t on the logs of
+each start's median (scipy.stats), untested with fewer than two starts a side; the false discovery
+rate over many such tests (statsmodels' Benjamini–Hochberg); and the t-tests history uses."""
 
 from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
 ALPHA = 0.05
+# A change found significant but smaller than this share is "within noise" (criterion.rs's
+# noise threshold): a claim reports a difference a reader can act on, not a statistical speck.
+NOISE = 0.02
+# The fewest server starts on each side a test needs: one start gives no between-start variation.
+MIN_STARTS = 2
+
+Starts = Sequence[Sequence[float]]  # per server start, its repeats' values
 
 
-def _midranks(values: list[float]) -> list[float]:
-    """Ranks 1..N of `values`, tied values sharing the mean of their ranks."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
+def grouped(pairs: Iterable[tuple[int, float | None]]) -> list[list[float]]:
+    """(start index, value) pairs as one list of values per start, in start order; None and NaN
+    values are left out, and so are starts left with none."""
+    found: dict[int, list[float]] = {}
+    for start, value in pairs:
+        if value is not None and not math.isnan(value):
+            found.setdefault(start, []).append(float(value))
+    return [found[k] for k in sorted(found)]
 
 
-def mann_whitney_u(a: list[float], b: list[float]) -> tuple[float, float]:
-    """(U of `a`, exact two-sided p) by enumerating the rank-sum distribution (ties handled exactly).
-
-    The null distribution is counted with a subset-sum table over doubled midranks, so it is
-    exact conditional on the ties and fast for the repeat counts a benchmark has (tens).
-    """
-    n1, n2 = len(a), len(b)
-    if not n1 or not n2:
-        raise ValueError("both samples need at least one value")
-    ranks2 = [int(round(2 * r)) for r in _midranks([*a, *b])]  # doubled: integers
-    observed = sum(ranks2[:n1])
-    u = observed / 2 - n1 * (n1 + 1) / 2
-    expected = n1 * sum(ranks2) / (n1 + n2)  # doubled expected rank sum of `a`
-    # counts[k][s]: subsets of size k with doubled rank sum s
-    total = sum(ranks2)
-    counts = [[0] * (total + 1) for _ in range(n1 + 1)]
-    counts[0][0] = 1
-    for r in ranks2:
-        for k in range(n1, 0, -1):
-            row, prev = counts[k], counts[k - 1]
-            for s in range(total, r - 1, -1):
-                if prev[s - r]:
-                    row[s] += prev[s - r]
-    dist = counts[n1]
-    far = abs(observed - expected) - 1e-9
-    extreme = sum(c for s, c in enumerate(dist) if c and abs(s - expected) >= far)
-    return u, min(1.0, extreme / math.comb(n1 + n2, n1))
+def start_medians(starts: Starts) -> list[float]:
+    """Each start's median (starts with no value left out)."""
+    return [statistics.median(s) for s in starts if s]
 
 
-def min_p(n1: int, n2: int) -> float:
-    """The smallest two-sided p an exact Mann–Whitney test can reach with these sizes."""
-    return min(1.0, 2 / math.comb(n1 + n2, n1))
-
-
-def repeats_for_test(alpha: float = ALPHA) -> int:
-    """The fewest repeats on each side with which an exact Mann–Whitney test can reach alpha."""
-    n = 1
-    while min_p(n, n) > alpha:
-        n += 1
-    return n
-
-
-def no_test(n_a: int, n_b: int, alpha: float = ALPHA) -> str:
-    """Why two samples were not tested, and how many repeats a test needs."""
+def no_test(n_a: int, n_b: int) -> str:
+    """Why two sides were not tested, and what a test needs."""
     return (
-        f"{n_a} vs {n_b} repeat{'s' if max(n_a, n_b) > 1 else ''}: no test possible "
-        f"(a test needs at least 2 repeats on each side for the range rule, "
-        f"{repeats_for_test(alpha)} for Mann-Whitney at {alpha:g})"
+        f"{n_a} vs {n_b} server start{'s' if max(n_a, n_b) != 1 else ''}: untested (a test "
+        f"needs at least {MIN_STARTS} starts of each server)"
+    )
+
+
+def method(n_a: int, n_b: int, alpha: float = ALPHA) -> str:
+    return (
+        f"Student's t on the logs of {n_a} vs {n_b} server starts' medians, two-sided, "
+        f"alpha {alpha:g}"
     )
 
 
 @dataclass(frozen=True)
 class Verdict:
-    n_a: int
+    n_a: int  # server starts with a value
     n_b: int
-    median_a: float
+    median_a: float  # over every repeat of the side
     median_b: float
     change: float | None  # (median_b - median_a) / median_a; None when median_a is 0
-    p_value: float | None
+    p_value: float | None  # None: untested
     method: str
     significant: bool
-    # False when a side has a single value: nothing was tested, so no "tie" and no "no change"
-    # may be said, only which is higher by value.
+    # False when a side has a single start: nothing was tested, so no "ahead", no "tie" and no
+    # "no change" may be said, only which is higher by value.
     testable: bool = True
 
     @property
     def change_pct(self) -> str:
         return "-" if self.change is None else f"{self.change * 100:+.1f}%"
 
+    @property
+    def beyond_noise(self) -> bool:
+        """Significant, and at least `NOISE` in size."""
+        return self.significant and self.change is not None and abs(self.change) >= NOISE
 
-def compare_samples(a: list[float], b: list[float], alpha: float = ALPHA) -> Verdict:
-    """Mann–Whitney U (exact) when the sizes can reach `alpha`; otherwise (e.g. 3 vs 3, where the
-    smallest two-sided p is 0.1) a difference counts only if the min–max ranges do not overlap."""
-    a = [float(v) for v in a if v is not None and not math.isnan(v)]
-    b = [float(v) for v in b if v is not None and not math.isnan(v)]
-    if not a or not b:
-        raise ValueError("both samples need at least one value")
-    ma, mb = statistics.median(a), statistics.median(b)
+
+def compare_starts(a: Starts, b: Starts, alpha: float = ALPHA) -> Verdict:
+    """Two servers' values, each a list per server start: Student's t-test (pooled variance,
+    two-sided) on the logs of the starts' medians, so a change is judged against how much a
+    server's level moves from one start to the next, not against the repeats of one start. The
+    medians shown are over every repeat. Raw values when one is not positive."""
+    flat_a, flat_b = [v for s in a for v in s], [v for s in b for v in s]
+    if not flat_a or not flat_b:
+        raise ValueError("both sides need at least one value")
+    ma, mb = statistics.median(flat_a), statistics.median(flat_b)
     change = (mb - ma) / ma if ma else None
-    if len(a) == 1 or len(b) == 1:
-        return Verdict(len(a), len(b), ma, mb, change, None, no_test(len(a), len(b)), False, False)
-    _, p = mann_whitney_u(a, b)
-    if min_p(len(a), len(b)) <= alpha:
-        return Verdict(len(a), len(b), ma, mb, change, p, "Mann-Whitney U, exact", p < alpha)
-    disjoint = max(a) < min(b) or max(b) < min(a)
-    return Verdict(
-        len(a),
-        len(b),
-        ma,
-        mb,
-        change,
-        p,
-        f"min-max ranges: too few repeats for Mann-Whitney at {alpha:g}",
-        disjoint,
-    )
+    sa, sb = start_medians(a), start_medians(b)
+    if len(sa) < MIN_STARTS or len(sb) < MIN_STARTS:
+        return Verdict(
+            len(sa), len(sb), ma, mb, change, None, no_test(len(sa), len(sb)), False, False
+        )
+    if min(sa + sb) > 0:
+        sa, sb = [math.log(v) for v in sa], [math.log(v) for v in sb]
+    p = t_test_p(sa, sb)
+    return Verdict(len(sa), len(sb), ma, mb, change, p, method(len(sa), len(sb), alpha), p < alpha)
 
 
-def t_test_p(a: list[float], b: list[float]) -> float:
-    """Two-sided p of Student's two-sample t-test with pooled variance (each side at least one
-    value, at least three in all): for run-level values, where a run is the unit."""
-    n1, n2 = len(a), len(b)
-    df = n1 + n2 - 2
-    if n1 < 1 or n2 < 1 or df < 1:
+def adjusted(p_values: Sequence[float], alpha: float = ALPHA) -> list[float]:
+    """Benjamini–Hochberg adjusted p-values (statsmodels): a test whose adjusted p is below
+    `alpha` is a discovery with the false discovery rate of the family kept at `alpha`."""
+    if not p_values:
+        return []
+    return [float(p) for p in multipletests(list(p_values), alpha, method="fdr_bh")[1]]
+
+
+def t_test_p(a: Sequence[float], b: Sequence[float]) -> float:
+    """Two-sided p of Student's two-sample t-test with pooled variance (scipy.stats.ttest_ind; a
+    value on each side, three in all). No spread on either side: 1 when the means agree, else 0."""
+    if not a or not b or len(a) + len(b) < 3:
         raise ValueError("a t-test needs a value on each side and three in all")
-    m1, m2 = statistics.fmean(a), statistics.fmean(b)
-    ss = sum((v - m1) ** 2 for v in a) + sum((v - m2) ** 2 for v in b)
-    if ss == 0:
-        return 1.0 if m1 == m2 else 0.0
-    t = abs(m1 - m2) / math.sqrt(ss / df * (1 / n1 + 1 / n2))
-    return _incomplete_beta(df / (df + t * t), df / 2, 0.5)
-
-
-def _incomplete_beta(x: float, a: float, b: float) -> float:
-    """The regularized incomplete beta function I_x(a, b), by its continued fraction (modified
-    Lentz), on the side where it converges fast."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    if x > (a + 1) / (a + b + 2):
-        return 1.0 - _incomplete_beta(1 - x, b, a)
-    front = math.exp(
-        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    if _spread(a) + _spread(b) == 0:
+        return 1.0 if statistics.fmean(a) == statistics.fmean(b) else 0.0
+    test = stats.ttest_ind_from_stats(  # ttest_ind's test, from the two sides' moments
+        statistics.fmean(a), _sd(a), len(a), statistics.fmean(b), _sd(b), len(b), equal_var=True
     )
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    f = d
-    for m in range(1, 300):
-        for numerator in (
-            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
-        ):
-            d = 1.0 + numerator * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + numerator / c
-            c = c if abs(c) > tiny else tiny
-            f *= c * d
-        if abs(c * d - 1.0) < 1e-12:
-            break
-    return front * f / a
+    return float(test.pvalue)
 
 
-def prediction_p(values: list[float], new: float) -> float:
+def prediction_p(values: Sequence[float], new: float) -> float:
     """Two-sided p that one new value comes from the population `values` came from (Student's t
-    with the prediction interval's error, s·sqrt(1 + 1/n)); at least two values."""
+    with the prediction interval's error, s·sqrt(1 + 1/n), scipy.stats.t); at least two values."""
     n = len(values)
     if n < 2:
         raise ValueError("a prediction needs at least two values")
@@ -177,20 +128,27 @@ def prediction_p(values: list[float], new: float) -> float:
     if sd == 0:
         return 1.0 if new == mean else 0.0
     t = abs(new - mean) / (sd * math.sqrt(1 + 1 / n))
-    return _incomplete_beta((n - 1) / (n - 1 + t * t), (n - 1) / 2, 0.5)
+    return float(2 * stats.t.sf(t, n - 1))
 
 
-def trend_p(values: list[float]) -> tuple[float, float]:
+def trend_p(values: Sequence[float]) -> tuple[float, float]:
     """The least-squares slope of values against their index, and the two-sided p that it is 0
-    (Student's t on n - 2 degrees of freedom); at least three values."""
+    (scipy.stats.linregress: Student's t on n - 2 degrees of freedom); at least three values."""
     n = len(values)
     if n < 3:
         raise ValueError("a trend needs at least three values")
-    mx, my = (n - 1) / 2, statistics.fmean(values)
-    sxx = sum((x - mx) ** 2 for x in range(n))
-    slope = sum((x - mx) * (y - my) for x, y in enumerate(values)) / sxx
-    residual = sum((y - my - slope * (x - mx)) ** 2 for x, y in enumerate(values))
-    if residual == 0:
-        return slope, 1.0 if slope == 0 else 0.0
-    t = abs(slope) / math.sqrt(residual / (n - 2) / sxx)
-    return slope, _incomplete_beta((n - 2) / (n - 2 + t * t), (n - 2) / 2, 0.5)
+    if _spread(values) == 0:
+        return 0.0, 1.0
+    fit = stats.linregress(range(n), values)
+    if math.isnan(fit.pvalue):
+        return float(fit.slope), 1.0
+    return float(fit.slope), float(fit.pvalue)
+
+
+def _sd(values: Sequence[float]) -> float:
+    return statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+def _spread(values: Sequence[float]) -> float:
+    mean = statistics.fmean(values)
+    return sum((v - mean) ** 2 for v in values)

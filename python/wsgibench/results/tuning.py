@@ -1,6 +1,7 @@
 """What a `wsgibench tune` concluded, kept in its store beside the trials' cells: every trial's
-capacity and interval, the settings that broke the memory limit, what more threads did, and the
-winner with its command line; `show` and the report print it with the last round's study."""
+capacity and interval, the settings that broke the memory limit, what more threads did, the
+settings within noise of the best, and the winner (the cheapest of those) with its command line;
+`show` and the report print it with the last round's study."""
 
 from __future__ import annotations
 
@@ -46,6 +47,10 @@ class TuneRecord:
     command: str | None
     stopped: str
     trends: tuple[str, ...] = field(default_factory=tuple)
+    # The settings within noise of the highest capacity (the winner the cheapest of them), and
+    # that highest one; () and None: a tuning stored before ties were.
+    tied: tuple[str, ...] = field(default_factory=tuple)
+    best: str | None = None
 
     def ranked(self) -> list[TrialRecord]:
         """The last round first, each round best first (capacity; then CPU per request)."""
@@ -73,5 +78,7 @@ def tuning_of(store: Store, study_id: int) -> TuneRecord | None:
                 command=raw.get("command"),
                 stopped=raw.get("stopped", ""),
                 trends=tuple(raw.get("trends", ())),
+                tied=tuple(raw.get("tied", ())),
+                best=raw.get("best"),
             )
     return None

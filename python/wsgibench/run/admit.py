@@ -10,7 +10,7 @@ from wsgibench.machine.appdeps import AppDeps
 from wsgibench.results.verdict import CellStatus
 from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.outcome import CellOutcome
-from wsgibench.run.serve import availability, server_python
+from wsgibench.run.serve import availability, lifespan_unrun, server_python
 from wsgibench.servers import ServerRecipe
 from wsgibench.servers.recipe import Interface
 from wsgibench.study.apps import AppSpec
@@ -81,3 +81,13 @@ def app_info(app: AppSpec, recipe: ServerRecipe, deps: AppDeps | None) -> dict[s
         # One's own app: how long it took to be ready before the first cell (run/serve.py).
         **({"startup_s": app.startup_s, "lifespan": app.lifespan} if app.spec else {}),
     }
+
+
+def say_lifespan_unrun(outcome: CellOutcome, recipe: ServerRecipe, app: AppSpec) -> None:
+    """One's own ASGI app on a server that runs no lifespan met its requests without what its
+    start-up sets up: a note, and beside the reason when that disqualified it."""
+    if lifespan_unrun(recipe, app):
+        unrun = f"{recipe.name} runs no ASGI lifespan: the app's start-up never ran"
+        outcome.notes.append(unrun)
+        if outcome.status == CellStatus.DISQUALIFIED and outcome.reason:
+            outcome.reason += f" ({unrun})"

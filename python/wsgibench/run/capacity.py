@@ -1,7 +1,8 @@
 """A capacity load, server by server: the search (results/capacity.py) chooses each offered rate,
 each step is a cell run and stored like any other and judged against the budget on its repeats
-together (results/capacity_step.py; the verdict is a note on the cell); then the cells at 25, 50
-and 75 % of the capacity found, for CPU per request across the range. A step the machine limited
+together (results/capacity_step.py; the verdict is a note on the cell), on one server start (a
+step is judged against the budget, not against another server); then the cells at 25, 50 and 75 %
+of the capacity found, for CPU per request across the range. A step the machine limited
 and the search runs again takes its cell's place, which its notes say (RERUN_NOTE). A resumed run
 reads the steps it already stored instead of running them again."""
 
@@ -85,7 +86,9 @@ def search_server(
         replaces = first.cell_id if first is not None else None
         if first is not None:  # its cell makes way for the rerun's: what it was, said there
             search.steps[-1] = replace(first, cell_id=None)
-        cell = CellPlan(position, server, load, rate, repeats, stop_at, replaces=replaces)
+        cell = CellPlan(
+            position, server, load, rate, repeats, 1, stop_at=stop_at, replaces=replaces
+        )
         measured = run(cell, note)
         position += 1
         step = step_of(rate, measured.status, measured.reason, measured.repeats, budget, calls)
@@ -93,7 +96,7 @@ def search_server(
     result = search.result()
     if result.capacity is not None and result.invalid is None and spec.cost_cells:
         for rate in cost_rates(result.capacity, [s.rate for s in search.steps]):
-            run(CellPlan(position, server, load, rate), lambda *_: [COST_NOTE])
+            run(CellPlan(position, server, load, rate, starts=1), lambda *_: [COST_NOTE])
             position += 1
     return result, position
 

@@ -21,14 +21,14 @@ from wsgibench.results.repeat import Repeat
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus, Verdict
 from wsgibench.run import checks, protocol_probe, tls, ws_probe
-from wsgibench.run.admit import app_info, refusal, tls_refusal
+from wsgibench.run.admit import app_info, refusal, say_lifespan_unrun, tls_refusal
 from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.engine import Engine
 from wsgibench.run.judge import engine_headroom, judge_repeat
 from wsgibench.run.outcome import CellOutcome, ServerHandle
 from wsgibench.run.placement import Placement, place
 from wsgibench.run.repeat import RepeatContext, Watch, measure_repeat, watch_processes
-from wsgibench.run.serve import ServeOptions, lifespan_unrun, server_info, server_python, start
+from wsgibench.run.serve import ServeOptions, server_info, server_python, start
 from wsgibench.servers import Flavour, ServerRecipe, get
 from wsgibench.study.apps import AppSpec
 from wsgibench.study.loads import Load
@@ -100,7 +100,8 @@ def database_kind(study: Study, load: Load) -> str | None:
 
 
 def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
-    """Prepare, start, check, measure and judge one cell; the server is stopped whatever happens."""
+    """Prepare, then per server start (`CellPlan.shares`): start, check, measure and judge its
+    share of the repeats, the server stopped whatever happens; the starts' outcomes as one."""
     recipe, study = get(cell.server), ctx.study
     placement = place(cell.load, study, recipe, ctx.layout, ctx.topology)
     app = ctx.app(cell.load)
@@ -108,11 +109,40 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     if refused:
         return refused
     db = ctx.databases.use(cell.load.name, database_kind(study, cell.load), placement.server_cpus)
-    ctx.progress(f"{cell.label}: starting")
     env = ctx.databases.env_for(server_python(recipe), recipe.interface)
     deps = ctx.apps.deps_for(app, server_python(recipe))
     options = serve_options(study, placement, env, app, (deps.site,) if deps else ())
     options = replace(options, tls=cell.load.tls)
+    outcome, first = CellOutcome(), 0
+    for k, count in enumerate(cell.shares(study)):
+        part = replace(cell, start=k, first_repeat=first, share=count)
+        ctx.progress(f"{cell.label}: starting" + (f" (start {k + 1})" if k else ""))
+        got = _one_start(part, ctx, recipe, placement, options, db)
+        outcome, first = (outcome.join(got, k) if k else got), first + count
+        if not outcome.goes_on(first):  # disqualified, failed, or stopped early: no more starts
+            break
+    outcome.app = app_info(app, recipe, deps)
+    outcome.notes += placement.notes()
+    if outcome.isolation and outcome.isolation.get("websocket_library"):
+        outcome.notes.append(f"WebSocket: {outcome.isolation['websocket_library']}")
+    if db is not None:  # show and reports print notes; the details are in isolation.database
+        outcome.notes.append(f"database: {db.version()}")
+    say_lifespan_unrun(outcome, recipe, app)
+    if recipe.flavour == Flavour.REFERENCE:  # `show` has no flavour column
+        outcome.notes.append(str(Flavour.REFERENCE))
+    return outcome
+
+
+def _one_start(
+    cell: CellPlan,
+    ctx: CellContext,
+    recipe: ServerRecipe,
+    placement: Placement,
+    options: ServeOptions,
+    db: Any,
+) -> CellOutcome:
+    """One server start of the cell: start it on new ports, check it, warm it up and run its
+    share of the repeats; stopped whatever happens."""
     try:
         server, workdir = start(recipe, options)
     except StartupError as exc:
@@ -136,25 +166,16 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     finally:
         ctx.on_server(None)
         # The memory group's own high-water mark (shared pages once), beside the sampler's summed
-        # RSS: the whole cell, warm-up included.
+        # RSS: the whole start, warm-up included.
         isolation["memory_peak_bytes"] = server.cgroup.peak_bytes()
-        if placement.cpu_quota is not None:  # the whole cell, warm-up included
+        if placement.cpu_quota is not None:  # the whole start, warm-up included
             isolation["cpu_throttling"] = server.quota.throttling()
         forced = server.stop()
         tls.forget(server.host, server.port)
         shutil.rmtree(workdir, ignore_errors=True)
     outcome.isolation = isolation
-    outcome.app = app_info(app, recipe, deps)
     if forced:
         outcome.notes.append(f"ignored SIGTERM: killed after {STOP_GRACE_S:g} s")
-    outcome.notes += placement.notes()
-    if isolation.get("websocket_library"):
-        outcome.notes.append(f"WebSocket: {isolation['websocket_library']}")
-    if db is not None:  # show and reports print notes; the details are in isolation.database
-        outcome.notes.append(f"database: {db.version()}")
-    _say_lifespan_unrun(outcome, recipe, app)
-    if recipe.flavour == Flavour.REFERENCE:  # `show` has no flavour column
-        outcome.notes.append(str(Flavour.REFERENCE))
     if fallback:
         outcome.diagnoses.append(fallback.as_dict())
     return outcome
@@ -178,16 +199,6 @@ def _isolation(
     if placement.cpu_quota is not None:
         isolation["cpu_quota"] = server.cpu_quota
     return isolation, fallback
-
-
-def _say_lifespan_unrun(outcome: CellOutcome, recipe: ServerRecipe, app: AppSpec) -> None:
-    """One's own ASGI app on a server that runs no lifespan met its requests without what its
-    start-up sets up: a note, and beside the reason when that disqualified it."""
-    if lifespan_unrun(recipe, app):
-        unrun = f"{recipe.name} runs no ASGI lifespan: the app's start-up never ran"
-        outcome.notes.append(unrun)
-        if outcome.status == CellStatus.DISQUALIFIED and outcome.reason:
-            outcome.reason += f" ({unrun})"
 
 
 # -- 2. check ----------------------------------------------------------------------------------------
@@ -265,21 +276,25 @@ def _repeats(
     placement: Placement,
     outcome: CellOutcome,
 ) -> list[tuple[Repeat, Verdict]]:
-    """The cell's repeats, each judged and applied to `outcome`: the study's count (or the
-    cell's), until a repeat ends the cell or the cell's stop rule says its verdict is known."""
+    """The repeats of one server start, each judged, marked with the start (its extra_json's
+    "start") and applied to `outcome`: the start's share (or the study's count), until a repeat
+    ends the cell or the cell's stop rule says its verdict is known."""
     judged: list[tuple[Repeat, Verdict]] = []
-    count = cell.repeats or ctx.study.repeats
-    for idx in range(count):
-        ctx.progress(f"{cell.label}: repeat {idx + 1}/{count}")
+    total, first = cell.repeats or ctx.study.repeats, cell.first_repeat
+    count = cell.share or total
+    for idx in range(first, first + count):
+        ctx.progress(f"{cell.label}: repeat {idx + 1}/{total}")
         rep = measure_repeat(idx, plan_of(idx), server, _repeat_context(ctx), placement)
+        rep = replace(rep, more={**rep.more, "start": cell.start})  # the start it belongs to
         verdict = judge_repeat(rep, server, ctx.study.error_threshold)
         judged.append((rep, verdict))
         outcome.apply(rep, verdict)
         if verdict.ends_cell:
             break
-        enough = cell.stop_at([r for r, _ in judged]) if cell.stop_at and idx + 1 < count else ""
+        last = idx + 1 == first + count
+        enough = cell.stop_at([r for r, _ in judged]) if cell.stop_at and not last else ""
         if enough:
-            outcome.notes.append(f"stopped after repeat {idx + 1} of {count}: {enough}")
+            outcome.notes.append(f"stopped after repeat {idx + 1} of {total}: {enough}")
             break
     return judged
 

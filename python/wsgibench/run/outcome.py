@@ -40,6 +40,31 @@ class CellOutcome:
         elif SEVERITY[verdict.status] > SEVERITY[self.status]:
             self.status, self.reason = verdict.status, verdict.reason
 
+    def goes_on(self, repeats: int) -> bool:
+        """Whether the cell's next server start is run: measured (or invalid) so far, with every
+        one of the `repeats` planned until now run (a stop rule did not end it early)."""
+        still = self.status in (CellStatus.MEASURED, CellStatus.INVALID)
+        return still and len(self.repeats) >= repeats
+
+    def join(self, got: CellOutcome, k: int) -> CellOutcome:
+        """Start `k`'s outcome added to the cell's (run/cell.py): its repeats, a status that stands
+        over the cell's (a disqualification over anything; the first invalid reason stays), its
+        notes and diagnoses not said yet, the highest memory peak; else the first start's
+        isolation, with the number of starts."""
+        self.repeats += got.repeats
+        if got.status != CellStatus.MEASURED and (
+            self.status == CellStatus.MEASURED or got.status != CellStatus.INVALID
+        ):
+            self.status, self.reason = got.status, f"start {k + 1}: {got.reason}"
+        self.notes += [n for n in got.notes if n not in self.notes]
+        codes = {d.get("code") for d in self.diagnoses}
+        self.diagnoses += [d for d in got.diagnoses if d.get("code") not in codes]
+        if self.isolation is not None and got.isolation is not None:
+            peaks = [i.get("memory_peak_bytes") for i in (self.isolation, got.isolation)]
+            self.isolation["memory_peak_bytes"] = max((p for p in peaks if p), default=None)
+            self.isolation["starts"] = k + 1
+        return self
+
 
 class MemoryCounter(Protocol):
     def oom_kills(self) -> int: ...

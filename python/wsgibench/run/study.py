@@ -191,7 +191,8 @@ class StudyRunner:
         return run
 
     def _begin(self, resume: bool, force: bool) -> int:
-        as_run = {**self.study.raw, "name": self.study.name}
+        # the starts as run, also when the study's default: a store from before has none (one)
+        as_run = {"starts": self.study.starts, **self.study.raw, "name": self.study.name}
         if self.study.changes:
             as_run["command_line"] = list(self.study.changes)
         config = json.loads(json.dumps(as_run, default=str))

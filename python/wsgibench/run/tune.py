@@ -2,7 +2,9 @@
 (Granian's st and mt) and, across a family of entries (gunicorn-*), the worker class. Every
 setting is a trial, a capacity search within the latency budget stored like any study's cells;
 successive halving spends the time on the promising ones (all of them coarsely first, the better
-half again finer, ...), and the winner is printed as the command line to deploy."""
+half again finer, ...). The settings whose capacity is within noise of the best's are tied, and
+the cheapest of them (CPU per request, then memory) is recommended, printed as the command line
+to deploy."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from wsgibench.results.capacity_compare import CAPACITY_NOISE
 from wsgibench.results.capacity_read import ServerCapacity
 from wsgibench.servers import LaunchContext, ServerRecipe, get, versions
 from wsgibench.servers.recipe import LAUNCHKIT_DIR
@@ -60,6 +63,22 @@ class Trial:
         """Capacity first; ties by CPU per request, then memory."""
         return (-(self.capacity or 0.0), self.cpu_us or math.inf, self.rss_mib or math.inf)
 
+    def cost_key(self) -> tuple[float, float, float]:
+        """CPU per request first, then memory, then the higher capacity."""
+        return (self.cpu_us or math.inf, self.rss_mib or math.inf, -(self.capacity or 0.0))
+
+
+def _band(t: Trial) -> tuple[float, float]:
+    """A trial's capacity with its uncertainty, in requests/s: its interval widened by a
+    search's noise (no rate above: no bound)."""
+    low, high = t.interval
+    noise = CAPACITY_NOISE
+    return (low or 0.0) * (1 - noise), math.inf if high is None else high * (1 + noise)
+
+
+def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
 
 @dataclass
 class Tuning:
@@ -68,11 +87,31 @@ class Tuning:
     stopped: str = ""
 
     @property
-    def winner(self) -> Trial | None:
-        """The best of the last round that met the budget somewhere and did not break: a search
-        the harness cut short counts with its lower bound, which the others did not reach."""
+    def best(self) -> Trial | None:
+        """The highest capacity of the last round that met the budget somewhere and did not
+        break: a search the harness cut short counts with its lower bound."""
         usable = [t for t in self.ranking if t.capacity and not t.broke]
         return usable[0] if usable else None
+
+    @property
+    def tied(self) -> list[Trial]:
+        """The last round's settings within noise of the best: their capacities' uncertainties
+        (the interval widened by a search's noise, results/capacity_compare.py) overlap its."""
+        best = self.best
+        if best is None:
+            return []
+        return [
+            t
+            for t in self.ranking
+            if t.capacity and not t.broke and _overlap(_band(t), _band(best))
+        ]
+
+    @property
+    def winner(self) -> Trial | None:
+        """The one to deploy: of the settings tied with the best (`tied`), the cheapest, by CPU
+        per request at capacity, then memory; the best itself when nothing ties with it."""
+        tied = self.tied
+        return min(tied, key=Trial.cost_key) if tied else None
 
 
 def settings_for(
@@ -170,7 +209,8 @@ def tune(
 ) -> Tuning:
     """Successive halving over the settings: each round runs the survivors' trials (run_round
     gets their loads and the round's repeats and returns their capacities), keeps the better
-    half, and ends when one is left, the rounds are done, or the trials or time run out."""
+    half and any setting tied within noise with the best (`Tuning.tied`), and ends when one is
+    left, the rounds are done, or the trials or time run out."""
     out, alive, started = Tuning(), settings[:max_trials], time.monotonic()
     if note := pool_note(budget.get("pool"), settings):
         progress(note)
@@ -190,7 +230,9 @@ def tune(
             out.stopped = "the time budget" if left > 0 else "the trial budget"
             break
         keep = max(1, min(left, math.ceil(len(alive) / 2)))
-        alive = [t.setting for t in out.ranking if not t.broke][:keep] or alive[:1]
+        better = [t.setting for t in out.ranking if not t.broke][:keep] or alive[:1]
+        tied = [t.setting for t in out.tied if t.setting not in better]  # never cut for noise
+        alive = (better + tied)[: max(keep, min(left, len(better) + len(tied)))]
     return out
 
 

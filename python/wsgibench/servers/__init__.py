@@ -74,12 +74,20 @@ def listed(hidden: bool = False) -> dict[str, ServerRecipe]:
     return {n: r for n, r in catalog().items() if r.hidden == hidden}
 
 
+# `server#tag`: a second entry of the same server (its recipe, venv and settings), another name:
+# what A/A calibration runs against itself (`wsgibench calibrate`).
+TWIN = "#"
+
+
 def get(name: str) -> ServerRecipe:
-    """The recipe of a catalog name, of `name@version` (the server at that release), or of
-    `name+nginx` (the server behind nginx, servers/fronts.py)."""
+    """The recipe of a catalog name, of `name@version` (the server at that release), of
+    `name+nginx` (the server behind nginx, servers/fronts.py), or of `name#tag` (the same server
+    as another entry: A/A calibration)."""
     recipes = catalog()
     if name in recipes:
         return recipes[name]
+    if TWIN in name:
+        return _twin(*name.split(TWIN, 1))
     base, fronted = fronts.split(name)
     if f"{fronts.SUFFIX}@" in name:
         raise UsageError(f"{name!r}: a server at a release behind nginx is SERVER@VERSION+nginx")
@@ -89,6 +97,13 @@ def get(name: str) -> ServerRecipe:
     if version is not None:
         return _at_version(base, version)
     raise UsageError(f"unknown server {name!r}{_hint(name, list(recipes))}")
+
+
+@cache
+def _twin(base: str, tag: str) -> ServerRecipe:
+    if not base or not tag or TWIN in tag:
+        raise UsageError(f"{base + TWIN + tag!r}: a second entry of a server is SERVER{TWIN}TAG")
+    return replace(get(base), name=f"{get(base).name}{TWIN}{tag}")
 
 
 @cache

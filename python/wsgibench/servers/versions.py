@@ -23,8 +23,8 @@ from wsgibench.servers.recipe import ServerRecipe
 
 def split(name: str) -> tuple[str, str | None]:
     """`server@version` -> (server, version); a plain name -> (name, None); a server behind nginx
-    (`server@version+nginx`) as its server."""
-    base, at, version = fronts.split(name)[0].partition("@")
+    (`server@version+nginx`) as its server; a second entry (`server@version#b`) as the first."""
+    base, at, version = fronts.split(name.partition("#")[0])[0].partition("@")
     if not at:
         return base, None
     if not base or not version:

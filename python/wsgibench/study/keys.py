@@ -141,10 +141,22 @@ STUDY_KEYS: tuple[Key, ...] = (
         "repeats",
         _POSITIVE_INT,
         "3",
-        "Measured repeats per cell (after one warm-up). A "
-        "significance test between two servers needs at least 4 on each side.",
+        "Measured repeats per cell, spread over its server starts (`starts`): each start has "
+        "its warm-up, then its share of the repeats.",
         "repeats",
         "repeats = 4",
+    ),
+    Key(
+        "starts",
+        _POSITIVE_INT,
+        "3",
+        "Independent server starts per cell (each stopped, started fresh on new ports, checked "
+        "and warmed up), the unit a claim between servers is tested on: Student's t on the "
+        "logs of the starts' medians (docs/measurement.md). At most `repeats` (fewer repeats: "
+        "one start each); a cell with one start says its claims are untested. A capacity "
+        "load's steps start their server once.",
+        "repeats",
+        "starts = 5",
     ),
     Key(
         "trim",

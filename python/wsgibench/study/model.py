@@ -16,9 +16,10 @@ from wsgibench.machine.topology import scaling_steps
 from wsgibench.paths import STUDIES_DIR
 from wsgibench.servers import resolve
 from wsgibench.study.apps import APPS, AppSpec, get_app
+from wsgibench.study.full import check_full
 from wsgibench.study.keys import STUDY_KEYS, TUNE_KEYS
 from wsgibench.study.kinds import nearest, read_table
-from wsgibench.study.load_keys import LOAD_KEYS, SERVER_SETTING_KEYS
+from wsgibench.study.load_keys import SERVER_SETTING_KEYS
 from wsgibench.study.loads import Load, RequestKind, check_runtime_mode, parse_load, parse_request
 from wsgibench.study.split import LoadHostsSpec, parse_hosts
 from wsgibench.study.userapps import is_user_spec, probe_of, user_app
@@ -35,12 +36,12 @@ class Study:
     # The app itself: a built-in's spec, or one's own (study/userapps.py); None: APPS[app].
     app_spec: AppSpec | None = None
     app_env: dict[str, str] = field(default_factory=dict)
-    # Pitfall switches: the defaults are the right settings; studies that demonstrate a
-    # pitfall (and the diagnosis tests) turn them the wrong way on purpose.
+    # Pitfall switches, right by default; studies (and tests) that show a pitfall turn them wrong.
     backlog: int = 2048
     tcp_nodelay: bool = True
     access_log: bool = False  # honoured by gunicorn recipes
     repeats: int = 3
+    starts: int = 3  # independent server starts a cell's repeats are spread over (at most repeats)
     trim: int = 0  # repeats dropped at each end before the trimmed mean (seed 004: 1)
     random_order: bool = True
     seed: int = 1
@@ -160,10 +161,7 @@ def parse_study(
     base = base or Path.cwd()
     values = read_table(raw, STUDY_KEYS, where)
     _tune_table(values, where)
-    for required in ("servers", "load"):
-        if required not in values:
-            key = next(k for k in STUDY_KEYS if k.name == required)
-            raise UsageError(f"{where}: {required} is required: {key.kind.describe()}")
+    _required(values, where)
     servers = _servers(values["servers"], where)
     requests, app_env = _app_settings(values, where, base)
     app = _app(values, where, base, app_base or base, requests)
@@ -171,10 +169,6 @@ def parse_study(
     loads = _loads(values["load"], values.get("scale_cpus"), where, app, servers)
     check_full(values.get("full"), {load.name for load in loads}, where)
     repeats, trim = values.get("repeats", 3), values.get("trim", 0)
-    if repeats - 2 * trim < 1:
-        raise UsageError(
-            f"{where}: trim {trim} leaves no repeat of {repeats} (repeats - 2 × trim must be ≥ 1)"
-        )
     settings = _server_settings(values.get("server_settings", {}), servers, where)
     hosts = parse_hosts(values, where)
     return Study(
@@ -187,6 +181,7 @@ def parse_study(
         app_spec=app,
         app_env={**app.env, **app_env},
         repeats=repeats,
+        starts=values.get("starts", 3),
         trim=trim,
         random_order=values.get("random_order", True),
         seed=values.get("seed", 1),
@@ -211,6 +206,19 @@ def parse_study(
         tune=values.get("tune"),
         base=app_base or base,
     )
+
+
+def _required(values: dict[str, Any], where: str) -> None:
+    """The keys every study has, and repeats enough for its trim."""
+    for required in ("servers", "load"):
+        if required not in values:
+            key = next(k for k in STUDY_KEYS if k.name == required)
+            raise UsageError(f"{where}: {required} is required: {key.kind.describe()}")
+    repeats, trim = values.get("repeats", 3), values.get("trim", 0)
+    if repeats - 2 * trim < 1:
+        raise UsageError(
+            f"{where}: trim {trim} leaves no repeat of {repeats} (repeats - 2 × trim must be ≥ 1)"
+        )
 
 
 def _tune_table(values: dict[str, Any], where: str) -> None:
@@ -265,40 +273,6 @@ def _unknown(name: str) -> str:
             "(no such file here)"
         )
     return name
-
-
-def check_full(full: dict[str, Any] | None, loads: set[str], where: str) -> None:
-    """[full] holds study keys (not name, load or full itself) and [full.load.NAME] tables of
-    a load's keys, NAME one of the study's loads: checked whether or not --full is given."""
-    if full is None:
-        return
-    top = {k: v for k, v in full.items() if k != "load"}
-    for name in ("name", "full"):
-        if name in top:
-            raise UsageError(f"{where}: full.{name} cannot be changed by the full size")
-    read_table(top, STUDY_KEYS, where, "full.")
-    by_load = full.get("load", {})
-    if not isinstance(by_load, dict) or not all(isinstance(v, dict) for v in by_load.values()):
-        raise UsageError(f"{where}: full.load must hold [full.load.NAME] tables")
-    for name, table in by_load.items():
-        if name not in loads:
-            raise UsageError(
-                f"{where}: [full.load.{name}] names no load of the study{nearest(name, sorted(loads))}"
-            )
-        read_table(table, LOAD_KEYS, where, f"full.load.{name}.")
-
-
-def apply_full(raw: dict[str, Any], where: str) -> dict[str, Any]:
-    """The study as its seed ran it at full size: [full] replaces top-level keys, and
-    [full.load.NAME] the keys of that load."""
-    full = raw.get("full")
-    if not isinstance(full, dict):
-        raise UsageError(f"--full: {where} has no [full] size: it already runs as its seed did")
-    loads = full.get("load", {})
-    merged = {**raw, **{k: v for k, v in full.items() if k != "load"}}
-    merged["load"] = [{**load, **loads.get(load.get("name"), {})} for load in raw.get("load", [])]
-    merged.pop("full")
-    return merged
 
 
 def _server_settings(

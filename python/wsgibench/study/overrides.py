@@ -1,5 +1,5 @@
-"""The command line's changes to a study (`run --servers --levels --duration --repeats --app-env
---full --server-cpus ...`): each value checked against the key it changes, with an error that
+"""The command line's changes to a study (`run --servers --levels --duration --repeats --starts
+--app-env --full --server-cpus ...`): each value checked against the key it changes, with an error that
 names the option, and a line per change, stored with the run and shown in its report."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from wsgibench.errors import UsageError
 from wsgibench.machine.topology import parse_cpulist
 from wsgibench.servers import resolve
 from wsgibench.study.apps import APPS
+from wsgibench.study.full import apply_full
 from wsgibench.study.kinds import Bad, Int, Kind, ListOf, Number
 from wsgibench.study.model import (
     Study,
-    apply_full,
     parse_study,
     read_raw,
     shown_path,
@@ -32,6 +32,7 @@ class Overrides:
     servers: str | None = None
     ceiling: bool = True  # keep the study's nginx ceiling when --servers replaces its servers
     repeats: int | None = None
+    starts: int | None = None
     duration: float | None = None
     levels: str | None = None
     app_env: tuple[str, ...] = ()
@@ -61,6 +62,9 @@ class Overrides:
             out["repeats"] = self.repeats
             out["trim"] = min(int(raw.get("trim", 0)), max(0, (self.repeats - 1) // 2))
             said.append(f"--repeats {self.repeats}")
+        if self.starts is not None:
+            out["starts"] = _option("--starts", self.starts, _REPEATS)
+            said.append(f"--starts {self.starts}")
         out, said = self._loads(out, said)
         for key, value in (("server_cpus", self.server_cpus), ("engine_cpus", self.engine_cpus)):
             if value:

@@ -19,6 +19,12 @@ class CellPlan:
     load: Load
     level: float
     repeats: int | None = None  # the most repeats it runs (None: the study's)
+    starts: int | None = None  # the server starts they are spread over (None: the study's)
+    # One start's share of the cell (run/cell.py): the start's index, its first repeat's index and
+    # its number of repeats (None: all of them).
+    start: int = 0
+    first_repeat: int = 0
+    share: int | None = None
     # Asked after each repeat but the last, with the repeats so far: a reason to run no more (the
     # verdict is known), or "".
     stop_at: Callable[[Sequence[Repeat]], str] | None = field(default=None, compare=False)
@@ -30,6 +36,16 @@ class CellPlan:
     def key(self) -> tuple[str, str, float]:
         """What identifies the cell in the store: server, load name, level."""
         return (self.server, self.load.name, float(self.level))
+
+    def start_count(self, study: Study) -> int:
+        """The server starts its repeats are spread over: its own or the study's `starts`, at
+        most one a repeat."""
+        return max(1, min(self.starts or study.starts, self.repeats or study.repeats))
+
+    def shares(self, study: Study) -> list[int]:
+        """The repeats of each start, as even as they go (the first starts one more)."""
+        starts, repeats = self.start_count(study), self.repeats or study.repeats
+        return [repeats // starts + (k < repeats % starts) for k in range(starts)]
 
     @property
     def label(self) -> str:

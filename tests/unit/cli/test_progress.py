@@ -47,10 +47,12 @@ def test_plain_output_has_one_line_per_cell_with_the_time_left():
         )
     progress.stop()
     text = out.getvalue().splitlines()
-    assert text[0] == "p: 2 servers, 4 cells, 2 repeats each; about 56s by the plan"
+    assert text[0] == (
+        "p: 2 servers, 4 cells, 2 repeats each over 2 server starts; about 1m08s by the plan"
+    )
     assert [t.split("]")[0] for t in text[1:]] == ["[1/4", "[2/4", "[3/4", "[4/4"]
-    # each cell planned 2 + 1 + 2 x 5.5 = 14 s, took twice that: 3 left x 28 s = 1m24s
-    assert text[1].endswith("· ~1m24s left") and text[4].endswith("· ~0s left")
+    # each cell planned 2 starts x (2 + 1) + 2 x 5.5 = 17 s, took twice that: 3 left x 34 s
+    assert text[1].endswith("· ~1m42s left") and text[4].endswith("· ~0s left")
     assert "measured, 1,050 req/s (repeats 1,000 1,100), p50 0.25 ms" in text[1]
 
 

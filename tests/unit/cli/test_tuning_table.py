@@ -61,3 +61,20 @@ def test_no_winner_says_why():
         None, None, "one setting left",
     )  # fmt: skip
     assert "no setting met the budget at the lowest rate tried" in _printed(missed)
+
+
+def test_settings_tied_with_the_best_are_said_and_the_cheapest_recommended(tmp_path: Path):
+    from dataclasses import replace
+
+    record = replace(
+        _record(),
+        tied=("gunicorn-gthread w3 t8", "gunicorn-gthread w1 t8"),
+        best="gunicorn-gthread w3 t8",
+    )
+    text = _printed(record)
+    assert "tied within noise with the highest capacity (gunicorn-gthread w3 t8)" in text
+    assert "recommended: the cheapest of them, by CPU per request at capacity" in text
+    store = Store(tmp_path / "s.sqlite")
+    save_tuning(store, record)
+    back = tuning_of(store, 2)
+    assert back is not None and back.tied == record.tied and back.best == record.best

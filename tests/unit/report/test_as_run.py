@@ -17,7 +17,7 @@ def _meta(**config: object) -> StudyMeta:
 def test_pong_says_no_app():
     assert (
         _meta().as_run()
-        == "As run: 1 server, 3 repeats per cell; c: closed at connections 4, 16, 2 s."
+        == "As run: 1 server, 3 repeats per cell, one server start; c: closed at connections 4, 16, 2 s."
     )
 
 
@@ -34,7 +34,7 @@ def test_ones_own_app_its_settings_and_requests_are_said():
         ],
     ).as_run()  # fmt: skip
     assert said == (
-        "As run: 1 server, 3 repeats per cell; app fac:create_app('x') (ASGI side"
+        "As run: 1 server, 3 repeats per cell, one server start; app fac:create_app('x') (ASGI side"
         " fac:create_asgi()), its dependencies from requirements.txt; app settings"
         " DJANGO_SETTINGS_MODULE=mysite.settings; requests items: GET /api/items?limit=5 × 3"
         ' expecting {"status": 200, "json": {"count": 5}}, echo: POST /echo;'

@@ -152,7 +152,8 @@ def test_the_finding_names_the_leader_by_how_much_and_the_cpu_at_capacity(store)
     assert line == (
         "p99-10ms (capacity within p99 ≤ 10 ms, errors ≤ 5.0%): a has the highest capacity, "
         "9,750 req/s (interval 9,750–10,000), 239% above b with 2,880 req/s (interval "
-        "2,880–3,000). CPU per request at capacity: a 20 µs, b 80 µs."
+        "2,880–3,000) (apart beyond each one's ±10% search noise). CPU per request at capacity: "
+        "a 20 µs, b 80 µs."
     )
 
 
@@ -173,7 +174,11 @@ def test_overlapping_intervals_are_not_distinguishable(store):
     assert "% above" not in text
     touching = [_capacity("x", 1100.0, 1200.0), _capacity("y", 1000.0, 1100.0)]
     text = capacity_leader(load, touching) or ""
-    assert "10% above y" in text  # [1000, 1100) and [1100, 1200) share no rate
+    # [1000, 1100) and [1100, 1200) share no rate, but within each search's ±10 % they do
+    assert "not distinguishable from y" in text and "% above" not in text
+    apart = [_capacity("x", 1400.0, 1500.0), _capacity("y", 1000.0, 1100.0)]
+    text = capacity_leader(load, apart) or ""
+    assert "40% above y" in text and "beyond each one's ±10% search noise" in text
 
 
 def test_no_server_within_the_budget_is_said(store):

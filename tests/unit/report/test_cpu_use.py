@@ -28,6 +28,7 @@ def test_a_lead_bought_with_more_cores_is_said_and_the_fair_ranking_differs(tmp_
     assert "by 1 worker(s)" in said
     fair = fair_ranking(load, 256)
     assert fair and "granian-asgi leads by req/s" in fair and "uvicorn leads per CPU-second" in fair
+    assert "ahead of granian-asgi" in fair  # tested on the starts, not by the medians alone
     assert fair.endswith(BUDGET)
     lines = findings(data)
     assert said in lines and fair in lines
@@ -38,5 +39,23 @@ def test_equal_cores_make_no_claim_and_one_leader_for_both(tmp_path: Path):
     load = data.loads[0]
     assert more_cores(load, 256) is None
     fair = fair_ranking(load, 256)
-    assert fair and "granian-asgi leads by req/s and by CPU-second" in fair
+    assert fair and "granian-asgi leads by req/s and leads per CPU-second" in fair
+    assert "ahead of uvicorn (" in fair and "3 vs 3 server starts" in fair
     assert BUDGET not in fair
+
+
+def test_a_lead_per_cpu_second_on_one_start_is_untested(tmp_path: Path):
+    path = build_store(
+        tmp_path / "one.sqlite", SPEEDS, levels=(256,), cpu={"uvicorn": 99.0}, starts=1
+    )
+    load = load_report_data(Store(path, create=False, read_only=True)).loads[0]
+    fair = fair_ranking(load, 256) or ""
+    assert "by value; 1 vs 1 server start: untested" in fair and "ahead" not in fair, fair
+
+
+def test_a_lead_per_cpu_second_within_noise_is_a_tie(tmp_path: Path):
+    speeds = {"granian-asgi": 50000.0, "uvicorn": 50100.0}
+    path = build_store(tmp_path / "tie.sqlite", speeds, levels=(256,), jitter=0.05, seed=3)
+    load = load_report_data(Store(path, create=False, read_only=True)).loads[0]
+    fair = fair_ranking(load, 256) or ""
+    assert "tied within noise with" in fair and "ahead" not in fair, fair

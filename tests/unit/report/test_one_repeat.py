@@ -35,8 +35,8 @@ def test_findings_and_winners_never_claim_a_tie_on_one_repeat(tmp_path: Path):
     data = load_report_data(_store(tmp_path, "a"))
     lines = findings(data)
     lead = next(line for line in lines if "leads with" in line)
-    assert "bjoern leads" in lead and "by value" in lead and "no test possible" in lead, lead
-    assert "4 for Mann-Whitney" in lead
+    assert "bjoern leads" in lead and "by value" in lead and "untested" in lead, lead
+    assert "1 vs 1 server start" in lead and "ahead" not in lead
     winners = [w for load in data.loads for w in load_table(load).winners]
     assert winners
     for w in winners:
@@ -66,10 +66,10 @@ def test_compare_of_one_repeat_stores_tests_nothing_and_counts_for_real(tmp_path
     a, b = _store(tmp_path, "a"), _store(tmp_path, "b", slowdown=1.19)
     result = compare_stores(a, b)
     outcomes = [c.outcome for c in result.cells if c.matched]
-    assert outcomes and all(o.startswith("untested:") for o in outcomes), outcomes
+    assert outcomes and all(o.startswith("not tested:") for o in outcomes), outcomes
     assert not any(TIE.search(o) for o in outcomes)
     note = method_note(result)
-    assert "Repeats per cell: A 1; B 1." in note and "a single repeat allows no test" in note
-    assert "3 vs 3" not in note
+    assert "Server starts per cell: A 1; B 1." in note and "nothing is tested" in note
+    assert "over the 0 tests" in note
     out = CliRunner().invoke(cli, ["compare", str(a.path), str(b.path)]).output
-    assert "untested" in out and "no significant change" not in out
+    assert "not tested" in out and "no change detected" not in out

@@ -150,7 +150,7 @@ def test_a_seed_release_beside_todays_is_said_with_its_share(tmp_path: Path):
     (line,) = section.releases  # at 16 connections, where today's release did best
     assert line.startswith("closed at 16: gunicorn-sync 19.9.0 (the seed's) 4,640 req/s, ")
     assert "(+25.0%)" in line  # today's against the release's, 3 repeats each
-    assert "beyond the noise (min-max ranges" in line  # 3 vs 3 repeats, ranges apart
+    assert "beyond the noise (Student's t on the logs of 3 vs 3 server starts" in line
     said = render(load_report_data(Store(path)), [], [], "c")
     assert "The seed's releases beside today's:" in said
     # the claims file's notes and the seed's lines no claim judges, each with why

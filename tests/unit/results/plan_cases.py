@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from wsgibench.study.full import apply_full
 from wsgibench.study.loads import Load
 from wsgibench.study.model import (
     Study,
-    apply_full,
     builtin_names,
     parse_study,
     read_raw,

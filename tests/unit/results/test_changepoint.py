@@ -9,7 +9,15 @@ import statistics
 
 import pytest
 
-from wsgibench.results.changepoint import ALPHA, changes, gate
+from wsgibench.results.changepoint import (
+    ALPHA,
+    changes,
+    gate,
+    max_t_p,
+    screen,
+    study_changes,
+    study_gates,
+)
 from wsgibench.results.significance import prediction_p, t_test_p
 
 LEVEL = 10_000.0
@@ -104,3 +112,52 @@ def test_the_t_test_and_the_prediction_p_match_the_tables():
     values = [9.0, 10.0, 10.0, 11.0]
     sd = statistics.stdev(values)
     assert prediction_p(values, 10 - 3 * sd) == pytest.approx(0.0748, abs=1e-3)
+
+
+def test_the_screen_is_calibrated_on_series_with_no_change():
+    """Its p is uniform when nothing changed: about 5 % of screens below 0.05, 1 % below 0.01."""
+    rng = random.Random(21)
+    ps = [screen(_runs([LEVEL] * 10, rng)) or 1.0 for _ in range(1500)]
+    assert 0.025 <= sum(p < 0.05 for p in ps) / 1500 <= 0.075
+    assert sum(p < 0.01 for p in ps) / 1500 <= 0.02
+    assert screen(_runs([LEVEL] * 3, rng)) is None  # too few runs to search
+
+
+def test_the_largest_t_is_judged_against_its_own_null_not_one_split():
+    # one t of 3 between 5 and 5 runs: p 0.017 alone; the largest of 7 splits is less rare
+    assert t_test_p([0.0] * 4 + [1.0], [1.0] * 4 + [2.0]) < max_t_p(3.0, 10)
+    assert max_t_p(3.0, 10) < min(1.0, 7 * 0.017)  # sharper than Bonferroni
+    assert max_t_p(100.0, 10) == pytest.approx(1 / 40_001)
+    assert max_t_p(0.0, 10) == 1.0
+
+
+def test_over_a_study_of_many_series_the_discoveries_are_kept_few_and_the_step_found():
+    """26 cells x 2 metrics: unchanged, few studies report anything (the FDR over all series);
+    one series stepped 10 % at run 6 is found there, the others stay quiet."""
+    rng = random.Random(5)
+    quiet = 0
+    for _ in range(40):
+        every = [_runs([LEVEL] * 10, rng, 0.01, 0.01) for _ in range(52)]
+        quiet += not any(study_changes(every))
+    assert quiet >= 36, quiet
+    found = 0
+    for _ in range(20):
+        every = [_runs([LEVEL] * 10, rng, 0.01, 0.01) for _ in range(51)]
+        every.insert(0, _runs([LEVEL] * 6 + [LEVEL * 0.9] * 4, rng, 0.01, 0.01))
+        result = study_changes(every)
+        found += [(c.index, c.kind) for c in result[0]] == [(6, "step")]
+    assert found >= 18, found
+
+
+def test_the_gate_over_many_cells_is_adjusted():
+    """The newest run 15 % slower in one of 20 cells fails it; 19 steady cells do not, and the
+    same p alone would be smaller than it is adjusted over the 20."""
+    rng = random.Random(9)
+    every = [_runs([LEVEL] * 8, rng) for _ in range(19)]
+    every.insert(0, _runs([LEVEL] * 7 + [LEVEL * 0.85], rng))
+    found = [changes(s) for s in every]
+    gates = study_gates(every, found)
+    assert gates[0].regressed(0.05) and not any(g.regressed(0.05) for g in gates[1:])
+    alone = gate(every[0], found[0])
+    assert alone.p_value is not None and gates[0].p_value is not None
+    assert gates[0].p_value > alone.p_value

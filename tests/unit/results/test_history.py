@@ -6,6 +6,7 @@ newest run and 0 on a steady one."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -128,3 +129,23 @@ def test_without_a_path_the_default_store_where_every_run_goes(tmp_path: Path, m
     assert said.exit_code == 0 and "1 run(s)" in said.output, said.output
     named = CliRunner().invoke(history_command, ["--results", "results/wsgibench.sqlite"])
     assert named.exit_code == 0 and "1 run(s)" in named.output, named.output
+
+
+def test_a_contended_run_is_left_out_of_the_search_and_said(tmp_path: Path):
+    """Run 5 of 8 measured while other work took the CPUs (its cells diagnosed contended) and
+    much slower: no change is read from it, and each timeline says it was left out."""
+    folder = _runs(tmp_path / "h", slow_from=None)
+    (folder / "run-05.sqlite").unlink()
+    build_store(folder / "run-05.sqlite", SPEEDS, seed=5, slowdown=2.0, env=ENV)
+    with sqlite3.connect(folder / "run-05.sqlite") as db:
+        db.execute(
+            "UPDATE cells SET diagnoses_json = ?",
+            (json.dumps([{"code": "contended", "message": "other work took 30 %"}]),),
+        )
+    (group,) = read_history([folder])
+    for timeline in group.timelines:
+        assert len(timeline.points) == 8 and len(timeline.measured()) == 7
+        assert not timeline.rps_changes and not timeline.p99_changes
+        assert timeline.left_out() == "1 contended"
+    said = CliRunner().invoke(history_command, [str(folder)])
+    assert "left out of the search: 1 contended run(s)" in said.output, said.output

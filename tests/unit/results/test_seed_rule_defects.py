@@ -24,11 +24,12 @@ def view(points: dict[str, list[Point]]) -> RunView:
 
 
 def at(level: float, metric: str, *repeats: float) -> Point:
-    """A trusted point: the median of its repeats, and the repeats themselves."""
+    """A trusted point: the median of its repeats, and the repeats themselves (each its own
+    server start: the unit a difference is tested on)."""
     ordered = sorted(repeats)
     middle = len(ordered) // 2
     median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-    return Point(level, {metric: median}, samples={metric: tuple(repeats)})
+    return Point(level, {metric: median}, samples={metric: tuple((r,) for r in repeats)})
 
 
 def test_a_rank_claim_with_servers_of_its_set_not_measured_is_not_comparable():

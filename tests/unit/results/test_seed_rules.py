@@ -302,8 +302,8 @@ def test_a_dead_cell_fails_no_errors_as_every_request_an_error():
 def test_a_rough_swap_one_repeat_cannot_test_is_not_comparable():
     c = claim("order", servers=["a", "b"], rough=True)
     one = {
-        "a": [Point(100, {"rps_ok": 100.0}, samples={"rps_ok": (100.0,)})],
-        "b": [Point(100, {"rps_ok": 101.0}, samples={"rps_ok": (101.0,)})],
+        "a": [Point(100, {"rps_ok": 100.0}, samples={"rps_ok": ((100.0,),)})],
+        "b": [Point(100, {"rps_ok": 101.0}, samples={"rps_ok": ((101.0,),)})],
     }
     v = judge(c, SEED, RunView({"l": one}, {}, {}, {"l": "connections"}))
     assert v.verdict == NOT_COMPARABLE and "cannot tell from noise" in v.sentence

@@ -1,82 +1,120 @@
-"""The significance test behind `compare` and report ties: exact Mann-Whitney U against brute force."""
+"""The rule behind every claim between servers, on synthetic data with known truth: the server start
+is the unit (Student's t on the logs of the starts' medians), one start is untested, identical
+servers are called apart at about the nominal rate, a 10 % difference is found, and the
+Benjamini–Hochberg adjustment and the t-tests agree with tables and a hand computation."""
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
 
 import pytest
+from scipy import stats
 
-from wsgibench.results.significance import compare_samples, mann_whitney_u, min_p
-
-
-def _brute_force_p(a: list[float], b: list[float]) -> float:
-    """Two-sided permutation p of the rank-sum statistic, by enumerating every relabelling."""
-    pooled = [*a, *b]
-    ranks = {}
-    for v in set(pooled):  # midranks, computed independently of the implementation
-        below = sum(1 for x in pooled if x < v)
-        equal = sum(1 for x in pooled if x == v)
-        ranks[v] = below + (equal + 1) / 2
-    r = [ranks[v] for v in pooled]
-    expected = len(a) * (len(pooled) + 1) / 2
-    observed = abs(sum(r[: len(a)]) - expected)
-    hits = total = 0
-    for combo in itertools.combinations(range(len(pooled)), len(a)):
-        total += 1
-        hits += abs(sum(r[i] for i in combo) - expected) >= observed - 1e-9
-    return hits / total
+from wsgibench.results.significance import (
+    ALPHA,
+    NOISE,
+    adjusted,
+    compare_starts,
+    grouped,
+    prediction_p,
+    t_test_p,
+    trend_p,
+)
 
 
-def test_known_exact_values():
-    assert mann_whitney_u([1, 2, 3], [4, 5, 6]) == (0.0, pytest.approx(0.1))
-    assert mann_whitney_u([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])[1] == pytest.approx(2 / 252)
-    assert mann_whitney_u([6, 7, 8, 9, 10], [1, 2, 3, 4, 5])[0] == 25.0
-    assert mann_whitney_u([1, 2, 3], [1, 2, 3])[1] == 1.0
-    assert mann_whitney_u([5, 5, 5], [5, 5, 5])[1] == 1.0
+def _server(rng: random.Random, level: float, starts: int, repeats: int, between: float):
+    """A server measured over `starts` starts: each start's level drawn around `level` (relative
+    sd `between`), its repeats 0.5 % around that."""
+    out = []
+    for _ in range(starts):
+        at = level * (1 + rng.gauss(0, between))
+        out.append([at * (1 + rng.gauss(0, 0.005)) for _ in range(repeats)])
+    return out
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_matches_brute_force_with_and_without_ties(seed):
-    rng = random.Random(seed)
-    n1, n2 = rng.randint(1, 6), rng.randint(1, 6)
-    pool = [rng.randint(0, 4) for _ in range(3)] if seed % 2 else None  # even seeds: no ties
-    draw = (lambda: rng.choice(pool)) if pool else (lambda: rng.random())
-    a = [draw() + (0.5 if seed % 3 == 0 else 0) for _ in range(n1)]
-    b = [draw() for _ in range(n2)]
-    assert mann_whitney_u(a, b)[1] == pytest.approx(_brute_force_p(a, b))
+def test_one_start_a_side_is_untested_never_ahead():
+    v = compare_starts([[1000.0, 1001.0, 999.0]], [[500.0, 501.0], [499.0]])
+    assert not v.testable and not v.significant and v.p_value is None
+    assert "1 vs 2 server starts: untested" in v.method
+    assert v.change == pytest.approx(-0.5, abs=0.01)  # the change is still given, by value
 
 
-def test_min_p():
-    assert min_p(3, 3) == pytest.approx(0.1)
-    assert min_p(5, 5) == pytest.approx(2 / math.comb(10, 5))
+def test_identical_starts_are_no_change_and_distinct_ones_are():
+    same = [[1000.0], [1010.0], [990.0]]
+    v = compare_starts(same, same)
+    assert v.testable and not v.significant and v.p_value == pytest.approx(1.0)
+    apart = compare_starts(same, [[900.0], [905.0], [895.0]])
+    assert apart.significant and apart.beyond_noise and apart.change == pytest.approx(-0.1, 0.01)
+    assert "Student's t on the logs of 3 vs 3 server starts' medians" in apart.method
 
 
-def test_identical_repeats_are_no_change():
-    v = compare_samples([1000, 1010, 990, 1005, 995], [1000, 1010, 990, 1005, 995])
-    assert not v.significant and v.p_value == 1.0 and v.change == 0
+def test_the_unit_is_the_start_not_the_repeat():
+    """Many tight repeats in each of two starts whose levels differ: the repeats alone would call
+    the servers apart, the starts' medians (2 a side, the same spread) do not."""
+    a = [[1000.0 + i * 0.1 for i in range(10)], [1040.0 + i * 0.1 for i in range(10)]]
+    b = [[1010.0 + i * 0.1 for i in range(10)], [1050.0 + i * 0.1 for i in range(10)]]
+    assert not compare_starts(a, b).significant
 
 
-def test_halving_is_significant_with_five_repeats():
-    v = compare_samples([1000, 1010, 990, 1005, 995], [500, 505, 495, 502, 498])
-    assert v.significant and v.p_value < 0.01 and v.method.startswith("Mann-Whitney")
-    assert v.change == pytest.approx(-0.5, abs=0.01) and v.change_pct == "-50.0%"
+def test_no_spread_at_all_is_a_difference_when_the_levels_differ():
+    assert compare_starts([[100.0], [100.0]], [[110.0], [110.0]]).p_value == 0.0
+    assert compare_starts([[100.0], [100.0]], [[100.0], [100.0]]).p_value == 1.0
 
 
-def test_overlapping_noise_is_not_significant():
-    v = compare_samples([1000, 1100, 900, 1050, 950], [1020, 1080, 920, 990, 1010])
-    assert not v.significant
+def test_grouped_keeps_start_order_and_leaves_out_missing_values():
+    assert grouped([(1, 5.0), (0, 1.0), (1, None), (0, 2.0), (2, math.nan)]) == [[1.0, 2.0], [5.0]]
 
 
-def test_three_repeats_fall_back_to_ranges():
-    disjoint = compare_samples([100, 101, 102], [50, 51, 52])
-    assert disjoint.significant and "ranges" in disjoint.method
-    overlapping = compare_samples([100, 101, 102], [101.5, 103, 104])
-    assert not overlapping.significant
+def test_identical_servers_are_called_apart_at_about_the_nominal_rate():
+    """A/A on simulated starts (3 a side, 3 % between-start sd): the rate is the test's alpha."""
+    rng = random.Random(7)
+    n = 4000
+    apart = sum(
+        compare_starts(_server(rng, 1e4, 3, 2, 0.03), _server(rng, 1e4, 3, 2, 0.03)).significant
+        for _ in range(n)
+    )
+    assert abs(apart / n - ALPHA) < 0.012, apart / n
 
 
-def test_single_values_never_significant_and_empty_rejected():
-    assert not compare_samples([1], [1000]).significant
+def test_a_ten_percent_difference_is_found_at_the_default_starts():
+    """3 starts a side (the default), 2 % between-start sd: a 10 % slower server is called
+    apart in at least 90 % of pairs."""
+    rng = random.Random(11)
+    n = 2000
+    found = sum(
+        compare_starts(_server(rng, 1e4, 3, 1, 0.02), _server(rng, 0.9e4, 3, 1, 0.02)).beyond_noise
+        for _ in range(n)
+    )
+    assert found / n >= 0.9, found / n
+
+
+def test_a_significant_change_below_the_noise_threshold_is_not_beyond_it():
+    a = [[1000.0], [1000.5], [999.5]]
+    b = [[1010.0], [1010.5], [1009.5]]  # +1 %, tight: significant, under NOISE
+    v = compare_starts(a, b)
+    assert v.significant and abs(v.change or 0) < NOISE and not v.beyond_noise
+
+
+def test_benjamini_hochberg_by_hand():
+    p = [0.01, 0.04, 0.03, 0.5]
+    # sorted 0.01, 0.03, 0.04, 0.5 -> p * m / rank: 0.04, 0.06, 0.0533, 0.5; then the running
+    # minimum from the largest rank down.
+    assert adjusted(p) == pytest.approx([0.04, 0.0533333, 0.0533333, 0.5])
+    assert adjusted([]) == []
+
+
+def test_the_t_tests_match_the_tables():
+    a, b = [1.0, 2.0, 3.0, 4.0], [2.0, 3.0, 4.0, 5.5]
+    assert t_test_p(a, b) == pytest.approx(0.2978, abs=1e-3)  # t = -1.14 on 6 df
+    assert t_test_p(a, b) == pytest.approx(stats.ttest_ind(a, b).pvalue)
+    assert t_test_p([1.0, 2.0, 3.0], [1.0, 2.0, 3.0]) == pytest.approx(1.0)
+    values = [10.0, 11.0, 9.0, 10.5, 9.5]
+    sd = 0.7905694150420949
+    # t = 3 / sqrt(1 + 1/5) = 2.739 on 4 df
+    assert prediction_p(values, 10 - 3 * sd) == pytest.approx(0.0520, abs=1e-3)
+    slope, p = trend_p([1.0, 2.0, 3.1, 3.9, 5.0])
+    assert slope == pytest.approx(0.99) and p == pytest.approx(3.614e-5, rel=1e-3)
+    assert trend_p([3.0, 3.0, 3.0]) == (0.0, 1.0)
     with pytest.raises(ValueError):
-        compare_samples([], [1])
+        t_test_p([1.0], [2.0])
