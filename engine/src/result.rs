@@ -209,6 +209,9 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
         "saturated": !reasons.is_empty(),
         "saturation_reasons": reasons,
     });
+    if matches!(plan.model, crate::plan::ModelSpec::Trace(_)) {
+        crate::models::add_arrivals(&mut doc, st);
+    }
     if plan.websocket.is_some() {
         doc["websocket"] = st.ws.to_json();
     }

@@ -141,6 +141,8 @@ pub struct Second {
     /// (both summed over threads).
     pub cpu_ns: u64,
     pub wall_ns: u64,
+    /// The trace model: requests due in this second (by their intended time), launched.
+    pub arrivals: u64,
 }
 
 impl Second {
@@ -348,6 +350,7 @@ impl ThreadStats {
             d.open_connections += s.open_connections;
             d.cpu_ns += s.cpu_ns;
             d.wall_ns += s.wall_ns;
+            d.arrivals += s.arrivals;
             if let Some(h) = &s.latency_us {
                 d.latency_us
                     .get_or_insert_with(new_coarse_hist)
