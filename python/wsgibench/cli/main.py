@@ -378,9 +378,17 @@ def export(results: Path | None, fmt: str, study_id: int | None, out: Path | Non
 from wsgibench.cli.doctor import doctor_command  # noqa: E402
 from wsgibench.cli.history import history_command  # noqa: E402
 from wsgibench.cli.report import compare_command, report_command  # noqa: E402
+from wsgibench.cli.traffic import traffic_command  # noqa: E402
 from wsgibench.cli.tune import tune_command  # noqa: E402
 
-for command in (doctor_command, report_command, compare_command, tune_command, history_command):
+for command in (
+    doctor_command,
+    report_command,
+    compare_command,
+    tune_command,
+    history_command,
+    traffic_command,
+):
     cli.add_command(command)
 
 

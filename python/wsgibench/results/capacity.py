@@ -24,11 +24,14 @@ class Budget:
     p99_ms: float
     p50_ms: float | None = None
     max_error_rate: float = 0.05
+    per_kind: bool = False  # each request kind's own latency within it too (a replay's)
 
     def describe(self) -> str:
         parts = [f"p99 ≤ {self.p99_ms:g} ms"]
         if self.p50_ms is not None:
             parts.append(f"p50 ≤ {self.p50_ms:g} ms")
+        if self.per_kind:
+            parts[-1] += " (each kind)"
         parts.append(f"errors ≤ {self.max_error_rate:.1%}")
         return ", ".join(parts)
 
