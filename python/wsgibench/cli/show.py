@@ -8,13 +8,14 @@ import csv
 import io
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from wsgibench.baseline import BASELINE
+from wsgibench.cli.kinds_table import figures_by_cell, markdown_kinds, print_kinds
 from wsgibench.cli.tuning_table import print_tuning
 from wsgibench.errors import UsageError
 from wsgibench.report.capacity import row as capacity_row
@@ -22,6 +23,7 @@ from wsgibench.report.data import app_parts
 from wsgibench.report.format import caps_short, cores, cv, kinds, mib, ms, pct, whole
 from wsgibench.results.capacity_read import ServerCapacity, capacity_loads, read_capacities
 from wsgibench.results.engine_plan import LEVEL_FIELDS
+from wsgibench.results.kind_figures import KindFigures
 from wsgibench.results.seed_errors import median_rate, seeds_text
 from wsgibench.results.store import Store
 from wsgibench.results.summary import (
@@ -187,9 +189,14 @@ class Rows:
     trim: int
     wide: bool
     tools: dict[int, dict[str, float | None]]
+    # loads with several request kinds: each cell's figures per kind (cli/kinds_table.py)
+    kinds: dict[int, list[KindFigures]] = field(default_factory=dict)
 
     def __call__(self, s: CellSummary) -> dict[str, str]:
         return row(s, self.trim, self.wide, self.tools.get(s.cell.id))
+
+    def cells(self, group: Group) -> list[tuple[str, int]]:
+        return [(s.cell.server, s.cell.id) for s in group.cells]
 
 
 def show(
@@ -212,7 +219,9 @@ def show(
     searched = capacity_loads(config)
     if fmt == "table" and searched:  # a capacity load: one table of capacities, not its steps
         found = [g for g in found if g.load not in searched]
-    rows = Rows(trim, wide, tool_rates(store, summaries) if wide else {})
+    shown_ids = [s.cell.id for g in found for s in g.cells]
+    kinds = figures_by_cell(store, shown_ids) if fmt in ("table", "md") else {}
+    rows = Rows(trim, wide, tool_rates(store, summaries) if wide else {}, kinds)
     writers: dict[str, Callable[[], None]] = {
         "table": lambda: _tables(console, study, env, found, summaries, rows),
         "md": lambda: console.out(_markdown(found, rows), highlight=False),
@@ -268,6 +277,7 @@ def _markdown(found: list[Group], make: Rows) -> str:
         ]
         lines += ["| " + " | ".join(r[h].replace("|", "\\|") for h in heads) + " |" for r in rows]
         lines.append("")
+        lines += markdown_kinds(g.title, make.cells(g), make.kinds)
     return "\n".join(lines)
 
 
@@ -320,6 +330,7 @@ def _tables(
         for r in rows:
             table.add_row(*r.values())
         console.print(table, width=width)
+        print_kinds(console, g.title, make.cells(g), make.kinds, width)
         if not wide:  # why a server has no number here, in a line of its own
             for s in g.cells:
                 if s.cell.status not in (CellStatus.MEASURED, CellStatus.INVALID) and s.cell.reason:
