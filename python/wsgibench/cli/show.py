@@ -18,6 +18,7 @@ from wsgibench.baseline import BASELINE
 from wsgibench.cli.kinds_table import figures_by_cell, markdown_kinds, print_kinds
 from wsgibench.cli.tuning_table import print_tuning
 from wsgibench.errors import UsageError
+from wsgibench.report.capacity import holds
 from wsgibench.report.capacity import row as capacity_row
 from wsgibench.report.data import app_parts
 from wsgibench.report.format import caps_short, cores, cv, kinds, mib, ms, pct, whole
@@ -243,9 +244,10 @@ def capacity_table(console: Console, found: list[ServerCapacity], width: int | N
         table = Table(
             title=f"{load} · capacity within {rows[0].budget.describe()}", title_justify="left"
         )
+        replay = rows[0].replay
         for head in (
             "server",
-            "capacity req/s",
+            "capacity (× the log)" if replay else "capacity req/s",
             "interval",
             "errors from",
             "CPU µs/req 50%",
@@ -258,6 +260,8 @@ def capacity_table(console: Console, found: list[ServerCapacity], width: int | N
         for c in rows:
             table.add_row(*capacity_row(c).cells())
         console.print(table, width=width)
+        if holds(rows):
+            console.print(holds(rows) + ".", width=width, highlight=False)
 
 
 def _flat(found: list[Group], rows: Rows) -> list[dict[str, Any]]:

@@ -94,7 +94,7 @@ class CapacityResult:
         at least the capacity found, maybe more."""
         return self.stopping is not None and self.stopping.harness
 
-    def tipped(self, calls: int = 1) -> Step | None:
+    def tipped(self, calls: float = 1) -> Step | None:
         """The lowest missed step above the capacity that served `TIPPED` less than the capacity
         (at `calls` requests an arrival): offered more, the server served clearly less than it had
         met, so once behind it fell further, and its capacity can move between runs by more than

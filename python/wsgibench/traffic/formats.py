@@ -120,9 +120,14 @@ def logformat_reader(fmt: str) -> Reader:
         if m is None:
             raise BadLine("does not match the format")
         g = m.groups()
-        at, precise = clock.read(g)
-        method, target = pick.request(g)
-        return Record(at, precise, method, target, pick.int(g, "status"), pick.int(g, "bytes"))
+        try:
+            at, precise = clock.read(g)
+            method, target = pick.request(g)
+            return Record(at, precise, method, target, pick.int(g, "status"), pick.int(g, "bytes"))
+        except BadLine:
+            raise
+        except ValueError as exc:  # apachelogs refused a field the pattern let through
+            raise BadLine(f"a field does not read ({exc})") from None
 
     return read
 
