@@ -11,7 +11,7 @@ and the log's rate beside the server's p99.
 Capacity in units of the traffic: the sleep app (5 ms a request) on one gunicorn sync worker;
 the capacity load finds its capacity in requests/s, the replay's search the highest speed of a
 log whose busiest second holds PEAK requests; that speed is within 10 % of capacity / PEAK.
-About 3 minutes on 2 cores.
+About 4 minutes on 2 cores (a capacity search of each kind: 2 to 5 of them).
 """
 
 from __future__ import annotations
@@ -187,7 +187,8 @@ def test_the_replay_capacity_is_the_servers_capacity_over_the_logs_peak(tmp_path
     require("gunicorn-sync")
     (tmp_path / "cap.toml").write_text(CAPACITY_STUDY)
     _burst_log(tmp_path / "burst.log")
-    store = run_capacity_study(tmp_path / "cap.toml", tmp_path)
+    # two searches of about 8 steps of 2 repeats each: 2 to 5 minutes on a shared 2-core machine
+    store = run_capacity_study(tmp_path / "cap.toml", tmp_path, timeout=900)
     found = {c.load: c for c in read_capacities(store, store.study()["id"])}
     rate, replay = found["rate"], found["replay"]
     assert rate.result.invalid is None and replay.result.invalid is None

@@ -14,6 +14,7 @@ from wsgibench.results.capacity_compare import (
     capacity_load_names,
     compare_capacities,
 )
+from wsgibench.results.kind_compare import KindChange, kind_changes
 from wsgibench.results.significance import ALPHA, Verdict, compare_samples, min_p, repeats_for_test
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus
@@ -144,6 +145,8 @@ class Comparison:
     # Per capacity load and server: its capacity in A and B (its steps are not compared by level).
     capacities: list[CapacityChange] = field(default_factory=list)
     served: list[str] = field(default_factory=list)
+    # Per request kind of the matched cells whose load has several kinds.
+    kinds: list[KindChange] = field(default_factory=list)
 
 
 def machine_key(env: dict[str, Any]) -> dict[str, Any]:
@@ -246,7 +249,13 @@ def compare_stores(
                 change.verdicts[metric] = compare_samples(va, vb)
         changes.append(change)
     capacities = compare_capacities(store_a, a.study_id, store_b, b.study_id)
-    return Comparison(a, b, differences, changes, capacities, served_differences(a, b))
+    matched = [
+        (c.server, c.load, c.level, a_id, b_id)
+        for c in changes
+        if (a_id := c.cell_a) is not None and (b_id := c.cell_b) is not None
+    ]
+    kinds = kind_changes(store_a, store_b, matched)
+    return Comparison(a, b, differences, changes, capacities, served_differences(a, b), kinds)
 
 
 def request_mix(config: dict[str, Any]) -> str | None:
