@@ -127,7 +127,8 @@ class LoadModel:
     think_s: float | None = None
     publish_rate: float | None = None  # broadcast: messages a second from the one publisher
     # trace: the schedule file, its requests, the log's span (s at speed 1; `duration_s` replays
-    # only its start), and a load host's share of it (every `stride`-th request from `first`)
+    # only its start), and a load host's share of it (every `stride`-th request from `first`);
+    # its warm-up is a rate load of the log's mix at its mean rate (`shortened`)
     schedule: str | None = None
     schedule_requests: int | None = None
     span_s: float | None = None
@@ -178,8 +179,9 @@ class LoadModel:
             return replace(self, requests=max(1, min(self.requests or 1, int(self.level) * 2)))
         if self.kind == "sessions":
             return replace(self, duration_s=seconds, requests=min(2, self.requests or 2), think_s=0)
-        if self.kind == "trace":  # the log's first seconds, as long at the speed
-            return replace(self, duration_s=min(seconds * self.level, self.span_s or 0.0))
+        if self.kind == "trace":  # the log's mix at its mean rate at the speed, for `seconds`
+            rate = (self.schedule_requests or 1) / (self.span_s or 1) * float(self.level)
+            return LoadModel(kind="rate", level=rate, duration_s=seconds, pool=self.pool)
         return replace(self, connections_total=None, duration_s=seconds)
 
     def active_hosts(self, hosts: int) -> int:

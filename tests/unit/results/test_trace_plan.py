@@ -53,10 +53,10 @@ def test_load_hosts_take_every_nth_request_and_share_the_pool():
     assert [p.model.first for p in _plan().split(1)] == [0]
 
 
-def test_the_warm_up_replays_the_logs_first_seconds_as_long_at_the_speed():
+def test_the_warm_up_sends_the_logs_mix_at_its_mean_rate_at_the_speed():
     warm = _plan().model.shortened(1.5)
-    assert (warm.duration_s, warm.level) == (3.0, 2.0)
-    assert _plan().model.shortened(60).duration_s == 20.0
+    assert (warm.kind, warm.level, warm.duration_s, warm.pool) == ("rate", 1.0, 1.5, None)
+    assert _plan(pool=3).model.shortened(2).pool == 3  # 10 requests over 20 s, at speed 2
 
 
 def test_its_bound_and_its_requests():

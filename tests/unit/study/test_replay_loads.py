@@ -78,7 +78,9 @@ def test_each_speed_is_a_trace_plan_of_the_logs_schedule(folder):
     assert [r.name for r in plan.requests] == ["GET /items/{id}", "POST /orders"]
     records = decode(Path(m.schedule).read_bytes())
     assert records == [(250_000, 0), (750_000, 0), (1_250_000, 1), (1_750_000, 0), (2_500_000, 0)]
-    assert warm.model.duration_s == 2.0  # warm-up: 1 s at speed 2, the log's first 2 s
+    # warm-up: 1 s of the log's mix (weights its counts) at its mean rate at the speed
+    assert (warm.model.kind, warm.model.level, warm.model.duration_s) == ("rate", 10 / 3, 1.0)
+    assert [r.weight for r in warm.requests] == [4.0, 1.0]
 
 
 def test_a_post_without_a_body_is_left_out(folder):
