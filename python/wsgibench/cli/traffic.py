@@ -27,6 +27,9 @@ _BARS = " ▁▂▃▄▅▆▇█"
 @click.option("--group", multiple=True, metavar="PATTERN", help="A path pattern: /items/{id}.")
 @click.option("--no-group-auto", is_flag=True, help="Group only by --group patterns.")
 @click.option("--body", multiple=True, metavar="KIND=FILE", help='A kind\'s body ("POST /a=x").')
+@click.option(
+    "--json-field", multiple=True, metavar="PART=NAME", help="JSON lines: a part's field (time=ts)."
+)
 @click.option("--max-kinds", type=click.IntRange(1, 1000), default=DEFAULT_MAX_KINDS)
 @friendly
 def traffic_command(
@@ -35,6 +38,7 @@ def traffic_command(
     group: tuple[str, ...],
     no_group_auto: bool,
     body: tuple[str, ...],
+    json_field: tuple[str, ...],
     max_kinds: int,
 ) -> None:
     """Print the traffic model of an access log: kinds, shares, rate over time, what is left out."""
@@ -48,8 +52,20 @@ def traffic_command(
         if not sep or " /" not in kind:
             raise UsageError(f'--body {given!r}: KIND=FILE, e.g. "POST /orders=order.json"')
         bodies.add(kind)
-    reading = read_log(log, fmt, Grouping.of(group, not no_group_auto))
+    fields = dict(_pair(given, "--json-field", "time=ts") for given in json_field)
+    if fields and fmt not in (None, "json"):
+        raise UsageError("--json-field is for JSON lines (--format json)")
+    reading = read_log(
+        log, "json" if fields else fmt, Grouping.of(group, not no_group_auto), fields
+    )
     show_model(model_of(reading, bodies, max_kinds))
+
+
+def _pair(given: str, option: str, example: str) -> tuple[str, str]:
+    key, sep, value = given.partition("=")
+    if not sep or not key or not value:
+        raise UsageError(f"{option} {given!r}: KEY=VALUE, e.g. {example}")
+    return key, value
 
 
 def show_model(model: TrafficModel) -> None:
