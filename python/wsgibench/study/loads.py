@@ -147,7 +147,7 @@ class Load:
 
     @property
     def wants_keep_alive(self) -> bool:
-        if self.model in ("rate", "conn_rate"):
+        if self.model in ("rate", "conn_rate", "trace"):  # a trace's: one request each, or a pool
             calls = int(self.params.get("calls", 1))
             return self.keep_alive and (calls > 1 or "pool" in self.params)
         return self.keep_alive

@@ -134,3 +134,8 @@ def test_a_log_of_which_nothing_is_replayed_says_why(folder):
     study = _study(folder)
     with pytest.raises(UsageError, match="nothing left to replay .*POST /x: a POST needs its body"):
         study.requests_of(study.loads[0])
+
+
+def test_keep_alive_is_wanted_only_on_a_pool(folder):
+    assert not _study(folder).loads[0].wants_keep_alive  # a connection of its own for each
+    assert _study(folder, pool=4).loads[0].wants_keep_alive
