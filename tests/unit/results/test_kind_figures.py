@@ -9,7 +9,9 @@ from types import SimpleNamespace
 import pytest
 from hdrh.histogram import HdrHistogram
 
+from wsgibench.results.capacity import Budget, StepStatus
 from wsgibench.results.capacity_kinds import kind_histograms, kind_miss
+from wsgibench.results.capacity_step import judge_step
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.hdr_docs import histogram_doc
 from wsgibench.results.kind_figures import kind_figures, several_kinds, trace_seconds
@@ -106,3 +108,21 @@ def test_a_step_misses_per_kind_when_one_kinds_own_p99_is_over():
     assert kind_miss(reps, 50.0, None) == ""
     # with more repeats planned than measured, the share is of them all (flawless ones to come)
     assert kind_miss(reps, 99.0, 50.0, scale=0.005) == ""
+
+
+def test_a_per_kind_budget_fails_a_step_that_all_requests_together_meet():
+    engine = _result([_kind("get", 990, [1000] * 990), _kind("rare", 10, [80_000] * 10)])
+    rep = SimpleNamespace(
+        engine=engine,
+        latency_p99_us=1000.0,
+        latency_p50_us=1000.0,
+        error_rate=0.0,
+        rps_ok=500.0,
+        requests=1000,
+    )
+    overall = judge_step(2.0, [rep], Budget(50.0))
+    assert overall.status == StepStatus.MET, overall.reason
+    each = judge_step(2.0, [rep], Budget(50.0, per_kind=True))
+    assert each.status == StepStatus.MISSED
+    assert each.reason.startswith("rare: p99 80.1 ms > 50 ms")
+    assert Budget(50.0, per_kind=True).describe() == "p99 ≤ 50 ms (each kind), errors ≤ 5.0%"
