@@ -206,17 +206,22 @@ pub fn busiest_thread(st: &ThreadStats) -> f64 {
     st.threads.iter().map(|t| t.fraction()).fold(0.0, f64::max)
 }
 
+/// The open models' schedule lag: its p99 and max in µs (0 when nothing was scheduled).
+fn lag_of(st: &ThreadStats) -> (u64, u64) {
+    let lag = &st.lag_us;
+    if lag.is_empty() {
+        (0, 0)
+    } else {
+        (lag.value_at_quantile(0.99), lag.max())
+    }
+}
+
 pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
     let st = &out.stats;
     let k = kinds(plan, st);
     let elapsed = out.elapsed_s.max(1e-9);
     let cpu_fraction = (out.user_s + out.sys_s) / (elapsed * plan.threads as f64);
-    let lag = &st.lag_us;
-    let (lag_p99, lag_max) = if lag.is_empty() {
-        (0, 0)
-    } else {
-        (lag.value_at_quantile(0.99), lag.max())
-    };
+    let (lag_p99, lag_max) = lag_of(st);
     let window_s = crate::models::window_s(plan)
         .unwrap_or(st.window.last_completion_ns as f64 / NS_PER_S as f64);
     let busiest = busiest_thread(st).max(cpu_fraction);
@@ -255,6 +260,9 @@ pub fn build(plan: &Plan, plan_echo: &Value, out: &RunOutcome) -> Value {
         "saturated": !reasons.is_empty(),
         "saturation_reasons": reasons,
     });
+    if matches!(plan.model, crate::plan::ModelSpec::Trace(_)) {
+        crate::models::add_arrivals(&mut doc, st);
+    }
     if plan.websocket.is_some() {
         doc["websocket"] = st.ws.to_json();
     }

@@ -1,8 +1,10 @@
-//! One second of a thread's timeline (by completion time), and one engine thread's CPUs and
-//! CPU time: what the per-second and per-thread accounts of the result are built from.
+//! One second of a thread's timeline (by completion time), what completed within the measured
+//! window and after it, and one engine thread's CPUs and CPU time: what the per-second,
+//! per-window and per-thread accounts of the result are built from.
 
 use hdrhistogram::Histogram;
 
+use crate::clock::Stamp;
 use crate::stats::Errors;
 
 /// One second of the timeline, by completion time.
@@ -20,6 +22,8 @@ pub struct Second {
     /// (both summed over threads).
     pub cpu_ns: u64,
     pub wall_ns: u64,
+    /// The trace model: requests due in this second (by their intended time), launched.
+    pub arrivals: u64,
     /// The busiest thread's CPU share in this second (one thread saturated among idle ones
     /// limits the load as much as all of them saturated).
     pub busiest_cpu: f64,
@@ -61,5 +65,31 @@ impl ThreadCpu {
         } else {
             self.cpu_ns as f64 / self.wall_ns as f64
         }
+    }
+}
+
+/// Outcomes against the measured window.
+#[derive(Default, Clone, Copy)]
+pub struct Window {
+    /// Valid replies completed within the window.
+    pub ok_in: u64,
+    /// Replies (ok or not) completed within the window.
+    pub responses_in: u64,
+    /// Replies (ok or not) completed after the window, while in-flight requests drained.
+    pub completed_after: u64,
+    /// When the last request ended (reply or error), in ns since the start.
+    pub last_completion_ns: u64,
+}
+
+impl Window {
+    pub fn completion(&mut self, at: Stamp) {
+        self.last_completion_ns = self.last_completion_ns.max(at.offset_ns);
+    }
+
+    pub fn merge(&mut self, o: &Window) {
+        self.ok_in += o.ok_in;
+        self.responses_in += o.responses_in;
+        self.completed_after += o.completed_after;
+        self.last_completion_ns = self.last_completion_ns.max(o.last_completion_ns);
     }
 }

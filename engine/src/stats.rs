@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 
 use crate::clock::Stamp;
-pub use crate::seconds::{Second, ThreadCpu};
+pub use crate::seconds::{Second, ThreadCpu, Window};
 
 /// Number of error classes.
 pub const ERROR_CLASSES: usize = 15;
@@ -154,32 +154,6 @@ pub fn add_errors(a: &mut Errors, b: &Errors) {
 pub struct Exhaustion {
     pub fd_limit: u64,
     pub ephemeral_ports: u64,
-}
-
-/// Outcomes against the measured window.
-#[derive(Default, Clone, Copy)]
-pub struct Window {
-    /// Valid replies completed within the window.
-    pub ok_in: u64,
-    /// Replies (ok or not) completed within the window.
-    pub responses_in: u64,
-    /// Replies (ok or not) completed after the window, while in-flight requests drained.
-    pub completed_after: u64,
-    /// When the last request ended (reply or error), in ns since the start.
-    pub last_completion_ns: u64,
-}
-
-impl Window {
-    fn completion(&mut self, at: Stamp) {
-        self.last_completion_ns = self.last_completion_ns.max(at.offset_ns);
-    }
-
-    fn merge(&mut self, o: &Window) {
-        self.ok_in += o.ok_in;
-        self.responses_in += o.responses_in;
-        self.completed_after += o.completed_after;
-        self.last_completion_ns = self.last_completion_ns.max(o.last_completion_ns);
-    }
 }
 
 pub struct ThreadStats {
@@ -385,6 +359,7 @@ impl ThreadStats {
             d.cpu_ns += s.cpu_ns;
             d.wall_ns += s.wall_ns;
             d.busiest_cpu = d.busiest_cpu.max(s.busiest_cpu);
+            d.arrivals += s.arrivals;
             if let Some(h) = &s.latency_us {
                 d.latency_us
                     .get_or_insert_with(new_coarse_hist)

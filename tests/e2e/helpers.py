@@ -94,7 +94,7 @@ def again_while_the_machine_spoils(
     return run(fresh(attempts))
 
 
-def run_capacity_study(study: Path, folder: Path) -> Store:
+def run_capacity_study(study: Path, folder: Path, timeout: float = 300) -> Store:
     """Run a capacity study through the installed script into a store in `folder`. A shared VM can
     starve the engine for tens of ms, or its hypervisor take the server's CPU at the knee: the
     tool then says the load generator or the machine was the limit and stops the search as
@@ -104,7 +104,7 @@ def run_capacity_study(study: Path, folder: Path) -> Store:
     def run(here: Path) -> Store:
         results = here / "c.sqlite"
         argv = cli("run", str(study), "--results", str(results), "--no-report")
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
         assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-2000:])
         return Store(results, read_only=True)
 

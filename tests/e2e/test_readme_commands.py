@@ -60,6 +60,7 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]] | Elsewhere] = {
     "wsgibench check uwsgi-http11 --app myapp:app": Elsewhere(
         "test_own_app_framing.py::test_one_server_checked_on_ones_own_app"
     ),
+    "wsgibench traffic access.log": Elsewhere("test_replay.py::test_traffic_prints_the_logs_model"),
     "wsgibench doctor": [(["doctor"], OK)],
     "wsgibench doctor [--fix]": [(["doctor"], OK), (["doctor", "--fix"], OK)],
     "wsgibench run goldberg2016 --results results/g.sqlite": [

@@ -25,6 +25,7 @@ LAYERS = (
     ("run", {"run"}),
     ("report", {"report"}),
     ("study", {"study"}),
+    ("traffic", {"traffic"}),
     ("results", {"results", "databases"}),
     ("servers", {"servers"}),
     ("machine", {"machine"}),

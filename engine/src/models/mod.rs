@@ -6,11 +6,13 @@ mod pool;
 mod rate;
 mod schedule;
 mod sessions;
+mod trace;
 
 use crate::clock::secs_to_ns;
-use crate::plan::{ModelSpec, Plan};
+use crate::plan::{Arrival, ModelSpec, Plan};
 use crate::reactor::{ConnEnd, Reactor};
 pub use schedule::Schedule;
+pub use trace::add_arrivals;
 
 pub trait Model {
     /// Open the initial connections.
@@ -35,9 +37,13 @@ pub fn share(total: u64, thread: usize, threads: usize) -> u64 {
     total / n + u64::from(t < total % n)
 }
 
-pub fn make(plan: &Plan, thread: usize, start_ns: u64) -> Box<dyn Model> {
-    let threads = plan.threads;
-    let schedule = |rate, duration_s, total, arrival| {
+/// Thread `thread`'s schedule of an open model (rate, duration, total, arrival).
+fn schedules(
+    plan: &Plan,
+    thread: usize,
+    start_ns: u64,
+) -> impl Fn(f64, Option<f64>, Option<u64>, Arrival) -> Schedule + '_ {
+    move |rate, duration_s, total, arrival| {
         Schedule::new(
             start_ns + plan.phase_ns,
             rate,
@@ -45,10 +51,15 @@ pub fn make(plan: &Plan, thread: usize, start_ns: u64) -> Box<dyn Model> {
             total,
             arrival,
             thread,
-            threads,
+            plan.threads,
             plan.seed,
         )
-    };
+    }
+}
+
+pub fn make(plan: &Plan, thread: usize, start_ns: u64) -> Box<dyn Model> {
+    let threads = plan.threads;
+    let schedule = schedules(plan, thread, start_ns);
     match plan.model {
         ModelSpec::Closed {
             connections,
@@ -94,6 +105,7 @@ pub fn make(plan: &Plan, thread: usize, start_ns: u64) -> Box<dyn Model> {
             requests,
             secs_to_ns(think_s),
         )),
+        ModelSpec::Trace(ref spec) => Box::new(trace::Trace::new(spec, thread, threads, start_ns)),
         ModelSpec::Broadcast { .. } => unreachable!("a broadcast runs in broadcast::run"),
     }
 }
@@ -116,6 +128,7 @@ pub fn window_s(plan: &Plan) -> Option<f64> {
                 .unwrap_or(f64::INFINITY)
                 .min(connections_total.map_or(f64::INFINITY, |n| n as f64 / rate)),
         ),
+        ModelSpec::Trace(ref t) => Some(t.window_s()),
         ModelSpec::Count { .. } => None,
     }
 }
@@ -130,6 +143,7 @@ pub fn hard_stop_ns(plan: &Plan, start_ns: u64) -> u64 {
         ModelSpec::Rate { calls, .. } => {
             window_s(plan).unwrap_or(f64::INFINITY) + ct + calls as f64 * t
         }
+        ModelSpec::Trace(ref tr) => tr.window_s() + ct + t,
         ModelSpec::Sessions {
             duration_s,
             requests,

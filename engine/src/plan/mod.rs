@@ -13,6 +13,7 @@ mod model;
 mod request;
 mod target;
 mod tls;
+pub mod trace;
 mod websocket;
 
 use std::net::SocketAddr;
@@ -199,6 +200,7 @@ impl Plan {
         websocket::check_broadcast(&model, websocket.as_ref(), tls.is_some(), engine_io)?;
         let streams = websocket.is_some() || http2.is_some();
         model::check_pool(&model, keep_alive, streams, threads)?;
+        trace::check_kinds(&model, requests.len())?;
         Ok(Plan {
             host,
             addr,

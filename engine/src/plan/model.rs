@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::fields::{boolean, err, int, num, obj, positive, req_int, req_num, string};
+use super::trace::{trace, TraceSpec};
 use super::PlanError;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -47,12 +48,27 @@ pub enum ModelSpec {
         publish_rate: f64,
         duration_s: f64,
     },
+    /// Requests at the offsets of a schedule file, each of its kind, at a speed (engine
+    /// addition: an access log replayed).
+    Trace(TraceSpec),
 }
 
 impl ModelSpec {
     /// Open models measure latency from the intended send time (coordinated-omission corrected).
     pub fn is_open(&self) -> bool {
-        matches!(self, ModelSpec::Rate { .. } | ModelSpec::Sessions { .. })
+        matches!(
+            self,
+            ModelSpec::Rate { .. } | ModelSpec::Sessions { .. } | ModelSpec::Trace(_)
+        )
+    }
+
+    /// The fixed pool of connections a rate or trace model sends on, if it has one.
+    pub fn pool(&self) -> Option<u64> {
+        match self {
+            ModelSpec::Rate { pool, .. } => *pool,
+            ModelSpec::Trace(t) => t.pool,
+            _ => None,
+        }
     }
 }
 
@@ -79,8 +95,10 @@ pub(super) fn parse_model(v: &Value) -> Result<ModelSpec, PlanError> {
         "sessions" => sessions(m),
         "count" => count(m),
         "broadcast" => broadcast(m),
+        "trace" => trace(m),
         other => err(format!(
-            "model.kind must be closed, rate, conn_rate, sessions, count or broadcast, not {other:?}"
+            "model.kind must be closed, rate, conn_rate, sessions, count, broadcast or trace, \
+             not {other:?}"
         )),
     }
 }
@@ -150,13 +168,13 @@ pub(super) fn check_pool(
     streams: bool,
     threads: usize,
 ) -> Result<(), PlanError> {
-    let ModelSpec::Rate { pool: Some(n), .. } = model else {
+    let Some(n) = model.pool() else {
         return Ok(());
     };
     if !keep_alive || streams {
         return err("model.pool needs HTTP/1.1 keep-alive (not WebSocket or HTTP/2)");
     }
-    if (*n as usize) < threads {
+    if (n as usize) < threads {
         return err(format!(
             "model.pool ({n}) must be at least the threads ({threads})"
         ));

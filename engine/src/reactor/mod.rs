@@ -11,6 +11,7 @@
 //! - `events`: socket events driving connections, and how a connection ends;
 //! - `ring`, `ring_io`: the io_uring ring and its buffers, and connections driven by it;
 //! - `pool`: a fixed pool of connections fed by a schedule (rate with `pool`);
+//! - `given`: requests of a kind the model gives (trace) instead of the weighted pick;
 //! - `resend`: unannounced keep-alive closes, and re-sending what they left unanswered;
 //! - `ws_conn`, `ws_flow`: WebSocket connections: the upgrade, messages and their echoes;
 //! - `h2_conn`, `h2_flow`: HTTP/2 connections: streams, flow control, the server's frames;
@@ -20,6 +21,7 @@ mod conn;
 mod driver;
 mod ending;
 mod events;
+mod given;
 mod h2_conn;
 mod h2_flow;
 pub mod h2_replay;

@@ -1,5 +1,6 @@
 //! What a connection may send (its [`Script`]), how it ended, and the one place where the next
-//! request of a script is reserved (script count, stop time, global budget, kind pick).
+//! request of a script is reserved (script count, stop time, global budget, kind pick or the
+//! kind the model gives).
 
 use crate::rng::{KindPicker, Rng};
 use crate::stats::ErrorClass;
@@ -52,6 +53,8 @@ pub(super) struct Issuer {
     pub rng: Rng,
     /// Requests left in a global budget (count model).
     pub budget: Option<u64>,
+    /// The kind of the next request reserved, when the model gives it (trace), not the pick.
+    pub given: Option<u16>,
 }
 
 impl Issuer {
@@ -60,6 +63,7 @@ impl Issuer {
             picker,
             rng,
             budget: None,
+            given: None,
         }
     }
 
@@ -78,6 +82,10 @@ impl Issuer {
         if script.remaining != u64::MAX {
             script.remaining -= 1;
         }
-        Some(self.picker.pick(&mut self.rng))
+        Some(
+            self.given
+                .take()
+                .unwrap_or_else(|| self.picker.pick(&mut self.rng)),
+        )
     }
 }

@@ -341,3 +341,29 @@ fn a_broadcast_result_validates_with_its_broadcast_object() {
         "an unknown broadcast field is refused"
     );
 }
+
+#[test]
+fn a_trace_result_validates_with_its_arrivals() {
+    let v = validator();
+    let srv = TestServer::start(|_, _| Action::Reply);
+    let schedule =
+        std::env::temp_dir().join(format!("wsgibench-contract-{}.trace", std::process::id()));
+    let mut bytes = b"WBTRACE1".to_vec();
+    for i in 0..20u64 {
+        bytes.extend_from_slice(&((i * 50_000) << 16).to_le_bytes());
+    }
+    std::fs::write(&schedule, bytes).unwrap();
+    let model = json!({"kind": "trace", "speed": 2, "schedule": schedule.to_str().unwrap(),
+                       "schedule_requests": 20, "span_s": 1});
+    let (code, stdout, stderr) = run_bin(&plan(srv.port, model), &[]);
+    assert_eq!(code, 0, "exit {code}, stderr {stderr}");
+    let r = assert_valid(&v, &stdout, "trace");
+    assert_eq!(r["timeline"][0]["arrivals"], 20, "{}", r["timeline"]);
+    let mut broken = r.clone();
+    broken["timeline"][0]["arrivals"] = json!(-1);
+    assert_eq!(
+        v.iter_errors(&broken).count(),
+        1,
+        "schema misses a bad arrivals"
+    );
+}

@@ -16,6 +16,7 @@ mod models;
 mod pool;
 mod stall;
 mod tls;
+mod trace;
 mod turnaround;
 mod unannounced;
 mod websocket;

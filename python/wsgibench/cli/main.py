@@ -380,10 +380,11 @@ from wsgibench.cli.calibrate import calibrate_command  # noqa: E402
 from wsgibench.cli.doctor import doctor_command  # noqa: E402
 from wsgibench.cli.history import history_command  # noqa: E402
 from wsgibench.cli.report import compare_command, report_command  # noqa: E402
+from wsgibench.cli.traffic import traffic_command  # noqa: E402
 from wsgibench.cli.tune import tune_command  # noqa: E402
 
 COMMANDS = (doctor_command, report_command, compare_command, tune_command, history_command)
-for command in (*COMMANDS, calibrate_command):
+for command in (*COMMANDS, calibrate_command, traffic_command):
     cli.add_command(command)
 
 

@@ -8,20 +8,22 @@ import csv
 import io
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
 
 from wsgibench.baseline import BASELINE
+from wsgibench.cli.capacity_table import capacity_table
 from wsgibench.cli.fit import Layout, print_table, terminal_width
+from wsgibench.cli.kinds_table import figures_by_cell, markdown_kinds, print_kinds
 from wsgibench.cli.tuning_table import print_tuning
 from wsgibench.errors import UsageError
-from wsgibench.report.capacity import row as capacity_row
 from wsgibench.report.data import app_parts
 from wsgibench.report.format import caps_short, cores, cv, kinds, mib, ms, pct, whole
-from wsgibench.results.capacity_read import ServerCapacity, capacity_loads, read_capacities
+from wsgibench.results.capacity_read import capacity_loads, read_capacities
 from wsgibench.results.engine_plan import LEVEL_FIELDS
+from wsgibench.results.kind_figures import KindFigures
 from wsgibench.results.seed_errors import median_rate, seeds_text
 from wsgibench.results.store import Store
 from wsgibench.results.summary import (
@@ -207,9 +209,14 @@ class Rows:
     trim: int
     wide: bool
     tools: dict[int, dict[str, float | None]]
+    # loads with several request kinds: each cell's figures per kind (cli/kinds_table.py)
+    kinds: dict[int, list[KindFigures]] = field(default_factory=dict)
 
     def __call__(self, s: CellSummary) -> dict[str, str]:
         return row(s, self.trim, self.wide, self.tools.get(s.cell.id))
+
+    def cells(self, group: Group) -> list[tuple[str, int]]:
+        return [(s.cell.server, s.cell.id) for s in group.cells]
 
 
 def show(
@@ -232,7 +239,9 @@ def show(
     searched = capacity_loads(config)
     if fmt == "table" and searched:  # a capacity load: one table of capacities, not its steps
         found = [g for g in found if g.load not in searched]
-    rows = Rows(trim, wide, tool_rates(store, summaries) if wide else {})
+    shown_ids = [s.cell.id for g in found for s in g.cells]
+    kinds = figures_by_cell(store, shown_ids) if fmt in ("table", "md") else {}
+    rows = Rows(trim, wide, tool_rates(store, summaries) if wide else {}, kinds)
     writers: dict[str, Callable[[], None]] = {
         "table": lambda: _tables(console, study, env, found, summaries, rows),
         "md": lambda: console.out(_markdown(found, rows), highlight=False),
@@ -244,37 +253,6 @@ def show(
         print_tuning(console, record)
     if fmt == "table" and searched:
         capacity_table(console, read_capacities(store, study["id"]), terminal_width(console))
-
-
-CAPACITY_LAYOUT = Layout(
-    key="server",
-    right=frozenset(
-        ("capacity req/s", "interval", "errors from", "CPU µs/req 50%", "CPU µs/req 100%", "MiB")
-    ),
-    prose=frozenset(("stopped",)),
-    order=("capacity req/s", "interval", "stopped", "errors from"),
-)
-CAPACITY_HEADS = (
-    "server",
-    "capacity req/s",
-    "interval",
-    "errors from",
-    "CPU µs/req 50%",
-    "CPU µs/req 100%",
-    "MiB",
-    "workers",
-    "stopped",
-)
-
-
-def capacity_table(console: Console, found: list[ServerCapacity], width: int | None) -> None:
-    """Per capacity load: each server's capacity within the budget, best first (the report's
-    capacity table, report/capacity.py, in a terminal's columns: every figure whole)."""
-    for load in sorted({c.load for c in found}):
-        rows = sorted((c for c in found if c.load == load), key=lambda c: -(c.result.capacity or 0))
-        title = f"{load} · capacity within {rows[0].budget.describe()}"
-        cells = [dict(zip(CAPACITY_HEADS, capacity_row(c).cells(), strict=True)) for c in rows]
-        print_table(console, title, cells, CAPACITY_LAYOUT, width)
 
 
 def _flat(found: list[Group], rows: Rows) -> list[dict[str, Any]]:
@@ -294,6 +272,7 @@ def _markdown(found: list[Group], make: Rows) -> str:
         ]
         lines += ["| " + " | ".join(r[h].replace("|", "\\|") for h in heads) + " |" for r in rows]
         lines.append("")
+        lines += markdown_kinds(g.title, make.cells(g), make.kinds)
     return "\n".join(lines)
 
 
@@ -336,6 +315,7 @@ def _tables(
     fitted = terminal_width(console)
     for g in found:
         print_table(console, g.title, [make(s) for s in g.cells], SHOW_LAYOUT, fitted)
+        print_kinds(console, g.title, make.cells(g), make.kinds, fitted)
         if not wide:  # why a server has no clean number here, in a line of its own
             for s in g.cells:
                 if s.cell.status != CellStatus.MEASURED and s.cell.reason:

@@ -29,6 +29,41 @@ HEADERS = (
     "workers",
     "why the search stopped",
 )
+# A replay's search is of the speed: its columns in multiples of the log's pace.
+REPLAY_HEADERS = (
+    "server",
+    "capacity (× the log)",
+    "interval",
+    "errors from",
+    *HEADERS[4:],
+)
+
+
+def headers(found: list[ServerCapacity]) -> tuple[str, ...]:
+    return REPLAY_HEADERS if found and found[0].replay else HEADERS
+
+
+def amount(c: ServerCapacity, rate: float | None) -> str:
+    """A step's rate as the table gives it: requests/s, or a replay's speed ("3.4×")."""
+    if rate is None:
+        return "-"
+    return f"{rate:.3g}×" if c.replay else fmt.rps(c.requests(rate))
+
+
+def holds(found: list[ServerCapacity]) -> str:
+    """A replay's capacities in a sentence: "bjoern holds the traffic up to 3.4× within p99 ≤
+    50 ms; waitress 1.2×" ("" for a rate's search, or when none was found)."""
+    known = [c for c in found if c.replay and c.result.capacity is not None]
+    if not known:
+        return ""
+    first, rest = known[0], known[1:]
+    said = (
+        f"{first.server} holds the traffic up to {amount(first, first.result.capacity)} "
+        f"within {first.budget.describe()}"
+    )
+    return "; ".join([said, *(f"{c.server} {amount(c, c.result.capacity)}" for c in rest)])
+
+
 # A step's verdict in one character (✓ its repeats within the budget together).
 MARKS = {StepStatus.MET: "✓", StepStatus.MISSED: "✗", StepStatus.INVALID: "?"}
 LEGEND = "✓ met the budget over its repeats, ✗ missed it, ? invalid (the engine limited it)"
@@ -75,10 +110,10 @@ def interval(c: ServerCapacity) -> str:
     lowest above it that missed (no miss above: at least; nothing met: below the lowest tried)."""
     r = c.result
     if r.capacity is None:
-        return f"< {fmt.rps(c.requests(r.above))}" if r.above else "-"
+        return f"< {amount(c, r.above)}" if r.above else "-"
     if r.above is None:
-        return f"≥ {fmt.rps(c.requests(r.capacity))}"
-    return f"{fmt.rps(c.requests(r.capacity))}–{fmt.rps(c.requests(r.above))}"
+        return f"≥ {amount(c, r.capacity)}"
+    return f"{amount(c, r.capacity)}–{amount(c, r.above)}"
 
 
 def stopped(c: ServerCapacity) -> str:
@@ -88,30 +123,39 @@ def stopped(c: ServerCapacity) -> str:
     step = r.stopping
     said = r.stopped
     if step is not None:
-        said = f"invalid at {fmt.rps(c.requests(step.rate))} req/s: {step.reason}"
+        said = f"invalid at {_at(c, step.rate)}: {step.reason}"
     if r.rerun:
         again = [r.steps[i] for i in r.rerun]
-        at = " and ".join(f"{fmt.rps(c.requests(s.rate))} req/s" for s in again)
+        at = " and ".join(_at(c, s.rate) for s in again)
         said += f"; run again after the machine limited it: the step at {at} ({again[0].reason})"
-    tip = r.tipped(c.calls)
+    tip = r.tipped(c.unit_rps or c.calls)
     if tip is None or tip.served is None:
         return said
     met = c.requests(r.capacity) or 1.0
     return (
-        f"{said}; tipped: offered {fmt.rps(c.requests(tip.rate))} req/s it served "
+        f"{said}; tipped: offered {fmt.rps(c.requests(tip.rate))} req/s"
+        + (f" ({amount(c, tip.rate)})" if c.replay else "")
+        + " it served "
         f"{fmt.rps(tip.served)}, {1 - tip.served / met:.0%} less than the {fmt.rps(met)} it met "
         "(once behind it falls further: its capacity can move between runs)"
     )
 
 
+def _at(c: ServerCapacity, rate: float) -> str:
+    return amount(c, rate) if c.replay else f"{amount(c, rate)} req/s"
+
+
 def row(c: ServerCapacity) -> CapacityRow:
     r = c.result
     half, full = c.cost_at(0.5), c.cost_at(1.0)
+    found = amount(c, r.capacity)
+    if c.replay and r.capacity is not None:
+        found += f" ({fmt.rps(c.requests(r.capacity))} req/s)"
     return CapacityRow(
         c.server,
-        fmt.rps(c.requests(r.capacity)),
+        found,
         interval(c),
-        fmt.rps(c.requests(r.error_onset)),
+        amount(c, r.error_onset),
         micros(half.cpu_us_per_request if half else None),
         micros(full.cpu_us_per_request if full else None),
         f"{full.rss_mib:.1f}" if full and full.rss_mib else "-",
@@ -131,7 +175,7 @@ def steps(c: ServerCapacity) -> list[StepMark]:
     """The server's steps in the order they ran."""
     return [
         StepMark(
-            f"{fmt.rps(c.requests(s.rate))} {MARKS[s.status]}",
+            f"{amount(c, s.rate)} {MARKS[s.status]}",
             f"{_cell(s.cell_id)}: {s.status.value}, {s.reason}"
             + ("; run again at once" if i in c.result.rerun else ""),
         )
@@ -154,6 +198,15 @@ def cost_cells(load: LoadData, server: str) -> list[int]:
 def what(load: LoadData, found: list[ServerCapacity]) -> str:
     """What the table says, in words (its caption)."""
     budget = found[0].budget.describe() if found else "the budget"
+    if found and found[0].replay:
+        return (
+            f"Capacity — load {load.name}: the highest speed of the log's traffic (2× = the same "
+            f"requests in half the time) whose repeats together kept {budget} (corrected latency, "
+            "open loop), with its mean requests/s; the interval runs from it to the lowest speed "
+            "above it that missed; errors from: the lowest speed with any error; CPU per valid "
+            "reply of the server's process tree at 50 % and 100 % of the capacity, peak RSS at "
+            "it; best first"
+        )
     calls = found[0].calls if found else 1
     per = f"{calls} requests per connection, " if calls > 1 else ""
     return (
@@ -174,7 +227,7 @@ def html_section(data: ReportData, load: LoadData) -> str:
     found = data.capacities_of(load.name)
     head = "".join(
         f"<th{' class=l' if h in ('server', 'why the search stopped') else ''}>{_e(h)}</th>"
-        for h in HEADERS
+        for h in headers(found)
     )
     body = []
     for r in map(row, found):
@@ -187,7 +240,8 @@ def html_section(data: ReportData, load: LoadData) -> str:
     budget = found[0].budget.describe() if found else ""
     return (
         f"<h2>Load “{_e(load.name)}” — capacity within {_e(budget)}</h2>"
-        f"<table class=capacity><caption><b>{_e(what(load, found))}</b></caption>"
+        + (f"<p>{_e(holds(found))}.</p>" if holds(found) else "")
+        + f"<table class=capacity><caption><b>{_e(what(load, found))}</b></caption>"
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
         + _html_steps(load, found)
     )
@@ -205,7 +259,8 @@ def _html_steps(load: LoadData, found: list[ServerCapacity]) -> str:
     count = sum(len(c.result.steps) for c in found)
     return (
         f"<details class=capacity-steps><summary>The {count} steps of the search, in the order "
-        f"they ran (offered requests/s; {_e(LEGEND)}; hover a step for its cell)</summary>"
+        f"they ran ({'speeds' if found and found[0].replay else 'offered requests/s'}; "
+        f"{_e(LEGEND)}; hover a step for its cell)</summary>"
         "<table><tr><th class=l>server</th><th class=l>steps</th>"
         f"<th class=l>CPU cost cells</th></tr>{''.join(rows)}</table></details>"
     )
@@ -222,11 +277,13 @@ def markdown_section(data: ReportData, load: LoadData) -> list[str]:
     lines = [
         f"### Load `{load.name}` — capacity within {budget}",
         "",
-        "| " + " | ".join(HEADERS) + " |",
+        *([holds(found) + ".", ""] if holds(found) else []),
+        "| " + " | ".join(headers(found)) + " |",
         "|---|" + "---:|" * (len(HEADERS) - 2) + "---|",
     ]
     lines += ["| " + " | ".join(_md(v) for v in row(c).cells()) + " |" for c in found]
-    lines += ["", what(load, found) + ".", "", f"Steps of the search (requests/s; {LEGEND}):", ""]
+    unit = "speeds" if found and found[0].replay else "requests/s"
+    lines += ["", what(load, found) + ".", "", f"Steps of the search ({unit}; {LEGEND}):", ""]
     for c in found:
         marks = " · ".join(m.text for m in steps(c))
         ids = fmt.ids([s.cell_id for s in c.result.steps if s.cell_id is not None])

@@ -41,10 +41,12 @@ def _ms(field: str, pname: str) -> alt.Y:
     return alt.Y(f"{field}:Q", title=f"corrected {pname} (ms)", scale=alt.Scale(type="log"))
 
 
-def _latency_rows(load: LoadData, column: str, calls: int) -> list[dict[str, Any]]:
+def _latency_rows(load: LoadData, column: str, per_level: float) -> list[dict[str, Any]]:
+    """The cells' latencies at their offered rate: the level times its requests (calls; a
+    replay's speed times its log's mean rate)."""
     rows = [r for r in metric_rows(load, column, scale=0.001) if not r["missing"]]
     for r in rows:
-        r["offered"] = r["level"] * calls
+        r["offered"] = r["level"] * per_level
     return rows
 
 
@@ -118,7 +120,8 @@ def latency_knees(
     load: LoadData, found: list[ServerCapacity], data: ReportData, palette: Palette
 ) -> Chart:
     calls = found[0].calls if found else int(load.config.get("calls", 1))
-    rows = {pname: _latency_rows(load, column, calls) for pname, column in PERCENTILES}
+    per_level = (found[0].unit_rps if found else None) or calls
+    rows = {pname: _latency_rows(load, column, per_level) for pname, column in PERCENTILES}
     order = top_down(rows["p99"])
     colour = alt.Color("server:N", scale=palette.scale(order), title="server")
     knees = _knees(found, {c.cell.server: c.label for c in load.cells}, rows)

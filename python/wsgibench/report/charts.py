@@ -24,6 +24,7 @@ from wsgibench.report.chart_parts import (
 )
 from wsgibench.report.data import LoadData, ReportData
 from wsgibench.report.scaling import scaling_charts
+from wsgibench.report.trace_charts import trace_chart
 
 
 def throughput(load: LoadData, data: ReportData, palette: Palette) -> Chart:
@@ -334,6 +335,8 @@ def charts(data: ReportData) -> list[Chart]:
     palette = Palette(data.labels())
     out: list[Chart] = []
     for load in data.loads:
+        if load.model == "trace" and (traced := trace_chart(load, data, palette)) is not None:
+            out.append(traced)
         if load.is_capacity:  # its own two charts: latency and knees, CPU per request
             continue
         makers = [throughput, latency, errors, memory, cpu, efficiency]

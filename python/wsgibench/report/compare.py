@@ -18,6 +18,7 @@ from wsgibench.results.compare import (
     package_differences,
     summary_counts,
 )
+from wsgibench.results.kind_compare import KindChange
 
 
 def _num(metric: str, value: float | None) -> str:
@@ -190,6 +191,67 @@ def capacity_markdown(result: Comparison) -> list[str]:
     return [*lines, "", CAPACITY_NOTE, ""]
 
 
+KIND_HEADS = (
+    "server",
+    "load",
+    "level",
+    "kind",
+    "req/s A",
+    "req/s B",
+    "p99 ms A",
+    "p99 ms B",
+    "p",
+    "verdict",
+)
+KIND_NOTE = (
+    "per kind: the median over each side's repeats of the kind's valid replies a second and its "
+    "p99, A's server starts against B's as for the cells (p: of the p99s, Benjamini–Hochberg "
+    "adjusted over every kind's test)"
+)
+
+
+def kind_row(k: KindChange) -> list[str]:
+    rps, p99 = k.rps, k.p99
+    return [
+        k.server,
+        k.load,
+        f"{k.level:g}",
+        k.kind,
+        _num("rps_ok", rps.median_a if rps else None),
+        _num("rps_ok", rps.median_b if rps else None),
+        _num("latency_p99_us", p99.median_a if p99 else None),
+        _num("latency_p99_us", p99.median_b if p99 else None),
+        _p(k.p99_adjusted),
+        k.outcome,
+    ]
+
+
+def print_kinds(result: Comparison, console: Console) -> None:
+    if not result.kinds:
+        return
+    table = Table(title="per request kind", title_justify="left")
+    for h in KIND_HEADS:
+        table.add_column(
+            h, justify="left" if h in ("server", "load", "kind", "verdict") else "right"
+        )
+    for k in result.kinds:
+        *row, verdict = kind_row(k)
+        table.add_row(*row, _style(verdict))
+    console.print(table, width=WIDTH)
+    console.print(KIND_NOTE, highlight=False, width=WIDTH)
+
+
+def kinds_markdown(result: Comparison) -> list[str]:
+    if not result.kinds:
+        return []
+    lines = ["### Per request kind", "", "| " + " | ".join(KIND_HEADS) + " |"]
+    lines.append("|---|---|---:|---|" + "---:|" * 5 + "---|")
+    lines += [
+        "| " + " | ".join(x.replace("|", "\\|") for x in kind_row(k)) + " |" for k in result.kinds
+    ]
+    return [*lines, "", KIND_NOTE + ".", ""]
+
+
 # Two runs that served different apps or requests: their changes are not a server's.
 SERVED = "served different things (the changes below are between them, not a server's):"
 
@@ -223,6 +285,7 @@ def print_table(result: Comparison, console: Console) -> None:
             highlight=False,
             width=WIDTH,
         )
+    print_kinds(result, console)
     print_capacities(result, console)
     if not result.cells:  # capacity loads alone: nothing compared cell by cell
         return
@@ -258,5 +321,6 @@ def markdown(result: Comparison) -> str:
         for c in result.cells:
             lines.append("| " + " | ".join(x.replace("|", "\\|") for x in _row(c)) + " |")
         lines += ["", method_note(result), ""]
+    lines += kinds_markdown(result)
     lines += capacity_markdown(result)
     return "\n".join(lines)

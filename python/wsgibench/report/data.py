@@ -21,8 +21,9 @@ from wsgibench.results.store import Cell, Store
 from wsgibench.results.summary import CellSummary, placement_text, summarise_study
 from wsgibench.results.tuning import TuneRecord, tuning_of
 
-OPEN_MODELS = ("rate", "conn_rate", "sessions")
+OPEN_MODELS = ("rate", "conn_rate", "sessions", "trace")
 LEVEL_TITLES = {
+    "speed": "speed (× the log's pace)",
     "connections": "connections (closed loop)",
     "rate": "offered load (new connections/s)",
     "users_per_s": "offered load (users/s)",
@@ -59,8 +60,17 @@ class StudyMeta:
         parts += app_parts(cfg)
         for load in cfg.get("load", []):
             model = load.get("model", "?")
-            if model == "capacity":  # its rates are the search's: its budget and start say it
+            if model == "capacity" or "slo_p99_ms" in load:  # rates (speeds) the search chose
                 parts.append(_searched(load))
+                continue
+            if model == "replay":
+                speeds = load.get("speed", 1)
+                speeds = ", ".join(
+                    f"{v:g}" for v in (speeds if isinstance(speeds, list) else [speeds])
+                )
+                parts.append(
+                    f"{load.get('name', model)}: the log {load.get('log')} at speed {speeds}"
+                )
                 continue
             levels = ", ".join(f"{v:g}" for v in load.get("levels", []))
             what = (
@@ -132,10 +142,16 @@ def _request_text(request: dict[str, Any]) -> str:
 
 
 def _searched(load: dict[str, Any]) -> str:
-    """A capacity load as run: its budget, and where the search started."""
+    """A capacity load (or a replay's search of the speed) as run: its budget, where it started."""
     budget = [f"p99 ≤ {float(load.get('slo_p99_ms', 0)):g} ms"]
     if "slo_p50_ms" in load:
         budget.append(f"p50 ≤ {float(load['slo_p50_ms']):g} ms")
+    if load.get("model") == "replay":
+        return (
+            f"{load.get('name', 'replay')}: the log {load.get('log')}, the highest speed within "
+            f"{', '.join(budget)}{' for each kind' if load.get('slo_per_kind') else ''}, searched "
+            f"from {float(load.get('speed', 1)):g}×"
+        )
     what = (
         f"{load.get('name', 'capacity')}: capacity within {', '.join(budget)}, "
         f"rates searched from {load.get('start_rate', 100):g} "
@@ -241,8 +257,10 @@ class LoadData:
 
     @property
     def is_capacity(self) -> bool:
-        """A capacity search's load: its cells are the search's steps and cost cells (model rate)."""
-        return self.config.get("model") == "capacity"
+        """A capacity search's load: its cells are the search's steps and cost cells (a rate's,
+        or a replay's speeds with a budget)."""
+        model = self.config.get("model")
+        return model == "capacity" or (model == "replay" and "slo_p99_ms" in self.config)
 
     @property
     def levels(self) -> list[float]:
@@ -263,7 +281,7 @@ class LoadData:
             if cfg.get("keep_alive", cfg.get("http", "1.1") == "1.1")
             else "no keep-alive",
         ]
-        for key in ("duration_s", "calls", "arrival", "requests", "think_s", "pipeline"):
+        for key in ("log", "duration_s", "calls", "arrival", "requests", "think_s", "pipeline"):
             if key in cfg:
                 bits.append(f"{key} {cfg[key]}")
         return ", ".join(bits)

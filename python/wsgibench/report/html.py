@@ -6,7 +6,7 @@ import html
 import json
 
 from wsgibench.baseline import BASELINE
-from wsgibench.report import capacity, frameworks
+from wsgibench.report import capacity, frameworks, kinds
 from wsgibench.report import format as fmt
 from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
@@ -281,10 +281,8 @@ def _chart_box(c: Chart) -> str:
     )
 
 
-def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> str:
-    specs = {c.slug: c.spec for c in charts}
-    # "<" escaped so no string inside the JSON can close the script element.
-    specs_json = json.dumps(specs).replace("<", "\\u003c")
+def _sections(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> list[str]:
+    """Each load's section (its table or capacity, its kinds, its charts), then those across."""
     sections = []
     by_load = {t.load.name: t for t in tables}
     for load in data.loads:
@@ -296,11 +294,20 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> st
             )
         else:
             continue
+        sections.append(kinds.html_section(load))
         sections += [_chart_box(c) for c in charts if c.load == load.name]
     across = [c for c in charts if not c.load]  # charts of several loads (scaling)
     if across:
         sections.append("<h2>Across loads</h2>")
         sections += [_chart_box(c) for c in across]
+    return sections
+
+
+def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> str:
+    specs = {c.slug: c.spec for c in charts}
+    # "<" escaped so no string inside the JSON can close the script element.
+    specs_json = json.dumps(specs).replace("<", "\\u003c")
+    sections = _sections(data, tables, charts)
     script = """
 (function () {
   var specs = JSON.parse(document.getElementById('wsgibench-specs').textContent);

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wsgibench.report import capacity
+from wsgibench.report import capacity, kinds
 from wsgibench.report import format as fmt
 from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
@@ -110,6 +110,7 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart
             lines += table(data, by_load[load.name])
         else:
             continue
+        lines += kinds.markdown_section(load)
         lines += [
             line
             for c in charts

@@ -24,11 +24,14 @@ class Budget:
     p99_ms: float
     p50_ms: float | None = None
     max_error_rate: float = 0.05
+    per_kind: bool = False  # each request kind's own latency within it too (a replay's)
 
     def describe(self) -> str:
         parts = [f"p99 ≤ {self.p99_ms:g} ms"]
         if self.p50_ms is not None:
             parts.append(f"p50 ≤ {self.p50_ms:g} ms")
+        if self.per_kind:
+            parts[-1] += " (each kind)"
         parts.append(f"errors ≤ {self.max_error_rate:.1%}")
         return ", ".join(parts)
 
@@ -91,7 +94,7 @@ class CapacityResult:
         at least the capacity found, maybe more."""
         return self.stopping is not None and self.stopping.harness
 
-    def tipped(self, calls: int = 1) -> Step | None:
+    def tipped(self, calls: float = 1) -> Step | None:
         """The lowest missed step above the capacity that served `TIPPED` less than the capacity
         (at `calls` requests an arrival): offered more, the server served clearly less than it had
         met, so once behind it fell further, and its capacity can move between runs by more than

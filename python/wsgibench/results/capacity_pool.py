@@ -87,7 +87,7 @@ class Pooled:
         count = int(self.histogram.get_total_count())
         if not count:
             return 1.0  # no request answered at all: none within any latency
-        over = count - _count_at_most(self.histogram, latency_us)
+        over = count - count_at_most(self.histogram, latency_us)
         return float(over / count * self._scale)
 
     def percentile_us(self, percentile: float) -> float | None:
@@ -167,7 +167,7 @@ def _added(repeats: Sequence[RepeatFigures]) -> HdrHistogram | None:
     return added
 
 
-def _count_at_most(h: HdrHistogram, value_us: float) -> int:
+def count_at_most(h: HdrHistogram, value_us: float) -> int:
     """How many recorded values are at most `value_us`: those of the histogram's buckets below
     it, and of its own bucket if no value in it can be above it (as a percentile read off the
     histogram is its bucket's highest value)."""

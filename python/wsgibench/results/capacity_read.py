@@ -19,6 +19,7 @@ from wsgibench.results.capacity import (
     capacity_of,
 )
 from wsgibench.results.capacity_step import step_of
+from wsgibench.results.repeat import StoredRepeat
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.verdict import CellStatus
 
@@ -39,9 +40,17 @@ class ServerCapacity:
     result: CapacityResult
     costs: tuple[CostPoint, ...]
     workers: int | None
+    # A replay's: the rates are speeds, × its log's mean requests/s
+    unit_rps: float | None = None
+
+    @property
+    def replay(self) -> bool:
+        return self.unit_rps is not None
 
     def requests(self, rate: float | None) -> float | None:
-        return rate * self.calls if rate is not None else None
+        if rate is None:
+            return None
+        return rate * self.unit_rps if self.unit_rps is not None else rate * self.calls
 
     def cost_at(self, share: float) -> CostPoint | None:
         near = [c for c in self.costs if abs(c.share - share) <= 0.1]
@@ -49,11 +58,16 @@ class ServerCapacity:
 
 
 def capacity_loads(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The study's capacity loads, by name, as its file wrote them."""
+    """The study's capacity loads (and replays with a budget: a search of the speed), by name,
+    as its file wrote them."""
     return {
-        str(load.get("name") or "capacity"): load
+        str(load.get("name") or load.get("model")): load
         for load in config.get("load", [])
-        if isinstance(load, dict) and load.get("model") == "capacity"
+        if isinstance(load, dict)
+        and (
+            load.get("model") == "capacity"
+            or (load.get("model") == "replay" and "slo_p99_ms" in load)
+        )
     }
 
 
@@ -73,6 +87,7 @@ def read_capacities(store: Store, study_id: int) -> list[ServerCapacity]:
             float(raw["slo_p99_ms"]),
             float(raw["slo_p50_ms"]) if "slo_p50_ms" in raw else None,
             float(raw.get("max_error_rate", threshold)),
+            bool(raw.get("slo_per_kind", False)),
         )
         out.append(_server(store, load, server, raw, budget, cells))
     return out
@@ -91,13 +106,16 @@ def _server(
     store: Store, load: str, server: str, raw: dict[str, Any], budget: Budget, cells: list[Cell]
 ) -> ServerCapacity:
     steps = []
+    calls = int(raw.get("calls", 1))
+    unit = None
     for cell in sorted(cells, key=lambda c: c.position):
         if COST_NOTE in cell.notes:
             continue
         reps = store.stored_repeats(cell.id)
-        calls = int(raw.get("calls", 1))
+        if raw.get("model") == "replay" and unit is None:
+            unit = replay_rate(reps)
         steps += _first_run(cell)
-        step = step_of(cell.level, cell.status, cell.reason, reps, budget, calls)
+        step = step_of(cell.level, cell.status, cell.reason, reps, budget, calls, unit)
         steps.append(replace(step, cell_id=cell.id))
     result = capacity_of(steps, float(raw.get("resolution", 0.05)))
     costs = []
@@ -118,4 +136,15 @@ def _server(
         result,
         tuple(sorted(costs, key=lambda c: c.share)),
         workers,
+        unit,
     )
+
+
+def replay_rate(repeats: list[StoredRepeat]) -> float | None:
+    """A replay's requests a second at speed 1, from a stored repeat's plan: its schedule's
+    requests over the log's span."""
+    for r in repeats:
+        m = r.engine.plan.model
+        if m.kind == "trace" and m.schedule_requests and m.span_s:
+            return m.schedule_requests / m.span_s
+    return None

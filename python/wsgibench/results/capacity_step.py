@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from wsgibench.machine import cpustat
 from wsgibench.results.capacity import Budget, Step, StepStatus
+from wsgibench.results.capacity_kinds import kind_miss
 from wsgibench.results.capacity_pool import Pooled, RepeatFigures, pool
 from wsgibench.results.verdict import BOTTLENECK, SKEW, STARVED, CellStatus
 
@@ -98,6 +99,12 @@ def pooled_miss(
                 f"p{pct:g} {_ms(value, limit_ms)} ms > {limit_ms:g} ms{_over(n)} "
                 f"({share:.1%} of the requests over {limit_ms:g} ms)"
             )
+    if budget.per_kind:
+        scale = n / max(together.planned, n)
+        for pct, limit_ms in ((99.0, budget.p99_ms), (50.0, budget.p50_ms)):
+            missed = kind_miss(repeats, pct, limit_ms, scale)
+            if missed:
+                return missed
     if together.error_rate > budget.max_error_rate:
         return f"errors {together.error_rate:.2%} > {budget.max_error_rate:.1%}{_over(n)}"
     if together.served_share is not None and together.served_share < keep_up:
@@ -173,11 +180,14 @@ def step_of(
     repeats: Sequence[RepeatFigures],
     budget: Budget,
     calls: int = 1,
+    unit_rps: float | None = None,
 ) -> Step:
     """A cell as a step: invalid when the engine (or the machine: contended, starved) limited it,
     or the server could not take it at all or did not start (the search ends: no lower rate would
     say more); missed when the server gave up (disqualified); else its repeats judged together,
-    keeping up included (worker deaths said with the verdict)."""
+    keeping up included (worker deaths said with the verdict). The requests offered a second are
+    the rate times `unit_rps` (a replay's speed times its log's mean rate), else times `calls`."""
+    offered = rate * (unit_rps or calls)
     if status == CellStatus.DISQUALIFIED and not repeats:
         return judge_step(rate, repeats, budget, invalid=f"did not start or serve: {reason}")
     if status == CellStatus.INVALID:
@@ -186,7 +196,7 @@ def step_of(
             return Step(
                 rate, StepStatus.MISSED, beyond, any((r.error_rate or 0) > 0 for r in repeats)
             )
-        kept = starved_on_schedule(rate, reason, repeats, budget, calls)
+        kept = starved_on_schedule(rate, reason, repeats, budget, calls, offered)
         if kept is not None:
             return kept
         step = judge_step(rate, repeats, budget, invalid=reason or "invalid")
@@ -198,7 +208,7 @@ def step_of(
         return judge_step(rate, repeats, budget, invalid=f"{status}: {reason}")
     if status == CellStatus.DISQUALIFIED:
         return judge_step(rate, repeats, budget, gave_up=f"disqualified: {reason}")
-    step = judge_step(rate, repeats, budget, offered_rps=rate * calls, calls=calls)
+    step = judge_step(rate, repeats, budget, offered_rps=offered, calls=calls)
     if status == CellStatus.DEATHS:  # the server's own doing, judged, and said with the step
         return replace(step, reason=f"{step.reason}; {reason}")
     return step
@@ -266,6 +276,7 @@ def starved_on_schedule(
     repeats: Sequence[RepeatFigures],
     budget: Budget,
     calls: int,
+    offered: float | None = None,
 ) -> Step | None:
     """A step made invalid only because the engine waited for its CPU (starved, the harness's
     verdict: run/judge.py) while by its own account it kept its schedule and its CPU (no reason
@@ -284,13 +295,14 @@ def starved_on_schedule(
     if any(e is None or e.saturated for e in engines):
         return None  # the engine's own limit (its CPU, its lag, ports...): never judged
     lag_ms = max(e.lag_max_us for e in engines if e is not None) / 1000
-    step = judge_step(rate, repeats, budget, offered_rps=rate * calls, calls=calls)
+    offered = offered or rate * calls
+    step = judge_step(rate, repeats, budget, offered_rps=offered, calls=calls)
     late = f"the engine waited for its CPU but kept its schedule (worst lag {lag_ms:.3g} ms)"
     if step.status == StepStatus.MET:
         return replace(step, reason=f"{step.reason}; {late}, which only adds latency")
     window_s = min(e.elapsed_s for e in engines if e is not None) or 1.0
     slack = _widened(budget, lag_ms)
-    together = pool(repeats, rate * calls, calls)
+    together = pool(repeats, offered, calls)
     keep_up = KEEP_UP - lag_ms / 1000 / window_s if calls == 1 else 0.0
     if step.status == StepStatus.MISSED and pooled_miss(together, repeats, slack, keep_up):
         return replace(step, reason=f"{step.reason}, beyond what {late} explains")

@@ -16,6 +16,7 @@ from wsgibench.results.capacity_compare import (
     capacity_load_names,
     compare_capacities,
 )
+from wsgibench.results.kind_compare import KindChange, kind_changes
 from wsgibench.results.repeat import start_of
 from wsgibench.results.significance import (
     ALPHA,
@@ -26,12 +27,13 @@ from wsgibench.results.significance import (
     compare_starts,
     grouped,
     method,
+    word,
 )
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus
 
 # Diagnoses that make a verdict rest on a number that may not be the server's.
-FLAGGED = ("contended", "engine-saturated", "littles-law")
+FLAGGED = ("contended", "engine-saturated", "littles-law", "worker-deaths", "many-resends")
 METRICS = (
     ("rps_ok", "throughput", True),
     ("latency_p50_us", "p50", False),
@@ -68,18 +70,6 @@ def method_note(result: Comparison) -> str:
     )
 
 
-def metric_word(v: Verdict, p_adjusted: float | None, higher_is_better: bool) -> str:
-    """One metric's verdict by the rule, never by the point estimate alone: not tested, no change
-    detected, change within noise, improved or regressed."""
-    if not v.testable or p_adjusted is None:
-        return "not tested"
-    if p_adjusted >= ALPHA or v.change is None:
-        return "no change detected"
-    if abs(v.change) < NOISE:
-        return "change within noise"
-    return "improved" if (v.change > 0) == higher_is_better else "regressed"
-
-
 def outcome_of(verdicts: dict[str, Verdict], adjusted: dict[str, float]) -> str:
     """A cell's verdict over its metrics (METRICS), in the words of `metric_word`."""
     if not verdicts["rps_ok"].testable:
@@ -90,7 +80,7 @@ def outcome_of(verdicts: dict[str, Verdict], adjusted: dict[str, float]) -> str:
         )
         return f"not tested: {changes} by value ({verdicts['rps_ok'].method})"
     words = {
-        label: metric_word(v, adjusted.get(metric), higher)
+        label: word(v, adjusted.get(metric), higher)
         for metric, label, higher in METRICS
         if (v := verdicts.get(metric)) is not None
     }
@@ -189,6 +179,8 @@ class Comparison:
     # Per capacity load and server: its capacity in A and B (its steps are not compared by level).
     capacities: list[CapacityChange] = field(default_factory=list)
     served: list[str] = field(default_factory=list)
+    # Per request kind of the matched cells whose load has several kinds.
+    kinds: list[KindChange] = field(default_factory=list)
 
 
 def machine_key(env: dict[str, Any]) -> dict[str, Any]:
@@ -292,7 +284,13 @@ def compare_stores(
         changes.append(change)
     adjust(changes)
     capacities = compare_capacities(store_a, a.study_id, store_b, b.study_id)
-    return Comparison(a, b, differences, changes, capacities, served_differences(a, b))
+    matched = [
+        (c.server, c.load, c.level, a_id, b_id)
+        for c in changes
+        if (a_id := c.cell_a) is not None and (b_id := c.cell_b) is not None
+    ]
+    kinds = kind_changes(store_a, store_b, matched)
+    return Comparison(a, b, differences, changes, capacities, served_differences(a, b), kinds)
 
 
 def request_mix(config: dict[str, Any]) -> str | None:

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from wsgibench.results import json_fields as jf
 from wsgibench.results.host_share import host_seed, share
-from wsgibench.results.plan_expect import Expect
+from wsgibench.results.plan_request import PlanRequest
 
 PROTOCOL_VERSION = 1
 
@@ -41,6 +41,8 @@ class ModelFields(NamedTuple):
     divided: tuple[str, ...] = ()
     rate_level: bool = False
     one_host: bool = False
+    # Each host takes every n-th request of a schedule (trace): `first` its index, `stride` n.
+    interleaved: bool = False
 
 
 def _words(text: str) -> frozenset[str]:
@@ -71,6 +73,13 @@ MODELS: dict[str, ModelFields] = {
     ),
     "conn_rate": _RATE,
     "broadcast": ModelFields("subscribers", _BROADCAST, _BROADCAST, one_host=True),
+    "trace": ModelFields(
+        "speed",
+        _words("schedule schedule_requests span_s duration_s pool first stride"),
+        _words("schedule schedule_requests span_s"),
+        ("pool",),
+        interleaved=True,
+    ),
 }
 # What a stored cell's `level` counts, by load model (the engine plan field the level sets).
 LEVEL_FIELDS: dict[str, str] = {kind: fields.level for kind, fields in MODELS.items()}
@@ -93,6 +102,11 @@ _MODEL_FIELDS: dict[str, Callable[[Mapping[str, Any], str], Any]] = {
     "requests": jf.integer,
     "think_s": jf.number,
     "publish_rate": jf.number,
+    "schedule": jf.text,
+    "schedule_requests": jf.integer,
+    "span_s": jf.number,
+    "first": jf.integer,
+    "stride": jf.integer,
 }
 
 
@@ -112,6 +126,14 @@ class LoadModel:
     requests: int | None = None
     think_s: float | None = None
     publish_rate: float | None = None  # broadcast: messages a second from the one publisher
+    # trace: the schedule file, its requests, the log's span (s at speed 1; `duration_s` replays
+    # only its start), and a load host's share of it (every `stride`-th request from `first`);
+    # its warm-up is a rate load of the log's mix at its mean rate (`shortened`)
+    schedule: str | None = None
+    schedule_requests: int | None = None
+    span_s: float | None = None
+    first: int | None = None
+    stride: int | None = None
 
     def __post_init__(self) -> None:
         fields = MODELS.get(self.kind)
@@ -157,6 +179,9 @@ class LoadModel:
             return replace(self, requests=max(1, min(self.requests or 1, int(self.level) * 2)))
         if self.kind == "sessions":
             return replace(self, duration_s=seconds, requests=min(2, self.requests or 2), think_s=0)
+        if self.kind == "trace":  # the log's mix at its mean rate at the speed, for `seconds`
+            rate = (self.schedule_requests or 1) / (self.span_s or 1) * float(self.level)
+            return LoadModel(kind="rate", level=rate, duration_s=seconds, pool=self.pool)
         return replace(self, connections_total=None, duration_s=seconds)
 
     def active_hosts(self, hosts: int) -> int:
@@ -165,6 +190,8 @@ class LoadModel:
             return 1
         divided = MODELS[self.kind].divided
         counts = [int(getattr(self, a)) for a in divided if getattr(self, a) is not None]
+        if MODELS[self.kind].interleaved:
+            counts.append(self.schedule_requests or 0)
         return max(1, min([hosts, *counts]))
 
     def part(self, index: int, hosts: int) -> LoadModel:
@@ -175,6 +202,8 @@ class LoadModel:
             for a in fields.divided
             if getattr(self, a) is not None
         }
+        if fields.interleaved:
+            parts.update(first=index, stride=hosts)
         if fields.rate_level:
             rate = float(self.level)
             # (i+1)/n - i/n of the rate: the shares telescope to the whole rate
@@ -200,42 +229,6 @@ class Target:
 class HttpSettings:
     version: str = "1.1"
     keep_alive: bool = True
-
-
-@dataclass(frozen=True, kw_only=True)
-class PlanRequest:
-    """One request kind of a plan: what is sent, how often (by weight), what a valid reply is."""
-
-    name: str
-    method: str = "GET"
-    path: str = "/"
-    headers: tuple[tuple[str, str], ...] = ()
-    body: str = ""
-    weight: float = 1.0
-    expect: Expect
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "method": self.method,
-            "path": self.path,
-            "headers": dict(self.headers),
-            "body": self.body,
-            "weight": self.weight,
-            "expect": self.expect.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> PlanRequest:
-        return cls(
-            name=jf.need(jf.text(d, "name"), "requests[].name"),
-            method=jf.or_default(jf.text(d, "method"), "GET"),
-            path=jf.or_default(jf.text(d, "path"), "/"),
-            headers=tuple((str(k), str(v)) for k, v in jf.table(d, "headers").items()),
-            body=jf.or_default(jf.text(d, "body"), ""),
-            weight=jf.or_default(jf.number(d, "weight"), 1.0),
-            expect=Expect.from_dict(jf.table(d, "expect")),
-        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -347,6 +340,8 @@ class EnginePlan:
         """How long the engine may take before it is considered hung."""
         m = self.model
         base = float(m.duration_s or 0)
+        if m.kind == "trace":
+            base = min(base or float("inf"), float(m.span_s or 0)) / float(m.level)
         if m.kind == "sessions":
             base += (m.requests or 1) * ((m.think_s or 0) + self.timeout_s)
         if m.kind == "count" or m.connections_total is not None:
@@ -362,6 +357,9 @@ class EnginePlan:
             return round(m.level * (m.duration_s or 0)) * (m.requests or 0)
         if m.kind == "count":
             return m.requests
+        if m.kind == "trace":  # the whole schedule; a host's share, or its start, unknown here
+            whole = m.duration_s is None and (m.stride or 1) == 1
+            return m.schedule_requests if whole else None
         if m.connections_total is not None:
             return m.connections_total * (m.calls or 1)
         return None

@@ -83,6 +83,8 @@ def _merge_timeline(docs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             row["completed"] += int(s.get("completed") or 0)
             row["ok"] += int(s.get("ok") or 0)
             row["open_connections"] += int(s.get("open_connections") or 0)
+            if "arrivals" in s:  # a trace's requests due in the second, from every host
+                row["arrivals"] = row.get("arrivals", 0) + int(s["arrivals"])
             add_counts(row["errors"], s.get("errors"))
     # a second's percentiles cannot be merged from the hosts' percentiles: left out
     return [{**seconds[t], "p50_us": None, "p99_us": None} for t in sorted(seconds)]

@@ -97,6 +97,18 @@ def compare_starts(a: Starts, b: Starts, alpha: float = ALPHA) -> Verdict:
     return Verdict(len(sa), len(sb), ma, mb, change, p, method(len(sa), len(sb), alpha), p < alpha)
 
 
+def word(v: Verdict, p_adjusted: float | None, higher_is_better: bool) -> str:
+    """One metric's verdict by the rule, never by the point estimate alone: not tested, no change
+    detected, change within noise, improved or regressed."""
+    if not v.testable or p_adjusted is None:
+        return "not tested"
+    if p_adjusted >= ALPHA or v.change is None:
+        return "no change detected"
+    if abs(v.change) < NOISE:
+        return "change within noise"
+    return "improved" if (v.change > 0) == higher_is_better else "regressed"
+
+
 def adjusted(p_values: Sequence[float], alpha: float = ALPHA) -> list[float]:
     """Benjamini–Hochberg adjusted p-values (statsmodels): a test whose adjusted p is below
     `alpha` is a discovery with the false discovery rate of the family kept at `alpha`."""

@@ -39,7 +39,13 @@ def step_repeats(load: Load, study: Study) -> int:
 
 def budget_of(spec: CapacitySpec, study: Study) -> Budget:
     rate = spec.max_error_rate if spec.max_error_rate is not None else study.error_threshold
-    return Budget(spec.slo_p99_ms, spec.slo_p50_ms, rate)
+    return Budget(spec.slo_p99_ms, spec.slo_p50_ms, rate, spec.per_kind)
+
+
+def unit_rps(load: Load) -> float | None:
+    """A replay's requests a second at speed 1 (its log's mean rate): a speed's offered load is
+    the speed times this; None for a rate, whose offered load is the rate times its calls."""
+    return load.replay.traffic().mean_rps if load.replay is not None else None
 
 
 @dataclass(frozen=True)
@@ -64,8 +70,10 @@ def search_server(
     spec = load.capacity
     assert spec is not None
     budget = budget_of(spec, study)
-    calls = int(load.params.get("calls", 1))
-    search = Search(spec.start_rate, spec.resolution, spec.max_rate, second=spec.second_rate)
+    calls, unit = int(load.params.get("calls", 1)), unit_rps(load)
+    search = Search(
+        spec.start_rate, spec.resolution, spec.max_rate, spec.min_rate, second=spec.second_rate
+    )
     repeats = step_repeats(load, study)
     while (rate := search.next_rate()) is not None:
         first = search.steps[-1] if search.steps and search.steps[-1].rate == rate else None
@@ -78,9 +86,10 @@ def search_server(
             at: float = rate,
             said: tuple[str, ...] = again,
         ) -> list[str]:
-            return [*said, step_note(step_of(at, status, reason, reps, budget, calls), budget)]
+            step = step_of(at, status, reason, reps, budget, calls, unit)
+            return [*said, step_note(step, budget)]
 
-        def stop_at(reps: Sequence[Repeat], offered: float = rate * calls) -> str:
+        def stop_at(reps: Sequence[Repeat], offered: float = rate * (unit or calls)) -> str:
             return verdict_known(reps, budget, offered, repeats, calls)
 
         replaces = first.cell_id if first is not None else None
@@ -91,7 +100,9 @@ def search_server(
         )
         measured = run(cell, note)
         position += 1
-        step = step_of(rate, measured.status, measured.reason, measured.repeats, budget, calls)
+        step = step_of(
+            rate, measured.status, measured.reason, measured.repeats, budget, calls, unit
+        )
         search.record(replace(step, cell_id=measured.cell_id))
     result = search.result()
     if result.capacity is not None and result.invalid is None and spec.cost_cells:

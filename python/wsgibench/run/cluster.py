@@ -11,6 +11,7 @@ import logging
 import time
 import uuid
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from wsgibench.errors import EnvironmentProblem, LoadHostLost, UsageError
@@ -260,6 +261,9 @@ class _CellRun:
                 pass
 
     def _submit(self) -> None:
+        # a trace's schedule file goes with each share: a load host has not got it
+        path = self.parts[0].model.schedule
+        schedule = Path(path).read_bytes() if path else None
         for i, (part, host) in enumerate(zip(self.parts, self.hosts, strict=True)):
             offset = host.clock_offset_ns
             self.futures.append(
@@ -270,6 +274,7 @@ class _CellRun:
                     i,
                     offset,
                     self.bound,
+                    schedule,
                     key=f"{self.key}-share-{i}",
                     workers=[host.address],
                     allow_other_workers=False,

@@ -103,16 +103,22 @@ def _read_ready(err_path: Path, proc: subprocess.Popen[bytes]) -> None:
 
 
 def run_share(
-    plan: dict[str, Any], cell_key: str, index: int, offset_ns: int, bound_s: float
+    plan: dict[str, Any],
+    cell_key: str,
+    index: int,
+    offset_ns: int,
+    bound_s: float,
+    schedule: bytes | None = None,
 ) -> dict[str, Any]:
-    """Run this host's share of a cell (a Dask task); returns the engine's document as printed."""
+    """Run this host's share of a cell (a Dask task); returns the engine's document as printed.
+    A trace's schedule file comes as `schedule`, written here for the engine."""
     from distributed import Event, Queue, Variable
 
     ready_q, start_var, stop_event = names(cell_key)
     scratch.sweep_once()  # what a killed load host left behind
     with scratch.folder("share") as tmp:
         plan_path, out_path, err_path = (Path(tmp) / n for n in ("plan.json", "out", "err"))
-        plan_path.write_text(json.dumps(plan))
+        plan_path.write_text(json.dumps(_with_schedule(plan, schedule, Path(tmp))))
         with out_path.open("wb") as out, err_path.open("wb") as err:
             proc = subprocess.Popen(
                 [str(find_engine()), "run", str(plan_path), "--gate"],
@@ -156,6 +162,15 @@ def run_share(
         "start_margin_s": (start_ns + offset_ns - got_ns) / 1e9,
         "began_late_s": float(doc["started_unix_s"]) - (start_ns + offset_ns) / 1e9,
     }
+
+
+def _with_schedule(plan: dict[str, Any], schedule: bytes | None, folder: Path) -> dict[str, Any]:
+    """The plan, its trace's schedule file written in `folder` and named there."""
+    if schedule is None:
+        return plan
+    path = folder / "schedule.trace"
+    path.write_bytes(schedule)
+    return {**plan, "model": {**plan["model"], "schedule": str(path)}}
 
 
 def _wait(proc: subprocess.Popen[bytes], stop: Any, bound_s: float) -> str | None:

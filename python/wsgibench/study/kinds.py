@@ -181,6 +181,24 @@ class ListOf(Kind):
 
 
 @dataclass(frozen=True)
+class OneOrList(Kind):
+    """One value of a kind, or a non-empty list of them (read as a list)."""
+
+    item: Kind
+
+    def read(self, value: Any) -> list[Any]:
+        if isinstance(value, list):
+            return ListOf(self.item).read(value)
+        try:
+            return [self.item.read(value)]
+        except Bad:
+            raise Bad(f"must be {self.describe()}, not {shown(value)}") from None
+
+    def describe(self) -> str:
+        return f"{self.item.describe()}, or a list of them"
+
+
+@dataclass(frozen=True)
 class TableOf(Kind):
     """A table of name = value, every value of one kind."""
 

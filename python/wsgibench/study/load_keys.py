@@ -11,8 +11,18 @@ from wsgibench.study.kinds import (
     Number,
     Text,
 )
+from wsgibench.study.replay_keys import REPLAY_KEYS
 
-MODEL_NAMES = ("closed", "rate", "conn_rate", "sessions", "count", "capacity", "broadcast")
+MODEL_NAMES = (
+    "closed",
+    "rate",
+    "conn_rate",
+    "sessions",
+    "count",
+    "capacity",
+    "broadcast",
+    "replay",
+)
 # Engine models, which sweep the levels a study gives; capacity searches the rate itself.
 SWEPT = ("closed", "rate", "conn_rate", "sessions", "count", "broadcast")
 DATABASES = ("sqlite", "postgresql", "mariadb")
@@ -33,6 +43,8 @@ LEVEL_UNITS = {
     "broadcast": "WebSocket subscribers",
 }
 _OPEN = ("rate", "conn_rate")
+# The loads with a capacity search: a rate's, or a replay's speed (with slo_p99_ms).
+_SEARCH = ("capacity", "replay")
 
 LOAD_KEYS: tuple[Key, ...] = (
     Key(
@@ -50,7 +62,8 @@ LOAD_KEYS: tuple[Key, ...] = (
         "answered (wrk); rate/conn_rate: new connections at a rate, `calls` requests each "
         "(httperf); sessions: users arriving at a rate, `requests` each `think_s` apart (tsung); "
         "count: `requests` in all at a concurrency (ab); broadcast: WebSocket subscribers and one "
-        "publisher at `publish_rate`.",
+        "publisher at `publish_rate`; replay: an access log's requests at their times (`log`, "
+        "`speed`).",
         required=MODEL_NAMES,
     ),
     Key(
@@ -119,6 +132,7 @@ LOAD_KEYS: tuple[Key, ...] = (
         "The db app's database for this load, started and stopped by wsgibench.",
     ),
     Key("cpus", _POSITIVE_INT, "the study's", "This load's server CPUs (scaling).", "CPUs"),
+    *REPLAY_KEYS,
     Key(
         "pipeline",
         _POSITIVE_INT,
@@ -151,9 +165,10 @@ LOAD_KEYS: tuple[Key, ...] = (
         "A fixed pool of this many keep-alive connections carries the arrivals, each one request "
         "(wrk2's `-c` with `-R`, a proxy's upstream pool): a request with no free connection "
         "waits in the client, its latency counted from when it was due. The rate is then "
-        "requests/s. Without it, each arrival opens a connection for its `calls` (httperf).",
+        "requests/s. Without it, each arrival opens a connection for its `calls` (httperf); a "
+        "replay's each request one.",
         "connections",
-        models=(*_OPEN, "capacity"),
+        models=(*_OPEN, "capacity", "replay"),
     ),
     Key(
         "arrival",
@@ -188,7 +203,7 @@ LOAD_KEYS: tuple[Key, ...] = (
         "(and the step keeping up: valid replies ≥ 95 % of the requests offered).",
         "ms",
         "slo_p99_ms = 10",
-        ("capacity",),
+        _SEARCH,
         ("capacity",),
     ),
     Key(
@@ -197,21 +212,21 @@ LOAD_KEYS: tuple[Key, ...] = (
         "none",
         "capacity: and corrected p50 at most this.",
         "ms",
-        models=("capacity",),
+        models=_SEARCH,
     ),
     Key(
         "max_error_rate",
         Number(low=0, high=1),
         "the study's error_threshold",
         "capacity: and errors at most this share of the requests.",
-        models=("capacity",),
+        models=_SEARCH,
     ),
     Key(
         "resolution",
         Number(low=0, above=True, high=1),
         "0.05",
         "capacity: the bisection stops when the interval is within this share of the rate.",
-        models=("capacity",),
+        models=_SEARCH,
     ),
     Key(
         "start_rate",
@@ -238,7 +253,7 @@ LOAD_KEYS: tuple[Key, ...] = (
         "true",
         "capacity: after the search, run the cells at 25, 50 and 75 % of the capacity for the "
         "server's CPU per request across the range (`tune` runs them in its last round only).",
-        models=("capacity",),
+        models=_SEARCH,
     ),
     Key(
         "max_rate",
@@ -256,7 +271,7 @@ LOAD_KEYS: tuple[Key, ...] = (
         "together (the p99 of all their requests) and stops once even flawless repeats left could "
         "not make it meet; the cells at 25, 50 and 75 % of the capacity run the study's repeats.",
         "repeats",
-        models=("capacity",),
+        models=_SEARCH,
     ),
     Key(
         "workers",

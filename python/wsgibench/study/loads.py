@@ -14,13 +14,15 @@ from wsgibench.results.engine_plan import (
     EnginePlan,
     HttpSettings,
     LoadModel,
-    PlanRequest,
     Target,
 )
 from wsgibench.results.plan_expect import Expect
+from wsgibench.results.plan_request import PlanRequest
 from wsgibench.servers import get
 from wsgibench.study.kinds import read_table
 from wsgibench.study.load_keys import LOAD_KEYS
+from wsgibench.study.replay import ReplaySpec, parse_replay
+from wsgibench.study.replay_keys import REPLAY_KEYS
 from wsgibench.study.request_keys import BODY_FLOAT_KEYS, EXPECT_KEYS, REQUEST_KEYS
 
 
@@ -63,6 +65,8 @@ class CapacitySpec:
     second_rate: float | None = None
     # The cells at 25, 50 and 75 % of the capacity, for CPU per request across the range.
     cost_cells: bool = True
+    min_rate: float = 1.0  # the lowest rate the search tries (a replay's speed: far lower)
+    per_kind: bool = False  # a replay's: every request kind's own latency within the budget
 
 
 _CAPACITY_KEYS = (
@@ -95,6 +99,7 @@ _NOT_ENGINE_KEYS = {
     "streams",
     "tls",
     *_CAPACITY_KEYS,
+    *(k.name for k in REPLAY_KEYS),
 }
 
 
@@ -128,6 +133,9 @@ class Load:
     message_bytes: int = 64  # websocket: each message's size
     streams: int = 1  # h2c, h2: concurrent streams per connection
     tls: bool = False  # TLS 1.3 (run/tls.py gives the server its certificate)
+    # model = "replay": the engine runs `trace` at each speed (the level), or at the speeds a
+    # capacity search chooses; its request kinds are the log's (study/replay.py).
+    replay: ReplaySpec | None = None
 
     @property
     def websocket(self) -> bool:
@@ -139,7 +147,7 @@ class Load:
 
     @property
     def wants_keep_alive(self) -> bool:
-        if self.model in ("rate", "conn_rate"):
+        if self.model in ("rate", "conn_rate", "trace"):  # a trace's: one request each, or a pool
             calls = int(self.params.get("calls", 1))
             return self.keep_alive and (calls > 1 or "pool" in self.params)
         return self.keep_alive
@@ -161,7 +169,8 @@ class Load:
         load needs the CA of the server's certificate (`tls_ca_pem`)."""
         if self.tls and tls_ca_pem is None:
             raise ValueError(f"load {self.name} is TLS: the plan needs the server's CA")
-        model = LoadModel(kind=self.model, level=_num(level), **self.params)
+        params = {**self.params, **(self.replay.plan_fields() if self.replay else {})}
+        model = LoadModel(kind=self.model, level=_num(level), **params)
         return EnginePlan(
             target=Target(host=host, port=port),
             model=model.shortened(self.warmup_s) if warmup else model,
@@ -180,6 +189,9 @@ class Load:
 
     def nominal_seconds(self) -> float:
         """A rough per-repeat duration, for progress and time budgets."""
+        if self.replay is not None:
+            speed = min(self.levels or (self.capacity.start_rate if self.capacity else 1.0,))
+            return self.replay.traffic().span_s / speed
         return float(self.params.get("duration_s", 10.0))
 
 
@@ -235,9 +247,10 @@ def _check_pool(values: dict[str, Any], http: str, where: str) -> None:
         raise UsageError(f'{where}: pool needs http = "1.1" with keep-alive (protocol "http")')
 
 
-def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
+def parse_load(raw: dict[str, Any], study: str, index: int, base: Path | None = None) -> Load:
     """One [[load]] table, every key checked against study/keys.py (LOAD_KEYS) and against its
-    model: a key the model does not take, or one it needs and lacks, is named."""
+    model: a key the model does not take, or one it needs and lacks, is named. A replay's files
+    are relative to `base` (the study's folder)."""
     label = f'"{raw["name"]}"' if isinstance(raw.get("name"), str) else f"#{index + 1}"
     where = f"{study} [[load]] {label}"
     values = read_table(raw, LOAD_KEYS, where)
@@ -250,18 +263,16 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
             raise UsageError(f"{where}: {key.name} is not a key of model {model} (only {takers})")
         if key.name not in values and model in key.required:
             raise UsageError(f"{where}: model {model} needs {key.name}: {key.kind.describe()}")
-    if model == "capacity" and "levels" in values:
-        raise UsageError(f"{where}: a capacity load searches the rate: start_rate, not levels")
+    if model in ("capacity", "replay") and "levels" in values:
+        said = "start_rate" if model == "capacity" else "speed"
+        raise UsageError(f"{where}: a {model} load takes {said}, not levels")
     if model in ("rate", "conn_rate") and not ({"duration_s", "connections_total"} & set(values)):
         raise UsageError(f"{where}: model {model} needs duration_s or connections_total")
     http = values.get("http", "1.1")
     _check_protocol(values, http, where)
     _check_pool(values, http, where)
     common = {"name", "model", "levels", "http", "keep_alive", "timeout_s", "warmup_s"}
-    capacity = None
-    if model == "capacity":
-        capacity = CapacitySpec(**{k: values[k] for k in _CAPACITY_KEYS if k in values})
-        model = "rate"  # each step of the search is an open-loop rate cell
+    model, capacity, replay = _engine_model(model, values, where, base or Path.cwd())
     return Load(
         name=values.get("name") or values["model"],
         model=model,
@@ -286,6 +297,45 @@ def parse_load(raw: dict[str, Any], study: str, index: int) -> Load:
         message_bytes=int(values.get("message_bytes", 64)),
         streams=int(values.get("streams", 1)),
         tls=bool(values.get("tls", values.get("protocol") == "h2")),
+        replay=replay,
+    )
+
+
+def _engine_model(
+    model: str, values: dict[str, Any], where: str, base: Path
+) -> tuple[str, CapacitySpec | None, ReplaySpec | None]:
+    """The engine model a load runs, its capacity search and its replay, if it has them: a
+    capacity load's steps are rate cells, a replay's speeds (or search steps) trace cells."""
+    if model == "capacity":
+        return "rate", CapacitySpec(**{k: values[k] for k in _CAPACITY_KEYS if k in values}), None
+    if model != "replay":
+        return model, None, None
+    if values.get("protocol", "http") == "websocket":
+        raise UsageError(f'{where}: a replay sends HTTP requests: not protocol = "websocket"')
+    capacity = _replay_search(values, where)
+    if capacity is None:
+        values["levels"] = sorted(values.get("speed", [1.0]))
+    return "trace", capacity, parse_replay(values, where, base)
+
+
+def _replay_search(values: dict[str, Any], where: str) -> CapacitySpec | None:
+    """A replay with a budget (slo_p99_ms) searches the highest speed that keeps it, from its
+    one `speed`, up to `max_speed`; None: a replay at its speeds."""
+    if "slo_p99_ms" not in values:
+        extra = [k for k in ("max_speed", "slo_per_kind", *_CAPACITY_KEYS) if k in values]
+        if extra:
+            raise UsageError(f"{where}: {extra[0]} is for a replay with slo_p99_ms (a search)")
+        return None
+    speeds = values.get("speed", [1.0])
+    if len(speeds) > 1:
+        raise UsageError(f"{where}: a replay with slo_p99_ms searches from one speed, not a list")
+    given = {k: values[k] for k in _CAPACITY_KEYS if k in values}
+    return CapacitySpec(
+        **given,
+        start_rate=speeds[0],
+        max_rate=values.get("max_speed", 100.0),
+        min_rate=0.01,
+        per_kind=values.get("slo_per_kind", False),
     )
 
 

@@ -88,7 +88,9 @@ class Study:
         return self.app_spec or get_app(self.app)
 
     def requests_of(self, load: Load | None = None) -> tuple[RequestKind, ...]:
-        """The request mix of a load: its own app's, else the study's."""
+        """The request mix of a load: a replay's log's, its own app's, else the study's."""
+        if load is not None and load.replay is not None:
+            return tuple(RequestKind(**t) for t in load.replay.request_tables())
         if load is not None and load.app and load.app != self.app:
             return APPS[load.app].requests
         return self.requests
@@ -115,15 +117,13 @@ def study_path(name_or_path: str) -> Path:
 
 
 def load_study(name_or_path: str) -> Study:
-    """The study of a built-in name or a TOML file, as written (the command line's changes:
-    `study.overrides.load_with`, which reads the file once too)."""
+    """A built-in's or TOML file's study as written (with changes: `overrides.load_with`)."""
     path = study_path(name_or_path)
     return parse_study(read_raw(path), shown_path(path), study_base(path))
 
 
 def study_base(path: Path) -> Path:
-    """What the paths in a study file are relative to: its folder; a built-in's, the working
-    directory."""
+    """What a study file's paths are relative to: its folder; a built-in's, the working one."""
     return Path.cwd() if path.parent == STUDIES_DIR else path.resolve().parent
 
 
@@ -166,7 +166,7 @@ def parse_study(
     requests, app_env = _app_settings(values, where, base)
     app = _app(values, where, base, app_base or base, requests)
     requests = requests or app.requests
-    loads = _loads(values["load"], values.get("scale_cpus"), where, app, servers)
+    loads = _loads(values, where, app, servers, base)
     check_full(values.get("full"), {load.name for load in loads}, where)
     repeats, trim = values.get("repeats", 3), values.get("trim", 0)
     settings = _server_settings(values.get("server_settings", {}), servers, where)
@@ -299,12 +299,13 @@ def _servers(servers: list[str], where: str) -> list[str]:
 
 
 def _loads(
-    loads_raw: list[dict[str, Any]], scale: Any, where: str, app: AppSpec, servers: list[str]
+    values: dict[str, Any], where: str, app: AppSpec, servers: list[str], base: Path
 ) -> tuple[Load, ...]:
-    if not loads_raw:
+    """The [[load]] tables (a replay's log relative to `base`), scaled, each checked."""
+    if not values["load"]:
         raise UsageError(f"{where}: needs at least one [[load]] table")
-    loads = tuple(parse_load(load, where, i) for i, load in enumerate(loads_raw))
-    loads = _scaled(loads, scale, where)
+    loads = tuple(parse_load(load, where, i, base) for i, load in enumerate(values["load"]))
+    loads = _scaled(loads, values.get("scale_cpus"), where)
     names = [load.name for load in loads]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:

@@ -209,8 +209,8 @@ class Overrides:
             load = dict(load)
             if self.duration is not None and "duration_s" in load:
                 load["duration_s"] = self.duration
-            if levels:
-                load["levels"] = levels
+            if levels:  # a replay's levels are its speeds
+                load["speed" if load.get("model") == "replay" else "levels"] = levels
             loads.append(load)
         out["load"] = loads
         return out, said

@@ -19,9 +19,8 @@ from wsgibench.results.compare import (
     compare_stores,
     median_ratio,
     method_note,
-    metric_word,
 )
-from wsgibench.results.significance import Verdict
+from wsgibench.results.significance import Verdict, word
 from wsgibench.results.store import Store
 
 from ..synthetic import ENV, build_store
@@ -202,9 +201,9 @@ def test_the_wording_follows_the_rule_not_the_point_estimate():
     big_untested = [_cell(0, None, change=-0.5)]  # half the throughput, but one start a side
     adjust(big_untested)
     assert big_untested[0].outcome.startswith("not tested: throughput -50.0%")
-    assert metric_word(_verdict(0.2), 0.2, True) == "no change detected"
-    assert metric_word(_verdict(0.001, 0.1), 0.001, True) == "improved"
-    assert metric_word(_verdict(0.001, 0.1), 0.001, False) == "regressed"  # p99 up 10 %
+    assert word(_verdict(0.2), 0.2, True) == "no change detected"
+    assert word(_verdict(0.001, 0.1), 0.001, True) == "improved"
+    assert word(_verdict(0.001, 0.1), 0.001, False) == "regressed"  # p99 up 10 %
 
 
 def test_a_store_from_before_starts_is_one_start_a_cell_and_untested(tmp_path):
