@@ -96,3 +96,28 @@ def stored_count(extra: dict[str, Any]) -> int:
     """The deaths a stored repeat recorded (0 for a store from before)."""
     found = extra.get("worker_deaths")
     return int(found.get("count") or 0) if isinstance(found, dict) else 0
+
+
+def life_record(seen: Deaths, oom_kills: int, log_text: str) -> dict[str, Any]:
+    """What a server start stores of its processes' deaths over its whole life (checks, warm-up
+    and repeats, up to the stop): how many, how, and how many processes appeared."""
+    named = name_exits(seen, oom_kills, log_text)
+    return {
+        "count": len(named.exits),
+        "how": dict(Counter(e.how for e in named.exits)),
+        "appeared": named.appeared,
+        "source": named.source,
+    }
+
+
+def added(records: list[dict[str, Any] | None]) -> dict[str, Any]:
+    """Several starts' life records as one."""
+    how: Counter[str] = Counter()
+    for r in records:
+        how.update((r or {}).get("how") or {})
+    return {
+        "count": sum(int((r or {}).get("count") or 0) for r in records),
+        "how": dict(how),
+        "appeared": sum(int((r or {}).get("appeared") or 0) for r in records),
+        "source": next((r["source"] for r in records if r and r.get("source")), ""),
+    }

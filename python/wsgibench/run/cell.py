@@ -14,7 +14,7 @@ from wsgibench.errors import EngineError, LoadHostLost, StartupError
 from wsgibench.machine import cpustat
 from wsgibench.machine.process import STOP_GRACE_S, RunningServer
 from wsgibench.machine.topology import Layout, Topology
-from wsgibench.results import diagnose
+from wsgibench.results import deaths, diagnose
 from wsgibench.results.diagnose import Diagnosis
 from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.repeat import Repeat
@@ -128,9 +128,30 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     if db is not None:  # show and reports print notes; the details are in isolation.database
         outcome.notes.append(f"database: {db.version()}")
     say_lifespan_unrun(outcome, recipe, app)
+    if (note := _deaths_note(outcome)) is not None:
+        outcome.notes.append(note)
+        if outcome.status == CellStatus.MEASURED:  # its warm-up or checks saw them: not clean
+            outcome.status, outcome.reason = CellStatus.DEATHS, note
     if recipe.flavour == Flavour.REFERENCE:  # `show` has no flavour column
         outcome.notes.append(str(Flavour.REFERENCE))
     return outcome
+
+
+def _deaths_note(outcome: CellOutcome) -> str | None:
+    """How many of the server's processes died over the cell's starts (checks and warm-up too,
+    up to each stop), and how many of those during the measured repeats."""
+    life = (outcome.isolation or {}).get("worker_deaths") or {}
+    if not life.get("count"):
+        return None
+    during = sum(
+        int(((r.counters.worker_deaths if r.counters else None) or {}).get("count") or 0)
+        for r in outcome.repeats
+    )
+    how = ", ".join(f"{n} {what}" for what, n in sorted(life["how"].items(), key=lambda x: -x[1]))
+    return (
+        f"{life['count']} server process(es) died over the cell ({how}), {during} of them during "
+        "the measured repeats"
+    )
 
 
 def _one_start(
@@ -152,6 +173,8 @@ def _one_start(
         shutil.rmtree(workdir, ignore_errors=True)
         return CellOutcome(CellStatus.UNAVAILABLE, f"CPU quota: {server.cpu_quota}")
     ctx.on_server(server)
+    life = ctx.watch(server)  # the server's processes over the whole start, up to its stop
+    life.start()
     isolation, fallback = _isolation(placement, server, recipe)
     if cell.load.websocket:  # read back from the server, said with the number
         isolation["websocket_library"] = ws_probe.websocket_library(server.host, server.port)
@@ -165,6 +188,9 @@ def _one_start(
         outcome = CellOutcome(CellStatus.FAILED, f"engine: {exc}")
     finally:
         ctx.on_server(None)
+        isolation["worker_deaths"] = deaths.life_record(
+            life.stop(), server.cgroup.oom_kills(), server.log_since([0] * len(server.log_marks()))
+        )
         # The memory group's own high-water mark (shared pages once), beside the sampler's summed
         # RSS: the whole start, warm-up included.
         isolation["memory_peak_bytes"] = server.cgroup.peak_bytes()

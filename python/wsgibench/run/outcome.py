@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 import psutil
 
+from wsgibench.results import deaths
 from wsgibench.results.repeat import Repeat
 from wsgibench.results.verdict import SEVERITY, CellStatus, Verdict
 
@@ -52,9 +53,8 @@ class CellOutcome:
         notes and diagnoses not said yet, the highest memory peak; else the first start's
         isolation, with the number of starts."""
         self.repeats += got.repeats
-        if got.status != CellStatus.MEASURED and (
-            self.status == CellStatus.MEASURED or got.status != CellStatus.INVALID
-        ):
+        final = got.status in (CellStatus.DISQUALIFIED, CellStatus.UNAVAILABLE)
+        if final or SEVERITY[got.status] > SEVERITY[self.status]:
             self.status, self.reason = got.status, f"start {k + 1}: {got.reason}"
         self.notes += [n for n in got.notes if n not in self.notes]
         codes = {d.get("code") for d in self.diagnoses}
@@ -63,6 +63,9 @@ class CellOutcome:
             peaks = [i.get("memory_peak_bytes") for i in (self.isolation, got.isolation)]
             self.isolation["memory_peak_bytes"] = max((p for p in peaks if p), default=None)
             self.isolation["starts"] = k + 1
+            lives = [i.get("worker_deaths") for i in (self.isolation, got.isolation)]
+            if any(lives):
+                self.isolation["worker_deaths"] = deaths.added(lives)
         return self
 
 

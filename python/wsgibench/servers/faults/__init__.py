@@ -107,10 +107,40 @@ FAULTS: dict[str, tuple[str, tuple[str, ...], str]] = {
         "measured; cores used ≈ the CPUs it may use (up to 4), ≤ 1.0 pinned to one CPU or "
         "under a 1-core quota; its threads counted in the group 'runtime busy'",
     ),
+    "timeout-some": (
+        "a good server that never answers every 30th request (the connection kept open): a "
+        "known share of requests times out; at SIGTERM it writes how many it held to "
+        "$WSGIBENCH_REPLY_COUNTS/held-PID.json",
+        ("--every", "30"),
+        "measured or disqualified by its timeouts (3.3 % of the requests); the p99 of every "
+        "request sent is at least the load's timeout_s, shown as a bound",
+    ),
+    **{
+        f"worker-{death}": (
+            f"a pre-fork master with 2 workers, each of which {words} after 300 requests of its "
+            "own; the master forks a replacement, and at SIGTERM writes how many died to "
+            "$WSGIBENCH_REPLY_COUNTS/deaths-PID.json",
+            ("--death", death, "--after", "300"),
+            f"worker-deaths: every death counted and named ({named}), the requests lost with "
+            "them counted as errors; never 'closes after N requests'",
+        )
+        for death, words, named in (
+            ("exit", "exits with status 1", "exit status 1"),
+            ("signal", "kills itself with SIGSEGV", "killed by SIGSEGV"),
+            ("oom", "allocates until the memory limit's OOM killer kills it", "OOM kill"),
+            (
+                "stuck",
+                "stops (SIGSTOP): the master's 0.5 s worker timeout kills it",
+                "killed by the server's own worker timeout",
+            ),
+        )
+    },
 }
 
 # Kinds run by another kind of the script with arguments of their own.
 _SCRIPT_KIND = {"hang-later": "hang"}
+# Kinds run by the pre-fork script (a master and workers), with its own arguments.
+PREFORK = Path(__file__).resolve().parent / "serve_prefork.py"
 
 
 def _launcher(kind: str, extra: tuple[str, ...]) -> Callable[[LaunchContext], list[Command]]:
@@ -118,6 +148,24 @@ def _launcher(kind: str, extra: tuple[str, ...]) -> Callable[[LaunchContext], li
 
     def launch(ctx: LaunchContext) -> list[Command]:
         assert ctx.python is not None
+        if kind.startswith("worker-"):
+            return [
+                Command(
+                    [
+                        str(ctx.python),
+                        str(PREFORK),
+                        "--host",
+                        ctx.host,
+                        "--port",
+                        str(ctx.port),
+                        "--backlog",
+                        str(ctx.backlog),
+                        "--heartbeats",
+                        str(ctx.workdir),
+                        *extra,
+                    ]
+                )
+            ]
         return [
             Command(
                 [

@@ -38,6 +38,7 @@ KINDS = (
     "counted",
     "fixed-service",
     "busy-threads",
+    "timeout-some",
 )
 
 
@@ -58,13 +59,16 @@ class State:
         with self.lock:
             self.by_peer[peer] = self.by_peer.get(peer, 0) + 1
 
-    def write_counts(self) -> None:
-        """counted: the replies it sent to each client address, into $WSGIBENCH_REPLY_COUNTS."""
+    def write_counts(self, name: str = "replies") -> None:
+        """counted: the replies it sent to each client address (timeout-some: also the requests
+        it held unanswered), into $WSGIBENCH_REPLY_COUNTS."""
         folder = os.environ.get("WSGIBENCH_REPLY_COUNTS")
         if folder:
             with self.lock:
-                text = json.dumps({"started": self.started, "by_peer": self.by_peer})
-            path = os.path.join(folder, f"replies-{os.getpid()}.json")
+                text = json.dumps(
+                    {"started": self.started, "by_peer": self.by_peer, "held": len(self.held)}
+                )
+            path = os.path.join(folder, f"{name}-{os.getpid()}.json")
             with open(path + ".tmp", "w") as f:
                 f.write(text)
             os.replace(path + ".tmp", path)
@@ -134,8 +138,8 @@ def serve_connection(conn: socket.socket, st: State) -> None:
             _, keep = req
             n = st.count()
             late = n > a.after  # the fault is active from request after+1 on
-            if a.kind == "hang" and late:
-                st.held.append(conn)
+            if (a.kind == "hang" and late) or (a.kind == "timeout-some" and n % a.every == 0):
+                st.held.append(conn)  # this request is never answered: its client times out
                 return
             if a.kind in ("slow", "counted"):
                 time.sleep(a.delay)
@@ -349,10 +353,10 @@ def main(argv: list[str] | None = None) -> None:
     s.listen(a.backlog)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     st = State(a)
-    if a.kind == "counted":
+    if a.kind in ("counted", "timeout-some"):
 
         def stop(signum, frame):
-            st.write_counts()
+            st.write_counts("replies" if a.kind == "counted" else "held")
             os._exit(0)
 
         signal.signal(signal.SIGTERM, stop)
