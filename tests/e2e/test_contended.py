@@ -1,7 +1,7 @@
 """A contended cell is a status, never a ranking: through the installed script, two studies of two
-good servers run while a process of this test spins on the server's CPU. Every cell is
-`contended` (or invalid, where the engine's CPU was taken as well); `show` ranks none of them, the report's findings crown none, and `history` leaves
-the runs out of its search for changes, saying so."""
+good servers run while a process of this test spins on the server's CPU. Every cell is contended
+(or invalid, where the engine's CPU was taken as well); `show` ranks none of them, the report's
+findings crown none, and `history` leaves the runs out of its search for changes, saying so."""
 
 from __future__ import annotations
 

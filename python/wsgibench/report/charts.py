@@ -265,13 +265,15 @@ def _timeline_rows(load: LoadData, data: ReportData) -> list[dict[str, Any]]:
             continue
         base = {**base_row(c), "repeat_id": rep.id}
         for point in rep.engine.timeline:
+            rows.append(
+                {**base, "t": point.t_s, "metric": "open connections", "y": point.open_connections}
+            )
+            # A second in which no request ended has no latency: null, drawn as a gap (never 0).
             for metric, value in (
-                ("open connections", point.open_connections),
                 ("latency p50 (ms)", fmt.ms_of(point.p50_us)),
                 ("latency p99 (ms)", fmt.ms_of(point.p99_us)),
             ):
-                if value is not None:
-                    rows.append({**base, "t": point.t_s, "metric": metric, "y": value})
+                rows.append({**base, "t": point.t_s, "metric": metric, "y": value})
         for s in data.sample_rows.get(rep.id, []):
             for metric, value in (
                 ("CPU % of one core", s.get("cpu_pct")),
@@ -294,7 +296,7 @@ def timeline(load: LoadData, data: ReportData, palette: Palette) -> Chart:
     ]
     chart = (
         alt.Chart(alt.Data(values=rows))
-        .mark_line()
+        .mark_line(invalid="break-paths-show-domains")  # a null second breaks the line
         .encode(
             x=alt.X("t:Q", title="seconds into the repeat"),
             y=alt.Y("y:Q", title=None),
@@ -327,7 +329,8 @@ def timeline(load: LoadData, data: ReportData, palette: Palette) -> Chart:
 # How to read a point of the series charts, the same marks as the tables' (⚠ is a diamond).
 READ_POINTS = (
     "rules: min-max of repeats; circle: measured, diamond: disputed by a diagnosis (never "
-    "ranked), triangle: load generator saturated, cross: disqualified (reasons in the tooltips)"
+    "ranked), triangle: load generator saturated, triangle down: contended (other work on the "
+    "CPUs), square: worker deaths, cross: disqualified (never ranked; reasons in the tooltips)"
 )
 
 

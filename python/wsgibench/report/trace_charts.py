@@ -37,9 +37,9 @@ def rows(load: LoadData, data: ReportData) -> list[dict[str, Any]]:
         if rep is None or not seconds:
             continue
         base = {**base_row(c), "repeat_id": rep.id, "level": fmt.level(c.cell.level)}
-        for s in seconds:
-            if s.p99_us is not None:
-                out.append({**base, "t": s.t_s, "metric": P99, "y": s.p99_us / 1000})
+        for s in seconds:  # a second with nothing ended: null, drawn as a gap (never 0)
+            y = None if s.p99_us is None else s.p99_us / 1000
+            out.append({**base, "t": s.t_s, "metric": P99, "y": y})
         if c.cell.level not in rated:
             rated.add(c.cell.level)
             traffic = {**base, "server": TRAFFIC, "name": TRAFFIC}
@@ -57,7 +57,7 @@ def trace_chart(load: LoadData, data: ReportData, palette: Palette) -> Chart | N
     )
     chart = (
         alt.Chart(alt.Data(values=found))
-        .mark_line(interpolate="step-after")
+        .mark_line(interpolate="step-after", invalid="break-paths-show-domains")
         .encode(
             x=alt.X("t:Q", title="seconds into the repeat"),
             y=alt.Y("y:Q", title=None),

@@ -266,6 +266,9 @@ class EngineResult:
     load_hosts: tuple[LoadHostRun, ...] = ()
     start_skew_s: float | None = None
     start_skew_bound_s: float | None = None
+    # how far the skew may be off: the hosts' clock offsets are estimates (twice the largest
+    # uncertainty, half a best round trip each)
+    start_skew_uncertainty_s: float = 0.0
     websocket: WebSocketResult | None = None  # WebSocket loads: upgrades and why they failed
     http2: Http2Result | None = None  # HTTP/2 loads: settings, GOAWAYs, resets
     tls: TlsResult | None = None  # TLS loads: handshakes, resumptions, ALPN, failures
@@ -282,11 +285,12 @@ class EngineResult:
 
     @property
     def skew_exceeded(self) -> bool:
-        """The load hosts started further apart than the cell allows."""
+        """The load hosts started further apart than the cell allows, the clock offsets'
+        uncertainty added to the skew measured (it may be that much more)."""
         return (
             self.start_skew_s is not None
             and self.start_skew_bound_s is not None
-            and self.start_skew_s > self.start_skew_bound_s
+            and self.start_skew_s + self.start_skew_uncertainty_s > self.start_skew_bound_s
         )
 
     @property
@@ -335,6 +339,7 @@ class EngineResult:
                 load_hosts=tuple(LoadHostRun.from_dict(h) for h in d.get("load_hosts") or ()),
                 start_skew_s=optional_float(d, "start_skew_s"),
                 start_skew_bound_s=optional_float(d, "start_skew_bound_s"),
+                start_skew_uncertainty_s=read_float(d, "start_skew_uncertainty_s", 0.0),
                 websocket=WebSocketResult.read(d.get("websocket")),
                 http2=Http2Result.read(d.get("http2")),
                 tls=TlsResult.read(d.get("tls")),

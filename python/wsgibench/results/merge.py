@@ -6,6 +6,7 @@ no percentiles, and the hosts' own documents are kept beside the merge."""
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -71,11 +72,16 @@ def _merge_turnaround(docs: Sequence[Mapping[str, Any]]) -> dict[str, float] | N
     }
 
 
-def _merge_timeline(docs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _merge_timeline(
+    docs: Sequence[Mapping[str, Any]], shifts: Sequence[float]
+) -> list[dict[str, Any]]:
+    """The hosts' timelines second by second on the controller's clock: a host's second i, which
+    began `shift` seconds after the first host's start, counts in the merged second its middle
+    falls in (the seconds themselves cannot be split)."""
     seconds: dict[int, dict[str, Any]] = {}
-    for d in docs:
+    for d, shift in zip(docs, shifts, strict=True):
         for s in d.get("timeline") or ():
-            t = int(s["t_s"])
+            t = math.floor(int(s["t_s"]) + 0.5 + shift)
             row = seconds.setdefault(
                 t,
                 {"t_s": t, "completed": 0, "ok": 0, "errors": {}, "open_connections": 0},
@@ -83,6 +89,7 @@ def _merge_timeline(docs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             row["completed"] += int(s.get("completed") or 0)
             row["ok"] += int(s.get("ok") or 0)
             row["open_connections"] += int(s.get("open_connections") or 0)
+            row["resent"] = row.get("resent", 0) + int(s.get("resent") or 0)
             if "arrivals" in s:  # a trace's requests due in the second, from every host
                 row["arrivals"] = row.get("arrivals", 0) + int(s["arrivals"])
             add_counts(row["errors"], s.get("errors"))
@@ -138,7 +145,7 @@ def merge_results(
         "elapsed_s": elapsed,
         "totals": _merge_totals(docs, elapsed),
         "kinds": _merge_kinds(docs),
-        "timeline": _merge_timeline(docs),
+        "timeline": _merge_timeline(docs, [s - first for s in starts]),
         "cost": {
             "user_s": sum(float(c["user_s"]) for c in costs),
             "sys_s": sum(float(c["sys_s"]) for c in costs),

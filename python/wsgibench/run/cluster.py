@@ -136,6 +136,18 @@ class LoadHosts:
         assert best is not None
         return best[1], best[0] // 2
 
+    def reclock(self) -> None:
+        """Each host's clock offset measured again (before each cell's run): a clock drifts, and
+        a start instant given in the host's clock is only as good as the offset's latest
+        estimate."""
+        fresh = []
+        for h in self.hosts:
+            if not h.same_machine:
+                offset, uncertainty = self._clock(h.address)
+                h = replace(h, clock_offset_ns=offset, clock_uncertainty_ns=uncertainty)
+            fresh.append(h)
+        self.hosts = fresh
+
     def close(self) -> None:
         self.client.close()
         if self.local is not None:
@@ -163,6 +175,7 @@ class ClusterEngine:
         self.lead_s = START_LEAD_S
 
     def run(self, plan: EnginePlan) -> EngineResult:
+        self.hosts.reclock()
         hosts = self.hosts.hosts
         check_target(hosts, plan.target.host)
         parts = [
@@ -208,6 +221,9 @@ class ClusterEngine:
         ]
         merged["start_skew_s"] = max(starts) - first
         merged["start_skew_bound_s"] = self.skew_bound_s
+        # The offsets' error moves a host's real start as much as the instant it was given (it
+        # cancels out of the corrected starts): the skew is known only to within it.
+        merged["start_skew_uncertainty_s"] = 2 * max(h.clock_uncertainty_ns for h in hosts) / 1e9
         result = EngineResult.from_dict(merged)
         waits = [o["runqueue_wait_s"] for o in outputs if o["runqueue_wait_s"] is not None]
         return result.with_runqueue_wait(max(waits) if waits else None)

@@ -235,9 +235,14 @@ def saturation_reasons(rep: Repeat) -> list[str]:
 def _skew_reason(result: EngineResult, idx: int) -> str:
     """Hosts started too far apart: by how much, and why the last one was late where it said."""
     assert result.start_skew_s is not None and result.start_skew_bound_s is not None
+    known = (
+        f" (± {1e3 * result.start_skew_uncertainty_s:.1f} ms: the clocks' offsets)"
+        if result.start_skew_uncertainty_s
+        else ""
+    )
     why = (
-        f"{SKEW}{1e3 * result.start_skew_s:.1f} ms apart in repeat {idx + 1}, more than the "
-        f"{1e3 * result.start_skew_bound_s:g} ms bound"
+        f"{SKEW}{1e3 * result.start_skew_s:.1f} ms apart{known} in repeat {idx + 1}, more than "
+        f"the {1e3 * result.start_skew_bound_s:g} ms bound"
     )
     if not result.load_hosts:
         return why

@@ -206,3 +206,13 @@ def test_a_document_without_protocol_objects_merges_without_them():
     docs = [_doc([1], 1, {}), _doc([2], 1, {})]
     merged = merge_results(EnginePlan.from_dict(docs[0]["plan"]), docs, [1.0, 1.0], "ab")
     assert not {"websocket", "http2", "tls"} & set(merged)
+
+
+def test_timelines_merge_on_the_controllers_clock():
+    # The second host started 0.7 s after the first: its second 0 lies mostly in the first
+    # host's second 1, and counts there; a host 0.2 s late keeps its seconds.
+    a, b = _doc([100], 10, {}), _doc([100], 10, {})
+    late = merge_results(EnginePlan.from_dict(a["plan"]), [a, b], [5.0, 5.7], "ab")
+    assert [s["ok"] for s in late["timeline"]] == [5, 10, 5]
+    near = merge_results(EnginePlan.from_dict(a["plan"]), [a, b], [5.0, 5.2], "ab")
+    assert [s["ok"] for s in near["timeline"]] == [10, 10]

@@ -63,3 +63,16 @@ def test_an_engine_that_began_late_on_a_busy_host_is_named_in_the_reason(tmp_pat
         "tcp://10.0.0.13:4000 had the start 250 ms ahead, and its engine began 27.0 ms after the "
         "instant (its CPUs were busy)"
     )
+
+
+def test_the_clocks_uncertainty_counts_against_the_bound(tmp_path):
+    # 8 ms apart as measured, but the offsets are known only to ± 3 ms: they may have started
+    # 11 ms apart, over the 10 ms bound; with exact clocks the same skew is within it.
+    unsure = replace(_from_hosts(0.008), start_skew_uncertainty_s=0.003)
+    outcome, _ = _measure(tmp_path, [unsure])
+    assert outcome.status == "invalid"
+    assert outcome.reason.startswith(
+        "load hosts started 8.0 ms apart (± 3.0 ms: the clocks' offsets) in repeat 1"
+    )
+    sure, _ = _measure(tmp_path / "sure", [_from_hosts(0.008)])
+    assert sure.status == "measured"
