@@ -60,6 +60,19 @@ EXPECTED = {
     "counted": ("measured", None, {}, 12),
     "fixed-service": ("measured", None, {}, 12),
     "busy-threads": ("measured", None, {}, 12),  # its cores: tests/e2e/test_placement.py
+    # 1 request in 30 held (3.3 %, under the 5 % threshold): measured, its p99 a bound
+    "timeout-some": ("measured", None, {}, 14),
+    # workers that die under load: their deaths counted and named (tests/e2e/test_worker_deaths.py
+    # checks the counts against the server's own)
+    **{
+        f"worker-{death}": ("worker-deaths", rf"worker process(es)? died.*{how}", {}, 14)
+        for death, how in (
+            ("exit", "exit status 1"),
+            ("signal", "SIGSEGV"),
+            ("oom", "OOM kill"),
+            ("stuck", "worker timeout"),
+        )
+    },
 }
 
 
@@ -98,7 +111,7 @@ def test_fault(kind: str, tmp_path: Path, monkeypatch):
     tag = new_tag()
     monkeypatch.setenv(TAG_VAR, tag)  # every process the run starts inherits it
     monkeypatch.setenv("WSGIBENCH_REPLY_COUNTS", str(tmp_path))  # fault-counted writes there
-    study = _study(kind, load, memory_mb=64 if kind == "leak" else 512)
+    study = _study(kind, load, memory_mb=64 if kind in ("leak", "worker-oom") else 512)
     store = Store(tmp_path / "r.sqlite")
     runner = StudyRunner(study, store)
     seen = []
@@ -162,6 +175,11 @@ def _check_details(kind: str, store: Store, cell) -> None:
     elif kind == "fixed-service":  # one request at a time, 5 ms each: 200 requests/s at most
         assert reps[0]["errors"] == 0 and reps[0]["rps_ok"] == pytest.approx(200, rel=0.1)
         assert reps[0]["latency_p50_us"] >= 4 * 5_000 * 0.9  # 4 connections queue for it
+    elif kind == "timeout-some":  # the p99 of every request sent: at least the 1 s timeout
+        look = json.loads(reps[0]["extra_json"])["latency"]
+        assert reps[0]["latency_p99_us"] >= 1_000_000 and "p99" in look["bounds"], look
+    elif kind.startswith("worker-"):  # never read as a keep-alive limit
+        assert not {"closes-after-n", "unannounced-close"} & {d["code"] for d in cell.diagnoses}
     elif kind == "closeka":  # silent closes are re-sent, never errors, and said
         engine = json.loads(reps[0]["engine_json"])["totals"]
         assert reps[0]["errors"] == 0 and engine["unannounced_closes"] > 0

@@ -148,41 +148,15 @@ def _launcher(kind: str, extra: tuple[str, ...]) -> Callable[[LaunchContext], li
 
     def launch(ctx: LaunchContext) -> list[Command]:
         assert ctx.python is not None
-        if kind.startswith("worker-"):
+        where = ["--host", ctx.host, "--port", str(ctx.port), "--backlog", str(ctx.backlog)]
+        if kind.startswith("worker-"):  # a master and its workers: the pre-fork script
             return [
                 Command(
-                    [
-                        str(ctx.python),
-                        str(PREFORK),
-                        "--host",
-                        ctx.host,
-                        "--port",
-                        str(ctx.port),
-                        "--backlog",
-                        str(ctx.backlog),
-                        "--heartbeats",
-                        str(ctx.workdir),
-                        *extra,
-                    ]
+                    [str(ctx.python), str(PREFORK), *where, "--heartbeats", str(ctx.workdir)]
+                    + list(extra)
                 )
             ]
-        return [
-            Command(
-                [
-                    str(ctx.python),
-                    str(SCRIPT),
-                    "--kind",
-                    base,
-                    "--host",
-                    ctx.host,
-                    "--port",
-                    str(ctx.port),
-                    "--backlog",
-                    str(ctx.backlog),
-                    *extra,
-                ]
-            )
-        ]
+        return [Command([str(ctx.python), str(SCRIPT), "--kind", base, *where, *extra])]
 
     return launch
 

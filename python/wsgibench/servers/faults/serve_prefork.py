@@ -21,6 +21,9 @@ import sys
 import threading
 import time
 
+# Run as a script: its own folder is on sys.path, and serve_fault.py reads requests the same way.
+from serve_fault import _read_request
+
 BODY = b"Pong!"
 DEATHS = ("exit", "signal", "oom", "stuck")
 
@@ -33,27 +36,9 @@ def _reply(keep: bool) -> bytes:
 
 
 def _read(rfile) -> bool | None:
-    """Keep-alive wanted, or None at the end of the stream."""
-    line = rfile.readline(65537)
-    while line in (b"\r\n", b"\n"):
-        line = rfile.readline(65537)
-    if not line:
-        return None
-    parts = line.decode("latin-1").split()
-    version = parts[2] if len(parts) == 3 else "HTTP/1.0"
-    connection, length = "", 0
-    while True:
-        h = rfile.readline(65537)
-        if h in (b"\r\n", b"\n", b""):
-            break
-        name, _, value = h.decode("latin-1").partition(":")
-        if name.strip().lower() == "connection":
-            connection = value.strip().lower()
-        elif name.strip().lower() == "content-length":
-            length = int(value.strip() or 0)
-    if length:
-        rfile.read(length)
-    return "keep-alive" in connection if version == "HTTP/1.0" else "close" not in connection
+    """Keep-alive wanted, or None at the end of the stream (serve_fault's reading)."""
+    req = _read_request(rfile)
+    return None if req is None else req[1]
 
 
 class Worker:
@@ -134,7 +119,8 @@ class Master:
             self.spawn()
         while True:
             self.reap()
-            self.time_out()
+            if self.args.death == "stuck":  # the others' deaths are their own, not a timeout's
+                self.time_out()
             time.sleep(0.02)
 
     def reap(self) -> None:
