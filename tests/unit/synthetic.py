@@ -21,8 +21,20 @@ ENV = {
     "python": "3.11.2",
     "wsgibench_version": "0.1.0",
     "os": "Debian 12",
-    "engine": {"engine_version": "0.1.0", "protocol_version": 1, "format_version": 1},
+    "engine": {"engine_version": "0.1.0", "protocol_version": 1, "format_version": 2},
 }
+
+
+def _kind(hist: dict, none: dict) -> dict:
+    """The one kind: its replies' latency, and no failure (format 2)."""
+    return {
+        "name": "pong",
+        "latency_us": hist,
+        "reply_latency_us": hist,
+        "failed_latency_us": {**none, "max": 0},
+        "service_us": None,
+        "connect_us": hist,
+    }
 
 
 def engine_result(
@@ -52,8 +64,9 @@ def engine_result(
     plan_model = {"kind": model, field: level, "duration_s": seconds}
     if model == "sessions":  # a plan of sessions says how many requests each makes, and the pause
         plan_model |= {"requests": 1, "think_s": 0}
+    none = {**hist, "count": 0, "min": 0, "mean": 0.0, "p50": 0, "p90": 0, "p99": 0, "p999": 0}
     return {
-        "format_version": 1,
+        "format_version": 2,
         "engine": {"name": "wsgibench-engine", "version": "0.1.0", "protocol_version": 1},
         "plan": {"target": {"host": "127.0.0.1", "port": 8080}, "model": plan_model},
         "elapsed_s": seconds,
@@ -64,7 +77,7 @@ def engine_result(
             "errors": errors,
             "rps_ok": rps,
         },
-        "kinds": [{"name": "pong", "latency_us": hist, "service_us": None, "connect_us": hist}],
+        "kinds": [_kind(hist, none)],
         "timeline": [
             {
                 "t_s": t / 10,
@@ -119,7 +132,12 @@ def repeat(
         saturated=False,
         engine=EngineResult.from_dict(result),
         samples=tuple(Sample(t / 10, cpu, rss, 2, int(level), 0.5) for t in range(10)),
+        more={"latency": LATENCY},
     )
+
+
+# What a repeat of format 2 records of its latency: every request sent, no failure among them.
+LATENCY = {"covers_failures": True, "bounds": [], "replies": None}
 
 
 SERVER_INFO = {
@@ -205,7 +223,7 @@ def build_store(
                     rss = (30 + level) * 2**20
                     rep = repeat(i, rps, p50, p50 * 3, use, rss, model=model, level=level)
                     started = {"start": i % (starts or repeats)} if starts != 0 else {}
-                    reps.append(replace(rep, more=started))
+                    reps.append(replace(rep, more={**rep.more, **started}))
             cell = _cell(server, load["name"], model, level, position, status, reason)
             store.save_cell(study_id, cell, reps)
             position += 1

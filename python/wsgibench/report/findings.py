@@ -109,6 +109,12 @@ def findings(data: ReportData) -> list[str]:
     for load in data.loads:
         lines += _disqualified(load)
     lines += _meanings(data)
+    old = [c for load in data.loads for c in load.cells if c.summary.replies_only]
+    if old:  # a store written before the engine timed failed requests
+        lines.append(
+            f"{len(old)} cell(s) were stored before failed requests were timed: their latency "
+            "covers the complete replies only and leaves timeouts and broken connections out."
+        )
     return lines
 
 
