@@ -15,7 +15,7 @@ from wsgibench.results.verdict import CellStatus
 
 SLUG = "frameworks"
 PANEL_WIDTH = 240
-COLUMNS = 4  # panels a row: four of them fit a 1,400 px page
+COLUMNS = 3  # panels a row: three and the legend fit a 1,400 px page
 
 
 def _panel(load: LoadData, data: ReportData, level: float, several: bool) -> str:

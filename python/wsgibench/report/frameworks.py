@@ -138,7 +138,16 @@ def _row(c: CellData, ceilings: list[LoadData], level: float) -> FrameworkRow:
 
 
 def _left_out(unranked: tuple[Unranked, ...]) -> str:
-    return "; not ranked: " + ", ".join(u.text() for u in unranked) if unranked else ""
+    """The servers not ranked, those with the same status and reason named together (the reason
+    said once)."""
+    same: dict[tuple[str, str], list[str]] = {}
+    for u in unranked:
+        same.setdefault((u.status, u.reason), []).append(u.server)
+    said = [
+        Unranked(", ".join(servers), status, reason).text()
+        for (status, reason), servers in same.items()
+    ]
+    return "; not ranked: " + ", ".join(said) if said else ""
 
 
 def _finding(

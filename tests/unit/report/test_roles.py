@@ -169,3 +169,16 @@ def test_a_broadcast_is_judged_on_delivery_latency_and_loss_never_its_rate(tmp_p
     table = load_table(next(load for load in data.loads if load.name == "broadcast"))
     assert "throughput" not in {w.metric.key for w in table.winners}
     assert [r.server for r in table.rows] == ["uvicorn", "granian-asgi", "daphne"]
+
+
+def test_servers_not_ranked_for_one_reason_are_named_together(tmp_path: Path):
+    loads = [{"name": "flask", "app": "flask", "role": "framework", **CLOSED}]
+    cells = {
+        ("flask", "a", 32): Spec(3000),
+        ("flask", "b", 32): Spec(2000),
+        ("flask", "c", 32): Spec(9000, status="invalid", reason=SATURATED),
+        ("flask", "d", 32): Spec(9000, status="invalid", reason=SATURATED),
+    }
+    flask = sections(_data(build(tmp_path / "g.sqlite", loads, cells)))[0]
+    assert flask.finding.count(SATURATED) == 1
+    assert f"not ranked: c, d (invalid: {SATURATED})." in flask.finding
