@@ -6,6 +6,8 @@ number means."""
 
 from __future__ import annotations
 
+import re
+
 from wsgibench.baseline import BASELINE
 from wsgibench.report import broadcast, cpu_use, frameworks, protocols
 from wsgibench.report import format as fmt
@@ -115,7 +117,24 @@ def findings(data: ReportData) -> list[str]:
     for load in data.loads:
         lines += _disqualified(load)
     lines += _meanings(data)
-    return lines
+    return _said_once(lines)
+
+
+# Why a claim was not tested (results/significance.py, `no_test`): its reason is said in full once.
+_UNTESTED = re.compile(r"(\d+ vs \d+ server starts?: untested) \(a test needs at least \d+ [^)]*\)")
+
+
+def _said_once(lines: list[str]) -> list[str]:
+    """The findings with what a test needs said at its first "untested" only."""
+    said: set[str] = set()
+
+    def once(match: re.Match[str]) -> str:
+        if match.group(0) in said:
+            return match.group(1)
+        said.add(match.group(0))
+        return match.group(0)
+
+    return [_UNTESTED.sub(once, line) for line in lines]
 
 
 def _cpu_lines(load: LoadData) -> list[str]:

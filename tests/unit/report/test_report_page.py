@@ -9,6 +9,7 @@ from pathlib import Path
 
 from unit.synthetic import ENV, build_store
 from wsgibench.report.data import load_report_data
+from wsgibench.report.findings import findings
 from wsgibench.report.html import render
 from wsgibench.report.markdown import render as markdown
 from wsgibench.report.table import load_table
@@ -60,3 +61,11 @@ def test_every_table_scrolls_in_a_box_of_the_page_width(tmp_path: Path):
     tables = body.count("<table")
     assert tables >= 3 and body.count("<div class=wide><table") == tables
     assert ".wide { max-width: 100%; overflow-x: auto; }" in html
+
+
+def test_what_a_test_needs_is_said_once_in_the_findings(tmp_path: Path):
+    path = build_store(tmp_path / "s.sqlite", starts=1)
+    lines = findings(load_report_data(Store(path, create=False, read_only=True)))
+    untested = [line for line in lines if "1 vs 1 server start: untested" in line]
+    assert len(untested) >= 3, lines
+    assert sum(UNTESTED in line for line in lines) == 1 and UNTESTED in untested[0], lines
