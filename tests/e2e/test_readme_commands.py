@@ -14,6 +14,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from .helpers import SCRIPT, cli, require
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -336,6 +338,8 @@ def test_a_line_run_elsewhere_is_in_that_test():
             assert not absent, f"{entry.test} does not run {form!r}: no {sorted(absent)}"
 
 
+# Some forty commands, each bounded by _run's own timeout: more than the suite's 10 minutes a test.
+@pytest.mark.timeout(2400)
 def test_every_readme_command_runs_through_the_installed_script(tmp_path: Path):
     for server in ("bjoern", "waitress", "uwsgi-http", "tornado-native-async"):
         require(server)
