@@ -1,8 +1,9 @@
-"""Every command line the README shows, run through the installed `wsgibench` script as a newcomer
-would copy it (at small sizes): none may end in an internal error or an unexpected exit code. A
-command the README gains without an entry here fails the test, so the two cannot drift apart. A
-line that a test of its own already runs in full through the script is not run twice: its entry
-names that test, which must exist and hold the line's words."""
+"""Every command line the README and the documentation's task pages show (the pages the README's
+text moved to), run through the installed `wsgibench` script as a newcomer would copy it (at small
+sizes): none may end in an internal error or an unexpected exit code. A command a page gains
+without an entry here fails the test, so the two cannot drift apart. A line that a test of its own
+already runs in full through the script is not run twice: its entry names that test, which must
+exist and hold the line's words."""
 
 from __future__ import annotations
 
@@ -13,16 +14,40 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from .helpers import SCRIPT, cli, require
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+# The documentation's pages that show commands to copy: the README's own text moved there. The
+# reference pages (cli.md, studies.md, measurement.md, …) name commands rather than show lines.
+TASK_PAGES = (
+    "index.md",
+    "getting-started.md",
+    "how-it-works.md",
+    "your-app.md",
+    "capacity-and-tuning.md",
+    "versions-and-history.md",
+    "protocols.md",
+    "seeds.md",
+    "replay.md",
+    "calibration.md",
+    "reports.md",
+    "robustness.md",
+    "results.md",
+)
+PAGES = (README, *(ROOT / "docs" / name for name in TASK_PAGES))
 SMALL = ["--duration", "0.5", "--repeats", "1"]
 
 
 def readme_commands() -> set[str]:
-    """`wsgibench …` lines of the README's shell blocks (comments dropped) and inline spans."""
-    text = README.read_text()
+    """`wsgibench …` lines of the pages' shell blocks (comments dropped) and inline spans."""
+    return {command for page in PAGES for command in page_commands(page.read_text())}
+
+
+def page_commands(text: str) -> set[str]:
+    """`wsgibench …` lines of one page's shell blocks (comments dropped) and inline spans."""
     found = set()
     for block in re.findall(r"```sh\n(.*?)```", text, re.S):
         for line in block.splitlines():
@@ -62,6 +87,44 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]] | Elsewhere] = {
     ),
     "wsgibench traffic access.log": Elsewhere("test_replay.py::test_traffic_prints_the_logs_model"),
     "wsgibench doctor": [(["doctor"], OK)],
+    "wsgibench calibrate SERVER": [
+        (
+            [
+                "calibrate",
+                "bjoern",
+                "--pairs",
+                "1",
+                "--repeats",
+                "2",
+                "--starts",
+                "2",
+                "--duration",
+                "0.3",
+                "--results",
+                "{tmp}/cal.sqlite",
+            ],
+            OK,
+        )
+    ],  # fmt: skip
+    "wsgibench calibrate SERVER --pairs 20": [
+        (
+            [
+                "calibrate",
+                "bjoern",
+                "--pairs",
+                "2",
+                "--repeats",
+                "2",
+                "--starts",
+                "2",
+                "--duration",
+                "0.3",
+                "--results",
+                "{tmp}/cal.sqlite",
+            ],
+            OK,
+        )
+    ],  # fmt: skip
     "wsgibench doctor [--fix]": [(["doctor"], OK), (["doctor", "--fix"], OK)],
     "wsgibench run goldberg2016 --results results/g.sqlite": [
         (
@@ -275,6 +338,8 @@ def test_a_line_run_elsewhere_is_in_that_test():
             assert not absent, f"{entry.test} does not run {form!r}: no {sorted(absent)}"
 
 
+# Some forty commands, each bounded by _run's own timeout: more than the suite's 10 minutes a test.
+@pytest.mark.timeout(2400)
 def test_every_readme_command_runs_through_the_installed_script(tmp_path: Path):
     for server in ("bjoern", "waitress", "uwsgi-http", "tornado-native-async"):
         require(server)

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from .test_report_helpers import ARTIFACTS, chromium_driver, requested_urls, run_study, wsgibench
+from .test_report_helpers import (
+    ARTIFACTS,
+    chromium_driver,
+    overflowing,
+    requested_urls,
+    run_study,
+    wsgibench,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -87,6 +94,8 @@ def test_report_renders_offline_in_headless_chromium(report):
         assert len(containers) == 6, containers
         for chart_id, drawn, marks in containers:
             assert drawn >= 1 and marks > 10, (chart_id, drawn, marks)
+        width, scroll, past = overflowing(driver)  # fits the 1,400 px window
+        assert past == [] and scroll <= width <= 1400, (width, scroll, past)
         ARTIFACTS.mkdir(exist_ok=True)
         driver.set_window_size(
             1400, driver.execute_script("return document.body.scrollHeight") + 100

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,42 @@ def requested_urls(driver) -> list[str]:
         if message.get("method") == "Network.requestWillBeSent":
             urls.append(message["params"]["request"]["url"])
     return urls
+
+
+# Every element whose right edge passes the window's width, unless an ancestor that scrolls
+# sideways (a table's box, a chart's) holds it and itself fits: [tag, class, right edge, text].
+# (An SVG clips its own overflow, so only a scrolling box counts as holding.)
+OVERFLOWING = """
+var width = document.documentElement.clientWidth, out = [];
+function held(el) {
+  for (var p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+    var style = getComputedStyle(p).overflowX;
+    if ((style === 'auto' || style === 'scroll') && p.getBoundingClientRect().right <= width + 0.5) {
+      return true;
+    }
+  }
+  return false;
+}
+document.querySelectorAll('body *').forEach(function (el) {
+  var box = el.getBoundingClientRect();
+  if (box.width > 0 && box.right > width + 0.5 && !held(el)) {
+    out.push([el.tagName, el.className && String(el.className), Math.round(box.right),
+              (el.textContent || '').slice(0, 60)]);
+  }
+});
+return [width, document.documentElement.scrollWidth, out.slice(0, 20)];
+"""
+
+
+def overflowing(driver) -> tuple[int, int, list]:
+    """The window's width, the page's scroll width, and what passes the window's edge."""
+    width, scroll, found = driver.execute_script(OVERFLOWING)
+    return int(width), int(scroll), found
+
+
+def wait_for_charts(driver, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not driver.execute_script(
+        "return document.body.getAttribute('data-charts-done')"
+    ):
+        time.sleep(0.2)

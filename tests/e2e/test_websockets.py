@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 import subprocess
 
+from wsgibench.report.data import load_report_data
+from wsgibench.report.findings import findings
+from wsgibench.report.frameworks import sections
 from wsgibench.results.store import Store
 
 from .helpers import cli, require
@@ -51,6 +54,22 @@ def test_the_websockets_study_echoes_on_two_servers(tmp_path):
         assert rep["ok"] > 500 and rep["errors"] == 0, totals
         # Every echo came back once, matched to the message it answers.
         assert ws["messages_received"] == totals["responses"] == totals["ok"]
+    _check_findings(store)
+
+
+def _check_findings(store: Store) -> None:
+    """The report's findings match the data: echoes ranked in echoes/s, the broadcast judged on
+    delivery latency and loss (every server got the publisher's fixed rate), no ceiling and no
+    framework where the study declares none."""
+    data = load_report_data(store)
+    lines = findings(data)
+    assert sections(data) == [] and not any("ceiling" in line for line in lines), lines
+    echo = next(line for line in lines if line.startswith(f"echo, connections {CONNECTIONS}:"))
+    assert " leads with " in echo and "echoes/s" in echo and "req/s" not in echo, echo
+    fan = next(line for line in lines if line.startswith("broadcast,"))
+    assert "leads" not in fan and "req/s" not in fan, fan
+    assert "the publisher's 20 messages/s to each subscriber" in fan, fan
+    assert "delivery latency p99" in fan and "no delivery lost, corrupt or duplicated" in fan, fan
 
 
 def _check_broadcast(store: Store, cell) -> None:

@@ -23,6 +23,7 @@ from wsgibench.report.chart_parts import (
     x_axis,
 )
 from wsgibench.report.data import LoadData, ReportData
+from wsgibench.report.framework_charts import framework_chart
 from wsgibench.report.scaling import scaling_charts
 from wsgibench.report.trace_charts import trace_chart
 
@@ -336,7 +337,8 @@ READ_POINTS = (
 
 def charts(data: ReportData) -> list[Chart]:
     palette = Palette(data.labels())
-    out: list[Chart] = []
+    headline = framework_chart(data, palette)  # a frameworks study's: every framework at once
+    out: list[Chart] = [headline] if headline is not None else []
     for load in data.loads:
         if load.model == "trace" and (traced := trace_chart(load, data, palette)) is not None:
             out.append(traced)

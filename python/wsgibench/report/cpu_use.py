@@ -42,19 +42,24 @@ def _where(load: LoadData, level: float) -> str:
     return f"{load.name}, {load.level_field} {level:g}"
 
 
-def _figures(c: CellData) -> str:
+def unit(load: LoadData) -> str:
+    """What a load's rate counts: an echo load's echoes, else requests."""
+    return "echoes/s" if load.role == "echo" else "req/s"
+
+
+def _figures(c: CellData, per: str = "req/s") -> str:
     return (
-        f"{fmt.rps(c.median('rps_ok'))} req/s on {fmt.cores(_med(c.cores()))} cores, "
+        f"{fmt.rps(c.median('rps_ok'))} {per} on {fmt.cores(_med(c.cores()))} cores, "
         f"{fmt.rps(_med(c.efficiency()))} per CPU-second"
     )
 
 
-def per_cpu_claim(first: CellData, second: CellData) -> str:
+def per_cpu_claim(first: CellData, second: CellData, per: str = "req/s") -> str:
     """Who gives the most requests per CPU-second, against the runner-up by the rule of every
     claim between servers (results/significance.py, on the server starts): ahead, tied within
     noise, or above by value when untested."""
     verdict = compare_starts(first.by_start(_per_cpu), second.by_start(_per_cpu))
-    figures, other = _figures(first), fmt.rps(_med(second.efficiency()))
+    figures, other = _figures(first, per), fmt.rps(_med(second.efficiency()))
     name, runner = first.cell.server, second.cell.server
     if not verdict.testable:
         return f"{name} has the most per CPU-second ({figures}), above {runner} ({other}) by value; {verdict.method}"
@@ -81,11 +86,14 @@ def fair_ranking(load: LoadData, level: float) -> str | None:
         return None
     by_rps = max(cells, key=lambda c: c.median("rps_ok") or 0.0)
     first, second = sorted(cells, key=lambda c: -(_med(c.efficiency()) or 0.0))[:2]
-    head = f"{_where(load, level)}, per CPU-second"
-    claim = per_cpu_claim(first, second)
+    head, per = f"{_where(load, level)}, per CPU-second", unit(load)
+    claim = per_cpu_claim(first, second, per)
     if by_rps is first:
-        return f"{head}: {first.cell.server} leads by req/s and {claim.split(' ', 1)[1]}."
-    return f"{head}: {by_rps.cell.server} leads by req/s ({_figures(by_rps)}) but {claim}. {BUDGET}"
+        return f"{head}: {first.cell.server} leads by {per} and {claim.split(' ', 1)[1]}."
+    return (
+        f"{head}: {by_rps.cell.server} leads by {per} ({_figures(by_rps, per)}) but {claim}. "
+        + BUDGET.replace("req/s", per)
+    )
 
 
 def more_cores(load: LoadData, level: float) -> str | None:

@@ -263,6 +263,12 @@ class LoadData:
         return model == "capacity" or (model == "replay" and "slo_p99_ms" in self.config)
 
     @property
+    def role(self) -> str | None:
+        """What the study declared the load for (study/roles.py): framework, ceiling, broadcast
+        or echo; a broadcast model's is broadcast; None: its servers ranked by req/s."""
+        return "broadcast" if self.model == "broadcast" else self.config.get("role")
+
+    @property
     def levels(self) -> list[float]:
         return sorted({c.cell.level for c in self.cells})
 

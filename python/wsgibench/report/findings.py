@@ -6,8 +6,10 @@ number means."""
 
 from __future__ import annotations
 
+import re
+
 from wsgibench.baseline import BASELINE
-from wsgibench.report import cpu_use, frameworks
+from wsgibench.report import broadcast, cpu_use, frameworks, protocols
 from wsgibench.report import format as fmt
 from wsgibench.report.capacity import interval, micros, stopped
 from wsgibench.report.data import CellData, LoadData, ReportData
@@ -47,7 +49,7 @@ def _ranked(cells: list[CellData]) -> list[CellData]:
 def leader(load: LoadData, level: float, cite: str = "") -> str | None:
     """One sentence on who leads at this level, by how much (ahead only when the test on the
     server starts says so, with how often identical servers were called apart here: `cite`),
-    and how close the ceiling is."""
+    and how close the ceiling is; an echo load's rate is echoes/s."""
     cells = [c for c in load.cells if c.cell.level == level]
     ranked = _ranked(cells)
     if not ranked:
@@ -55,7 +57,7 @@ def leader(load: LoadData, level: float, cite: str = "") -> str | None:
     first = ranked[0]
     best = first.median("rps_ok") or 0.0
     where = f"{load.name}, {load.level_field} {level:g}"
-    text = f"{where}: {first.cell.server} leads with {fmt.rps(best)} req/s"
+    text = f"{where}: {first.cell.server} leads with {fmt.rps(best)} {cpu_use.unit(load)}"
     if len(ranked) > 1:
         second = ranked[1]
         verdict = compare_starts(first.starts("rps_ok"), second.starts("rps_ok"))
@@ -100,12 +102,18 @@ def findings(data: ReportData) -> list[str]:
                 else []
             )
             continue
-        if load.config.get("app"):  # a framework's load: its own finding below says more
+        if load.role == "framework":  # its own finding below says more
+            continue
+        if load.role == "broadcast":  # a fixed rate: judged on delivery latency and loss
+            lines += [
+                text for level in load.levels if (text := broadcast.finding(load, level, cite))
+            ]
             continue
         lines += [text for level in load.levels if (text := leader(load, level, cite))]
         lines += _cpu_lines(load)
     lines += cpu_use.placements(data)
     lines += [section.finding for section in frameworks.sections(data)]
+    lines += protocols.findings(data)
     for load in data.loads:
         lines += _disqualified(load)
     lines += _meanings(data)
@@ -115,7 +123,24 @@ def findings(data: ReportData) -> list[str]:
             f"{len(old)} cell(s) were stored before failed requests were timed: their latency "
             "covers the complete replies only and leaves timeouts and broken connections out."
         )
-    return lines
+    return _said_once(lines)
+
+
+# Why a claim was not tested (results/significance.py, `no_test`): its reason is said in full once.
+_UNTESTED = re.compile(r"(\d+ vs \d+ server starts?: untested) \(a test needs at least \d+ [^)]*\)")
+
+
+def _said_once(lines: list[str]) -> list[str]:
+    """The findings with what a test needs said at its first "untested" only."""
+    said: set[str] = set()
+
+    def once(match: re.Match[str]) -> str:
+        if match.group(0) in said:
+            return match.group(1)
+        said.add(match.group(0))
+        return match.group(0)
+
+    return [_UNTESTED.sub(once, line) for line in lines]
 
 
 def _cpu_lines(load: LoadData) -> list[str]:

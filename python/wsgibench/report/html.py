@@ -2,22 +2,31 @@
 
 from __future__ import annotations
 
-import html
-import json
+import re
 
 from wsgibench.baseline import BASELINE
-from wsgibench.report import capacity, frameworks, kinds
+from wsgibench.report import capacity, kinds
 from wsgibench.report import format as fmt
 from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
 from wsgibench.report.findings import findings
-from wsgibench.report.seed import against_seed, note
-from wsgibench.report.table import COLUMNS, LoadTable, ServerRow
-from wsgibench.report.vega import javascript, versions
-from wsgibench.results.summary import layout_text, load_hosts_text
+from wsgibench.report.framework_charts import SLUG as FRAMEWORKS
+from wsgibench.report.html_sections import (
+    against_the_seed,
+    as_json,
+    caption,
+    e,
+    environment,
+    framework_sections,
+    tuning,
+)
+from wsgibench.report.table import COLUMNS, LoadTable, ServerRow, untested_notes
+from wsgibench.report.vega import javascript
 
 _CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1300px; color: #222; padding: 0 1em; }
+p, li, caption, td, th { overflow-wrap: break-word; } code { overflow-wrap: anywhere; }
+.wide { max-width: 100%; overflow-x: auto; }
 h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
 .meta { color: #555; } .meta code { font-size: .95em; }
 table { border-collapse: collapse; margin: .8em 0; font-size: 13px; }
@@ -30,13 +39,11 @@ details { margin: .5em 0; }
 """
 
 
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+_e = e
 
 
 def _caption(data: ReportData, what: str) -> str:
-    """A table's caption: what it is (the study, machine and versions are said once, above)."""
-    return f"<caption><b>{_e(what)}</b></caption>"
+    return caption(what)
 
 
 def _index(data: ReportData) -> str:
@@ -56,133 +63,9 @@ def _index(data: ReportData) -> str:
     return f"<details><summary>Studies in this store ({len(data.studies)})</summary><ul>{items}</ul></details>"
 
 
-def _against_seed(data: ReportData) -> str:
-    section = against_seed(data)
-    if section is None:
-        return ""
-    seed = section.seed
-    head = "".join(
-        f"<th>{h}</th>" for h in ("claim", "the seed says", "the seed", "here", "verdict", "why")
-    )
-    rows = "".join(
-        f"<tr><td class=l>{_e(v.claim.what)}"
-        + (f"<br><small>{_e(note(v))}</small>" if note(v) else "")
-        + f"</td><td class=l>{_e(v.claim.quoted)}</td>"
-        f"<td>{_e(v.theirs)}</td><td class=l>{_e(v.ours)}</td>"
-        f"<td class=l><b>{_e(v.verdict)}</b></td><td class=l>{_e(v.sentence)}</td></tr>"
-        for v in section.verdicts
-    )
-    apart = "".join(f"<li>{_e(d)}</li>" for d in section.deviations)
-    releases = "".join(f"<li>{_e(line)}</li>" for line in section.releases)
-    unjudged = "".join(f"<li>line {n.line}: {_e(n.reason)}</li>" for n in section.not_claimed)
-    return (
-        f"<h2 id=against-seed>Against the seed</h2><p class=meta>seed {_e(seed.seed)} "
-        f"({_e(seed.file)}): {_e(seed.title)}. {_e(section.tally())}; errors counted as "
-        f"{_e(seed.counting)} counted them where a claim is about errors; the rules: "
-        "docs/seed-verdicts.md</p>"
-        f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-        + (
-            f"<p>What the seed states that no claim here judges, and why:</p><ul>{unjudged}</ul>"
-            if unjudged
-            else ""
-        )
-        + (f"<p>The seed's releases beside today's:</p><ul>{releases}</ul>" if releases else "")
-        + (
-            f"<p>What this study does differently from the seed:</p><ul>{apart}</ul>"
-            if apart
-            else ""
-        )
-    )
-
-
-def _frameworks(data: ReportData) -> str:
-    """Per framework: its servers ranked, each one's share of its own pong ceiling."""
-    found = frameworks.sections(data)
-    if not found:
-        return ""
-    parts = [
-        "<h2>Frameworks on servers</h2><p class=meta>Each framework's servers, best first; "
-        "the ceiling is the same server serving pong at the same level, so the share says how "
-        "much of each request the framework takes.</p>"
-    ]
-    for sec in found:
-        rows = "".join(
-            f"<tr><td>{i}</td><td>{_e(r.server)}</td><td>{_e(r.interface)}</td>"
-            f"<td class=num>{fmt.rps(r.rps)}</td>"
-            f"<td class=num>{fmt.rps(r.low)}–{fmt.rps(r.high)}</td>"
-            f"<td class=num>{fmt.rps(r.ceiling) if r.ceiling else '-'}</td>"
-            f"<td class=num>{f'{r.share:.0%}' if r.share is not None else '-'}</td>"
-            f"<td class=num>{f'{r.reply_bytes:,.0f}' if r.reply_bytes else '-'}</td></tr>"
-            for i, r in enumerate(sec.rows, 1)
-        )
-        parts.append(
-            f"<h3>{_e(sec.framework)} — {_e(sec.level_field)} {sec.level:g}</h3>"
-            "<table><tr><th>#</th><th>server</th><th>interface</th><th>req/s</th>"
-            "<th>repeats</th><th>pong ceiling</th><th>share</th><th>bytes/reply</th></tr>"
-            f"{rows}</table><p>{_e(sec.finding)}</p>"
-        )
-    return "".join(parts)
-
-
-def _tuning(data: ReportData) -> str:
-    """A tuning's trials ranked (the last round first) and the winner's command line."""
-    record = data.tuning
-    if record is None:
-        return ""
-    rows = "".join(
-        f"<tr><td>{i}</td><td>{_e(t.setting)}</td><td>{t.round}</td>"
-        f"<td class=num>{_e(t.shown_capacity)}</td>"
-        f"<td class=num>{f'{t.above:,.0f}' if t.above else '?'}</td>"
-        f"<td class=num>{f'{t.cpu_us:,.0f}' if t.cpu_us else '-'}</td><td>{_e(t.note)}</td></tr>"
-        for i, t in enumerate(record.ranked(), 1)
-    )
-    best = (
-        f"<p>Best: {_e(record.winner)}: <code>{_e(record.command)}</code></p>"
-        if record.winner
-        else "<p>No setting met the budget.</p>"
-    )
-    trends = "".join(f"<p>{_e(line)}</p>" for line in record.trends)
-    return (
-        f"<h2>Tuning {_e(record.label)} within {_e(record.budget)}</h2>"
-        "<table><tr><th>#</th><th>setting</th><th>round</th><th>capacity req/s</th>"
-        f"<th>missed at</th><th>CPU µs/req</th><th>note</th></tr>{rows}</table>{trends}{best}"
-        f"<p class=meta>Stopped: {_e(record.stopped)}; studies "
-        f"{', '.join(map(str, record.studies))} hold the trials.</p>"
-    )
-
-
 def _findings(data: ReportData) -> str:
     items = "".join(f"<li>{_e(line)}</li>" for line in findings(data))
     return f"<h2 id=findings>Findings</h2><ul class=findings>{items}</ul>" if items else ""
-
-
-def _environment(data: ReportData) -> str:
-    env = data.meta.environment
-    rows = [
-        (
-            "study",
-            f"#{data.meta.id} {data.meta.name} ({data.meta.status}), started {data.meta.date}",
-        ),
-        (
-            "CPU",
-            f"{env.get('cpu_model')} × {env.get('cpu_count')} (usable {env.get('cpus_usable', '?')})",
-        ),
-        ("memory", fmt.mib(env.get("memory_bytes")) + " MiB" if env.get("memory_bytes") else "?"),
-        ("kernel / OS", f"{env.get('kernel')} / {env.get('os')}"),
-        ("CPU layout", layout_text(env)),
-        ("load hosts", load_hosts_text(env) or "this machine's engine"),
-        ("engine", json.dumps(env.get("engine", {}))),
-        ("wsgibench", f"{env.get('wsgibench_version')} (git {env.get('git_commit') or '?'})"),
-        ("python", env.get("python")),
-        ("nginx", env.get("nginx_version")),
-        ("sysctls", ", ".join(f"{k}={v}" for k, v in (env.get("sysctls") or {}).items())),
-        ("charts", ", ".join(f"{k} {v}" for k, v in versions().items())),
-    ]
-    body = "".join(
-        f"<tr><th class=l>{_e(k)}</th><td class=l>{_e(v if v is not None else '?')}</td></tr>"
-        for k, v in rows
-    )
-    return f"<table>{_caption(data, 'Environment')}{body}</table>"
 
 
 def _entry_cell(table: LoadTable, row: ServerRow, key: str) -> str:
@@ -237,14 +120,16 @@ def summary_table(data: ReportData, table: LoadTable) -> str:
         "hover a number for its cell and repeat ids; the wrk and httperf columns are the errors "
         "those tools would have counted on the same requests (docs/measurement.md), never ranked"
     )
+    notes = untested_notes(table.winners)
     winners = "".join(
         f"<li><b>{_e(w.metric.title.replace('reference load', f'{load.level_field} {ref}'))}</b>: "
         f"{_e(', '.join(w.labels))} ({_e(w.value)})"
-        + (f" — {_e(w.tie_text())}" if w.tie_text() else "")
+        + (f" — {_e(said)}" if (said := w.tie_text(notes.get(w.untested, ""))) else "")
         + _e(w.unranked_text())
         + "</li>"
         for w in table.winners
     )
+    winners += "".join(f"<li class=meta>{_e(mark)} {_e(why)}</li>" for why, mark in notes.items())
     return (
         f"<table>{_caption(data, what)}<thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
         f"<p>Winners per metric (the nginx baseline competes with none):</p><ul>{winners}</ul>"
@@ -274,6 +159,17 @@ def _cell_details(data: ReportData) -> str:
     )
 
 
+def _framework_chart(charts: list[Chart]) -> str:
+    return "".join(_chart_box(c) for c in charts if c.slug == FRAMEWORKS)
+
+
+def _scrolled(body: str) -> str:
+    """Every table in a box of the page's width that scrolls sideways when the table is wider."""
+    return re.sub(
+        r"</table>", "</table></div>", re.sub(r"<table\b", "<div class=wide><table", body)
+    )
+
+
 def _chart_box(c: Chart) -> str:
     return (
         f'<div class=chart-box><div class=chart id="chart-{_e(c.slug)}" '
@@ -296,7 +192,8 @@ def _sections(data: ReportData, tables: list[LoadTable], charts: list[Chart]) ->
             continue
         sections.append(kinds.html_section(load))
         sections += [_chart_box(c) for c in charts if c.load == load.name]
-    across = [c for c in charts if not c.load]  # charts of several loads (scaling)
+    # charts of several loads (scaling); the frameworks' is in their section
+    across = [c for c in charts if not c.load and c.slug != FRAMEWORKS]
     if across:
         sections.append("<h2>Across loads</h2>")
         sections += [_chart_box(c) for c in across]
@@ -304,10 +201,18 @@ def _sections(data: ReportData, tables: list[LoadTable], charts: list[Chart]) ->
 
 
 def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> str:
-    specs = {c.slug: c.spec for c in charts}
-    # "<" escaped so no string inside the JSON can close the script element.
-    specs_json = json.dumps(specs).replace("<", "\\u003c")
+    specs_json = as_json({c.slug: c.spec for c in charts})
     sections = _sections(data, tables, charts)
+    body = _scrolled(
+        _findings(data)
+        + against_the_seed(data)
+        + framework_sections(data, _framework_chart(charts))
+        + tuning(data)
+        + _index(data)
+        + environment(data)
+        + "".join(sections)
+        + _cell_details(data)
+    )
     script = """
 (function () {
   var specs = JSON.parse(document.getElementById('wsgibench-specs').textContent);
@@ -334,14 +239,7 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> st
 <h1>{_e(title)}</h1>
 <p class=meta>{_e(data.meta.config.get("description", ""))}</p>
 <p class="meta as-run">{_e(data.meta.as_run())}</p>
-{_findings(data)}
-{_against_seed(data)}
-{_frameworks(data)}
-{_tuning(data)}
-{_index(data)}
-{_environment(data)}
-{"".join(sections)}
-{_cell_details(data)}
+{body}
 <p class=meta>Generated by wsgibench from the results store; this file works offline.</p>
 <script type="application/json" id="wsgibench-specs">{specs_json}</script>
 <script>{javascript()}</script>

@@ -8,7 +8,7 @@ from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
 from wsgibench.report.findings import findings
 from wsgibench.report.seed import against_seed, note, sentence
-from wsgibench.report.table import COLUMNS, LoadTable, ServerRow
+from wsgibench.report.table import COLUMNS, LoadTable, ServerRow, untested_notes
 
 
 def _cell(text: str) -> str:
@@ -60,10 +60,13 @@ def table(data: ReportData, t: LoadTable) -> list[str]:
         "**Winners** (the nginx baseline is the machine's ceiling and competes with none):",
         "",
     ]
+    notes = untested_notes(t.winners)
     for w in t.winners:
-        tie = f" — {w.tie_text()}" if w.tie_text() else ""
+        said = w.tie_text(notes.get(w.untested, ""))
+        tie = f" — {said}" if said else ""
         title = w.metric.title.replace("reference load", f"{load.level_field} {ref}")
         lines.append(f"- {title}: **{', '.join(w.labels)}** ({w.value}){tie}{w.unranked_text()}")
+    lines += ["", *(f"{mark} {why}" for why, mark in notes.items())]
     lines.append("")
     return lines
 

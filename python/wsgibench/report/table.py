@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -137,17 +138,24 @@ class Winner:
     def tied(self) -> bool:
         return len(self.labels) > 1
 
-    def tie_text(self) -> str:
-        """What the winner rests on: a tie and its test, or a ranking by value alone."""
+    def tie_text(self, noted: str = "") -> str:
+        """What the winner rests on: a tie and its test, or a ranking by value alone (why no test
+        was made said here, or by the mark `noted` of a note said once under every winner)."""
         if self.untested:
             equal = "equal values; " if self.tied else ""
-            return f"{equal}ranked by value: {self.untested}"
+            return f"{equal}ranked by value" + (noted or f": {self.untested}")
         if not self.tied:
             return ""
         return "tie: equal medians" if self.equal else f"tie within noise ({self.method})"
 
     def unranked_text(self) -> str:
         return "".join(f"; not ranked: {label} ({why})" for label, why in self.unranked)
+
+
+def untested_notes(winners: list[Winner]) -> dict[str, str]:
+    """Why winners were ranked by value (no test possible), each reason once, with its mark."""
+    reasons = sorted({w.untested for w in winners if w.untested})
+    return {why: "†" * (i + 1) for i, why in enumerate(reasons)}
 
 
 @dataclass
@@ -299,12 +307,19 @@ def load_table(load: LoadData) -> LoadTable:
         for s, cells in by_server.items()
     ]
     # The ceiling first, then the clean numbers best first, then those marked (never the head).
-    rows.sort(
-        key=lambda r: (
+    # A broadcast's rate is the publisher's, the same for all: its servers go by delivery p99.
+    fixed = load.role == "broadcast"
+    key, sign = ("latency_p99", 1.0) if fixed else ("throughput", -1.0)
+
+    def order(r: ServerRow) -> tuple[bool, bool, float]:
+        e = r.entries[key]
+        return (
             r.server != BASELINE,
-            r.entries["throughput"] is None or r.entries["throughput"].disputed is not None,
-            -(r.entries["throughput"].median if r.entries["throughput"] else -1),
+            e is None or e.disputed is not None,
+            sign * e.median if e else math.inf,
         )
-    )
-    winners = [w for m in METRICS if (w := winner(m, rows)) is not None]
+
+    rows.sort(key=order)
+    ranked = [m for m in METRICS if not (fixed and m.key == "throughput")]
+    winners = [w for m in ranked if (w := winner(m, rows)) is not None]
     return LoadTable(load, ref, rows, winners)

@@ -12,6 +12,9 @@ from wsgibench.study.kinds import (
     Text,
 )
 from wsgibench.study.replay_keys import REPLAY_KEYS
+from wsgibench.study.roles import DEFAULT as ROLE_DEFAULT
+from wsgibench.study.roles import ROLES
+from wsgibench.study.roles import WORDS as ROLE_WORDS
 
 MODEL_NAMES = (
     "closed",
@@ -359,9 +362,11 @@ LOAD_KEYS: tuple[Key, ...] = (
         Text(what="a built-in app's name"),
         "the study's",
         "A built-in app this load serves instead of the study's, with its own requests "
-        "(the frameworks study: one load per framework, pong beside them as the ceiling).",
+        '(the frameworks study: one load per framework, `role = "framework"`, pong beside them '
+        'as `role = "ceiling"`).',
         example='app = "flask"',
     ),
+    Key("role", Text(ROLES), ROLE_DEFAULT, ROLE_WORDS, example='role = "framework"'),
     Key(
         "servers",
         ListOf(Text(what="a server name")),

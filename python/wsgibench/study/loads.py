@@ -24,6 +24,7 @@ from wsgibench.study.load_keys import LOAD_KEYS
 from wsgibench.study.replay import ReplaySpec, parse_replay
 from wsgibench.study.replay_keys import REPLAY_KEYS
 from wsgibench.study.request_keys import BODY_FLOAT_KEYS, EXPECT_KEYS, REQUEST_KEYS
+from wsgibench.study.roles import role_of
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ _NOT_ENGINE_KEYS = {
     "database",
     "cpus",
     "app",
+    "role",
     "servers",
     "workers",
     "threads",
@@ -119,6 +121,7 @@ class Load:
     cpus: int | None = None  # scaling studies: the server gets this many CPUs and workers
     app: str | None = None  # a built-in app of its own (the frameworks study); None: the study's
     servers: tuple[str, ...] = ()  # the study's servers it runs on (empty: all of them)
+    role: str | None = None  # framework, ceiling, broadcast or echo (study/roles.py)
     # model = "capacity": the engine runs `rate` steps the search chooses (results/capacity.py).
     capacity: CapacitySpec | None = None
     # The server's workers and threads for this load (tuning: one load per setting).
@@ -286,6 +289,7 @@ def parse_load(raw: dict[str, Any], study: str, index: int, base: Path | None = 
         database=values.get("database"),
         cpus=values.get("cpus"),
         app=values.get("app"),
+        role=role_of(values, where),
         servers=tuple(values.get("servers", ())),
         workers=values.get("workers"),
         threads=values.get("threads"),

@@ -12,7 +12,7 @@ from wsgibench.servers import catalog, get, listed, resolve
 from wsgibench.servers.faults import FAULTS
 from wsgibench.study.model import load_study
 
-DOC = Path(__file__).resolve().parents[3] / "README.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "robustness.md"
 NAMES = {f"fault-{k}" for k in FAULTS}
 
 

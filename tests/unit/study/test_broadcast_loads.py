@@ -93,3 +93,36 @@ def test_the_broadcast_object_is_read_and_said_in_one_line():
         silent.broadcast.summary() == "broadcast: the publisher did not open (3 subscribers open)"
     )
     assert WebSocketResult.read({"handshakes_ok": 1}).broadcast is None  # type: ignore[union-attr]
+
+
+def test_a_broadcast_load_takes_the_broadcast_role_and_no_other():
+    assert study().loads[0].role == "broadcast"  # the model's own, said or not
+    assert study(role="broadcast").loads[0].role == "broadcast"
+    with pytest.raises(UsageError, match='judged on delivery latency and loss: role = "broadcast"'):
+        study(role="framework")
+
+
+def test_a_role_is_declared_and_checked_never_guessed():
+    base = {"name": "l", "model": "closed", "levels": [4], "duration_s": 1.0}
+
+    def role(**keys):
+        raw = {"servers": ["uvicorn"], "app": "ws_echo", "load": [base | keys]}
+        return parse_study(raw, "t.toml").loads[0].role
+
+    assert role(app="flask") is None  # an app of its own makes no framework
+    assert role(app="flask", role="framework") == "framework"
+    assert role(role="ceiling") == "ceiling"
+    assert role(protocol="websocket", role="echo") == "echo"
+    with pytest.raises(UsageError, match='role = "echo" is for protocol = "websocket" only'):
+        role(role="echo")
+    with pytest.raises(UsageError, match='role = "broadcast" is for model broadcast only'):
+        role(role="broadcast")
+    with pytest.raises(UsageError, match=r'role must be one of .*not "frame" \(did you mean'):
+        role(role="frame")
+
+
+def test_the_built_in_studies_declare_their_roles():
+    frameworks = {load.name: load.role for load in load_study("frameworks").loads}
+    assert frameworks.pop("pong") == "ceiling" and set(frameworks.values()) == {"framework"}
+    websockets = {load.name: load.role for load in load_study("websockets").loads}
+    assert websockets == {"echo": "echo", "broadcast": "broadcast"}

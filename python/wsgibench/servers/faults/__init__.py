@@ -3,7 +3,7 @@
 Hidden recipes: kept out of `wsgibench servers`, `*` and the `all` study, named like any server
 (`servers.get("fault-…")`, `servers = ["fault-crash"]`); `wsgibench servers --faults` lists them.
 They run with wsgibench's own interpreter (no venv). FAULTS says what wsgibench records for each;
-README.md ("The fault catalogue") shows it as a table.
+docs/robustness.md ("The fault catalogue") shows it as a table.
 """
 
 from __future__ import annotations
