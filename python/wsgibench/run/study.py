@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from wsgibench import databases
@@ -16,7 +17,7 @@ from wsgibench.results.compare import metadata_differences
 from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.verdict import CellStatus
-from wsgibench.run import appcheck
+from wsgibench.run import appcheck, replycheck
 from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.capacity import Measured, NoteOf, RunCell, search_server, servers_in_order
 from wsgibench.run.cell import HOST_LOST, CellContext, database_kind, run_cell, save_cell
@@ -52,6 +53,7 @@ class StudyRunner:
         store: Store,
         progress: Progress | None = None,
         engine: Engine | None = None,
+        check_replies: bool = True,
     ):
         self.study = study
         self.store = store
@@ -59,6 +61,8 @@ class StudyRunner:
         self.engine: Engine = engine or EngineProcess()
         self.load_hosts: LoadHosts | None = None  # started by run() when the study names them
         self._given_engine = engine is not None
+        # Before the first cell, each request kind sent once and judged (run/replycheck.py).
+        self.check_replies = check_replies
         self.topology = topology.read()
         self.layout = (
             topology.scaled_layout(self.topology, study.server_cpu_count)
@@ -90,6 +94,9 @@ class StudyRunner:
         )
         # One's own app imported once, its dependencies installed: a broken one stops here.
         self.apps = appcheck.prepare(self.study, self.progress)
+        if self.check_replies:  # on this machine's own engine, whatever sends the load
+            ctx = replace(self._cell_context(), engine=EngineProcess())
+            replycheck.check_replies(ctx, self.progress)
         try:
             self._connect_load_hosts()
             return self._run(on_cell_done, resume, force, on_kept)
