@@ -1,8 +1,9 @@
 """The command line `tune` prints for its best setting runs as printed: from the app's folder,
 with `venv/` a venv of the server's packages (here the server's own, which the trials ran), in an
 environment that holds nothing else, it serves the app. Servers run by their own command line
-(gunicorn, uWSGI, Granian, uvicorn, Daphne) and by wsgibench's launcher (waitress, bjoern,
-Hypercorn), whose line once lacked the launcher's kit on its path."""
+(gunicorn, uWSGI, Granian, uvicorn, Daphne), launcher-run servers by theirs where they have one
+(waitress-serve, cheroot), and the others by wsgibench's launcher (bjoern, Hypercorn), whose line
+once lacked the launcher's kit on its path."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ SERVERS = [
     "uvicorn",
     "daphne",
     "waitress",
+    "cheroot",
     "bjoern",
     "hypercorn",
 ]

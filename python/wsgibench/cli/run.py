@@ -154,13 +154,18 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 def _run(
-    study: Study, store: Store, console: Console, resume: bool = False, force: bool = False
+    study: Study,
+    store: Store,
+    console: Console,
+    resume: bool = False,
+    force: bool = False,
+    deadline: float | None = None,
 ) -> int:
     progress = CellProgress(console, study, plan_cells(study))
     progress.start()
     last = [time.monotonic()]
     try:
-        runner = StudyRunner(study, store, progress=progress.step)
+        runner = StudyRunner(study, store, progress=progress.step, deadline=deadline)
         for line in study.skipped:
             progress.say(f"[yellow]{study.name}[/]: {line}")
         for f in runner.doctor:

@@ -21,6 +21,12 @@ def print_tuning(console: Console, record: TuneRecord, path: Path | None = None)
     print_table(console, title, rows, TUNING_LAYOUT, terminal_width(console))
     for line in record.trends:
         console.print(line, highlight=False)
+    if record.untried:
+        shown = ", ".join(record.untried[:8]) + (", …" if len(record.untried) > 8 else "")
+        console.print(
+            f"not tried ({len(record.untried)}, the trial or time budget): {shown}",
+            highlight=False,
+        )
     for t in record.trials:
         if t.broke:
             console.print(f"  {t.setting} (round {t.round}): {t.broke}", highlight=False)
@@ -55,6 +61,11 @@ def print_tuning(console: Console, record: TuneRecord, path: Path | None = None)
         highlight=False,
     )
     console.print(f"  {record.command}", highlight=False, soft_wrap=True)
+    if record.commands:
+        console.print("each server's own best, by the same rule among its settings:")
+        for setting, command in record.commands:
+            console.print(f"{setting}:", highlight=False)
+            console.print(f"  {command}", highlight=False, soft_wrap=True)
 
 
 TUNING_HEADS = ("#", "setting", "round", "capacity req/s", "interval", "CPU µs/req", "MiB", "note")

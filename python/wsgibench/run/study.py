@@ -54,6 +54,7 @@ class StudyRunner:
         progress: Progress | None = None,
         engine: Engine | None = None,
         check_replies: bool = True,
+        deadline: float | None = None,
     ):
         self.study = study
         self.store = store
@@ -63,6 +64,8 @@ class StudyRunner:
         self._given_engine = engine is not None
         # Before the first cell, each request kind sent once and judged (run/replycheck.py).
         self.check_replies = check_replies
+        # No load starts after this (time.monotonic()): `tune --time` bounds its every round.
+        self.deadline = deadline
         self.topology = topology.read()
         self.layout = (
             topology.scaled_layout(self.topology, study.server_cpu_count)
@@ -142,6 +145,10 @@ class StudyRunner:
         position = len(cells)  # a capacity load's steps come after every planned cell
         try:
             for load in self.study.loads:
+                if self.deadline is not None and time.monotonic() >= self.deadline:
+                    self.progress(f"{load.name}: not run: the time is up")
+                    lost[0] += 1  # the study is incomplete: --resume runs the rest
+                    continue
                 if self.databases.load not in (None, load.name):
                     self.databases.stop()  # after the load's last cell (a load's cells are contiguous)
                 if load.capacity is not None:
