@@ -19,7 +19,8 @@ import pytest
 
 from wsgibench.machine.process import free_port
 from wsgibench.run.serve import server_python
-from wsgibench.run.tune import Setting, command_line
+from wsgibench.run.tune import Setting
+from wsgibench.run.tune_command import command_line
 from wsgibench.study.apps import APPS
 
 from .helpers import require

@@ -23,11 +23,11 @@ from wsgibench.run.study import refuse_bad_plans
 from wsgibench.run.tune import (
     ROUNDS,
     Tuning,
-    command_line,
     settings_for,
     threads_trend,
     tune,
 )
+from wsgibench.run.tune_command import command_line
 from wsgibench.servers import resolve
 from wsgibench.study.appspec import AppSpec
 from wsgibench.study.model import Study, parse_study
@@ -56,10 +56,7 @@ def tune_servers(
     keep the ranking and the winner's command line. `base`: what the app is relative to;
     `app_keys`: one's own app's study keys besides its name (APP_KEYS)."""
     base = base or Path.cwd()
-    try:
-        names = resolve(servers)
-    except UsageError as exc:
-        raise UsageError(f"tune: {exc}") from None
+    names = _resolved(servers)
     engine_version()
     cpus = len(topology.layout(topology.read()).server_cpus)
     settings = settings_for(names, cpus, max_threads, workers, threads)
@@ -69,9 +66,7 @@ def tune_servers(
     label = names[0] if len(names) == 1 else f"{names[0]} +{len(names) - 1}"
     installed, studies, served = list[bool](), list[int](), list[AppSpec]()
 
-    def run_round(
-        loads: list[dict[str, Any]], round_: int, deadline: float
-    ) -> list[ServerCapacity]:
+    def run_round(loads: list[dict[str, Any]], round_: int, until: float) -> list[ServerCapacity]:
         raw = {**common, "name": f"tune {label} r{round_ + 1}", "repeats": ROUNDS[round_][1]}
         study = parse_study({**raw, "load": loads}, "tune", base, base)
         refuse_bad_plans(study)
@@ -79,7 +74,7 @@ def tune_servers(
             _install_missing(study, console)
             installed.append(True)
         served[:] = [study.app_of()]  # the app as the rounds resolved it, for the command line
-        studies.append(_run(study, store, console, deadline=deadline))
+        studies.append(_run(study, store, console, deadline=until))
         return read_capacities(store, studies[-1])
 
     tuning = tune(
@@ -96,6 +91,13 @@ def tune_servers(
         save_tuning(store, record)
     print_tuning(console, record, store.path)
     return tuning
+
+
+def _resolved(servers: list[str]) -> list[str]:
+    try:
+        return resolve(servers)
+    except UsageError as exc:
+        raise UsageError(f"tune: {exc}") from None
 
 
 def record_of(

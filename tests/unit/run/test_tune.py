@@ -12,7 +12,8 @@ import pytest
 from wsgibench.errors import UsageError
 from wsgibench.results.capacity import Budget, CapacityResult, Step, StepStatus
 from wsgibench.results.capacity_read import CostPoint, ServerCapacity
-from wsgibench.run.tune import Setting, command_line, settings_for, spread, trial_loads, tune
+from wsgibench.run.tune import Setting, settings_for, spread, trial_loads, tune
+from wsgibench.run.tune_command import command_line
 from wsgibench.study.apps import APPS
 from wsgibench.study.model import Study, parse_study
 
