@@ -284,9 +284,9 @@ def run(
 
     \b
     Exit codes: 0 done; 2 bad input (unknown name, malformed study, a wrong reply before the
-    load); 3 environment (engine, system packages, store); 4 the run measured nothing (no cell
-    has a number of the server's, or every server of a load was disqualified, unavailable or
-    failed: the reasons are printed); 1 another failure; 130 interrupted.
+    load); 3 environment (engine, system packages, store); 4 the run measured nothing (every
+    cell, or every server of a load, was disqualified, unavailable or failed: the reasons are
+    printed); 1 another failure; 130 interrupted.
     """
     from wsgibench.cli.run import run_study
     from wsgibench.study.overrides import Overrides, load_with

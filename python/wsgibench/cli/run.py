@@ -87,9 +87,9 @@ def _nothing_to_resume(path: Path, study: Study, console: Console) -> bool:
 
 
 def _fail_when_nothing_measured(store: Store, study_id: int) -> None:
-    """Exit 4 when the study measured nothing: no cell has a number of the server's (each was
-    disqualified, unavailable, failed or invalid), or every server of a load (the nginx ceiling
-    aside) was disqualified, unavailable or failed; the reasons said."""
+    """Exit 4 when the study measured nothing: every cell was disqualified, unavailable or
+    failed, or every server of a load (the nginx ceiling aside) was; the reasons said. A cell
+    the harness limited (invalid) or other work contended has its numbers, said beside them."""
     why = nothing_measured(store.cells(study_id))
     if why:
         raise NothingMeasured(why)
@@ -103,12 +103,11 @@ def nothing_measured(cells: Sequence[Cell]) -> str | None:
     """Why a run's cells measured nothing, in one line (None: something was measured)."""
     if not cells:
         return None
-    if all(c.status in (*_NOTHING, CellStatus.INVALID) for c in cells):
+    if all(c.status in _NOTHING for c in cells):
         first = next((c for c in cells if c.reason), cells[0])
         return (
             f"nothing was measured: every one of the {len(cells)} cells was disqualified, "
-            f"unavailable, failed or invalid (first: {first.server}: {first.status}: "
-            f"{first.reason})"
+            f"unavailable or failed (first: {first.server}: {first.status}: {first.reason})"
         )
     for load in dict.fromkeys(c.load for c in cells):
         of = [c for c in cells if c.load == load]
