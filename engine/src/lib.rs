@@ -19,6 +19,7 @@ pub mod stats;
 pub mod sys;
 pub mod tls;
 pub mod validate;
+pub mod wrong;
 pub mod ws;
 
 use serde_json::Value;

@@ -105,6 +105,7 @@ fn kinds(plan: &Plan, st: &ThreadStats) -> Kinds {
             "failed_latency_us": hist_summary(&k.failed_latency_us),
             "service_us": if open { hist_summary(&k.service_us) } else { Value::Null },
             "connect_us": hist_summary(&k.connect_us),
+            "wrong_replies": k.wrong.to_json(),
         }));
     }
     t

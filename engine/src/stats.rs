@@ -101,6 +101,8 @@ pub struct KindStats {
     pub failed_latency_us: Histogram<u64>,
     pub service_us: Histogram<u64>,
     pub connect_us: Histogram<u64>,
+    /// The first wrong reply of each class, quoted (`wrong.rs`).
+    pub wrong: crate::wrong::WrongReplies,
 }
 
 impl KindStats {
@@ -118,6 +120,7 @@ impl KindStats {
             failed_latency_us: new_hist(),
             service_us: new_hist(),
             connect_us: new_hist(),
+            wrong: crate::wrong::WrongReplies::default(),
         }
     }
 
@@ -140,6 +143,7 @@ impl KindStats {
             .expect("same bounds");
         self.service_us.add(&o.service_us).expect("same bounds");
         self.connect_us.add(&o.connect_us).expect("same bounds");
+        self.wrong.merge(&o.wrong);
     }
 }
 

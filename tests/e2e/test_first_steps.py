@@ -129,7 +129,7 @@ def test_a_plan_the_engine_refuses_stops_the_run_before_any_server(tmp_path: Pat
     assert not (tmp_path / "r.sqlite").exists()
 
 
-def test_a_study_that_measures_nothing_exits_1(tmp_path: Path):
+def test_a_study_that_measures_nothing_exits_4(tmp_path: Path):
     study = tmp_path / "nothing.toml"
     # seed 001's native tornado handlers serve only the sleep apps: every cell is unavailable
     study.write_text(
@@ -137,5 +137,5 @@ def test_a_study_that_measures_nothing_exits_1(tmp_path: Path):
         '[[load]]\nmodel = "closed"\nlevels = [2]\nduration_s = 0.5\n'
     )
     proc = _run("run", str(study), "--results", str(tmp_path / "r.sqlite"), cwd=tmp_path)
-    assert proc.returncode == 1, (proc.stdout + proc.stderr)[-2000:]
+    assert proc.returncode == 4, (proc.stdout + proc.stderr)[-2000:]
     assert "nothing was measured" in proc.stderr and "internal error" not in proc.stderr

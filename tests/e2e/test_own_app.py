@@ -142,7 +142,9 @@ def test_own_app_on_wsgi_asgi_and_both(tmp_path: Path):
     assert leftovers() == []
 
 
-def test_a_wrong_rule_makes_every_reply_an_error_of_its_class(tmp_path: Path):
+def test_a_wrong_rule_stops_the_run_before_the_load_quoting_the_value(tmp_path: Path):
+    # Each kind is sent once before the first cell and judged by the study's rule: a wrong one
+    # stops the run (exit 2) with the value the app gave, before any load and any stored cell.
     require("gunicorn-gthread")
     app_dir = tmp_path / "mine"
     app_dir.mkdir()
@@ -150,11 +152,12 @@ def test_a_wrong_rule_makes_every_reply_an_error_of_its_class(tmp_path: Path):
     text = study.read_text().replace(json.dumps(list(SERVERS)), '["gunicorn-gthread"]')
     study.write_text(text)
     proc = _run(study, tmp_path)
-    assert "internal error" not in proc.stdout + proc.stderr
-    ((cell, reps),) = _cells(tmp_path).values()
-    assert cell.status == "disqualified"
-    (rep,) = reps
-    assert rep.totals.ok == 0 and rep.totals.errors["bad_body"] == rep.totals.responses > 0
+    assert proc.returncode == 2, (proc.stdout + proc.stderr)[-2000:]
+    last = [line for line in proc.stderr.splitlines() if line.strip()][-1]
+    assert 'json size: got "2.0 kB", expected "3.0 kB"' in last, last
+    assert "request kind greet (GET /greet" in last and "on gunicorn-gthread" in last, last
+    with sqlite3.connect(tmp_path / "r.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM cells").fetchone() == (0,)
 
 
 def test_a_requirement_a_server_pins_otherwise_names_both(tmp_path: Path):

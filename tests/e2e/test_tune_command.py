@@ -1,8 +1,9 @@
 """The command line `tune` prints for its best setting runs as printed: from the app's folder,
 with `venv/` a venv of the server's packages (here the server's own, which the trials ran), in an
 environment that holds nothing else, it serves the app. Servers run by their own command line
-(gunicorn, uWSGI, Granian, uvicorn, Daphne) and by wsgibench's launcher (waitress, bjoern,
-Hypercorn), whose line once lacked the launcher's kit on its path."""
+(gunicorn, uWSGI, Granian, uvicorn, Daphne), launcher-run servers by theirs where they have one
+(waitress-serve, cheroot), and the others by wsgibench's launcher (bjoern, Hypercorn), whose line
+once lacked the launcher's kit on its path."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ import pytest
 
 from wsgibench.machine.process import free_port
 from wsgibench.run.serve import server_python
-from wsgibench.run.tune import Setting, command_line
+from wsgibench.run.tune import Setting
+from wsgibench.run.tune_command import command_line
 from wsgibench.study.apps import APPS
 
 from .helpers import require
@@ -30,6 +32,7 @@ SERVERS = [
     "uvicorn",
     "daphne",
     "waitress",
+    "cheroot",
     "bjoern",
     "hypercorn",
 ]

@@ -2,12 +2,13 @@
 //! and accounting each one. It knows nothing of other connections, timers or the model.
 
 use std::collections::VecDeque;
-use std::io::{self, Write};
+use std::io;
 
 use mio::net::TcpStream;
 
 use super::driver::Sock;
 
+use super::quote::{self, Quote};
 use super::{Config, KindConfig, Script};
 use crate::clock::Stamp;
 use crate::http::{Event, Head, ResponseParser};
@@ -70,6 +71,8 @@ pub(super) struct Conn {
     parser: ResponseParser,
     check: Option<ReplyCheck>,
     status: u16,
+    /// The reply in progress's bytes, in case it is wrong.
+    quote: Quote,
     /// No further request may go on this connection (a reply or our request said close).
     pub closing: bool,
     pub thinking: bool,
@@ -121,6 +124,7 @@ impl Conn {
             parser: ResponseParser::default(),
             check: None,
             status: 0,
+            quote: Quote::default(),
             closing: false,
             thinking: false,
             think_due_ns: 0,
@@ -156,50 +160,6 @@ impl Conn {
             },
             Ok(Some(e)) | Err(e) => Err(e),
         }
-    }
-
-    /// Write the pending bytes; Err when the connection failed.
-    pub fn flush(&mut self) -> io::Result<()> {
-        let Sock::Mio(sock) = &mut self.sock else {
-            unreachable!("an epoll flush on a ring socket")
-        };
-        while !self.wbuf.is_empty() {
-            match sock.write(&self.wbuf) {
-                Ok(n) => {
-                    self.wbuf.drain(..n);
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(()),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        self.wbuf = Vec::new();
-        Ok(())
-    }
-
-    /// Send `bytes` after whatever is pending, keeping what the socket does not take; Err when
-    /// the connection failed.
-    pub fn send(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if !self.wbuf.is_empty() {
-            self.wbuf.extend_from_slice(bytes);
-            return Ok(());
-        }
-        let mut written = 0;
-        loop {
-            match self.mio().write(&bytes[written..]) {
-                Ok(n) => {
-                    written += n;
-                    if written == bytes.len() {
-                        return Ok(());
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        self.wbuf.extend_from_slice(&bytes[written..]);
-        Ok(())
     }
 
     /// Whether request number `seq` of this connection is still unanswered.
@@ -283,22 +243,33 @@ impl Conn {
                 }
                 break;
             };
-            let kc = &cfg.kinds[front.kind as usize];
-            let (used, ev) = self
-                .parser
-                .advance(&data[off..], kc.head_request)
-                .map_err(|_| Some(ErrorClass::ProtocolError))?;
+            let kind = front.kind as usize;
+            let kc = &cfg.kinds[kind];
+            let (used, ev) = match self.parser.advance(&data[off..], kc.head_request) {
+                Ok(step) => step,
+                Err(e) => {
+                    if stats.kinds[kind].wrong.wants(ErrorClass::ProtocolError) {
+                        stats.kinds[kind]
+                            .wrong
+                            .keep(quote::not_http(e.0, &data[off..], now));
+                    }
+                    return Err(Some(ErrorClass::ProtocolError));
+                }
+            };
             off += used;
             match ev {
                 Event::NeedMore => break,
-                Event::Head(h) => self.on_head(h, kc, stats),
+                Event::Head(h) => {
+                    self.quote.begin(off - used..off);
+                    self.on_head(h, kc, stats);
+                }
                 Event::Body(b) => {
                     if let Some(ch) = self.check.as_mut() {
                         ch.update(&kc.expect, b);
                     }
                 }
                 Event::Complete => {
-                    self.finish_reply(cfg, stats, now, at);
+                    self.finish_reply(cfg, stats, (now, at), (data, off));
                     completed += 1;
                     if self.closing {
                         // Nothing after a closing reply belongs to us.
@@ -306,6 +277,11 @@ impl Conn {
                     }
                 }
             }
+        }
+        if let (Some(_), Some(front)) = (&self.check, self.inflight.front()) {
+            // A reply in progress: its bytes so far, copied if it may be quoted.
+            let wanted = stats.kinds[front.kind as usize].wrong.wants_any();
+            self.quote.carry(data, off, wanted);
         }
         Ok((off, completed))
     }
@@ -323,7 +299,7 @@ impl Conn {
     pub fn finish_at_eof(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, at: Stamp) {
         // The advance that reports completion consumes nothing.
         let _ = self.parser.advance(&[], false);
-        self.finish_reply(cfg, stats, now, at);
+        self.finish_reply(cfg, stats, (now, at), (&[], 0));
     }
 
     /// The stream ended: what that means for the reply in progress.
@@ -331,18 +307,38 @@ impl Conn {
         self.parser.on_eof()
     }
 
-    /// Account one complete reply (the front request).
-    fn finish_reply(&mut self, cfg: &Config, stats: &mut ThreadStats, now: u64, at: Stamp) {
-        let front = self.inflight.front().expect("a request is outstanding");
-        let kc = &cfg.kinds[front.kind as usize];
-        let body_ok = self.check.take().is_some_and(|ch| ch.finish(&kc.expect));
+    /// Account one complete reply (the front request), which ended at `end` of `data`; a wrong
+    /// one is quoted when its kind has none of its class yet.
+    fn finish_reply(
+        &mut self,
+        cfg: &Config,
+        stats: &mut ThreadStats,
+        (now, at): (u64, Stamp),
+        (data, end): (&[u8], usize),
+    ) {
+        let kind = self
+            .inflight
+            .front()
+            .expect("a request is outstanding")
+            .kind as usize;
+        let kc = &cfg.kinds[kind];
+        let checked = self.check.take().map(|ch| ch.finish(&kc.expect));
         let outcome = if self.status != kc.expect_status {
             Err(ErrorClass::BadStatus)
-        } else if !body_ok {
+        } else if !matches!(checked, Some(Ok(()))) {
             Err(ErrorClass::BadBody)
         } else {
             Ok(())
         };
+        if let Err(class) = outcome {
+            if stats.kinds[kind].wrong.wants(class) {
+                let status = (self.status, kc.expect_status);
+                let w = self
+                    .quote
+                    .wrong(class, status, checked, &kc.expect, data, end, now);
+                stats.kinds[kind].wrong.keep(w);
+            }
+        }
         self.complete_front(self.status, outcome, cfg, stats, now, at);
     }
 

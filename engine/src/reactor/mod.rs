@@ -6,7 +6,8 @@
 //! - `script`: what a connection may send, and reserving its next request;
 //! - `slots`: live connections addressed by generation-checked mio tokens;
 //! - `timers`: connect and request timeouts, think timers, deferred opens;
-//! - `conn`: one connection's state: handshake, writes, parsing and accounting replies;
+//! - `conn`: one connection's state: handshake, parsing and accounting replies (`conn_io` its
+//!   writes on epoll, `quote` the bytes of a reply kept in case it is wrong);
 //! - `driver`: the I/O backend (epoll or io_uring), waiting and dispatching what happened;
 //! - `events`: socket events driving connections, and how a connection ends;
 //! - `ring`, `ring_io`: the io_uring ring and its buffers, and connections driven by it;
@@ -18,6 +19,7 @@
 //! - `tls_flow`: TLS connections: the handshake, and every byte through rustls both ways.
 
 mod conn;
+mod conn_io;
 mod driver;
 mod ending;
 mod events;
@@ -26,6 +28,7 @@ mod h2_conn;
 mod h2_flow;
 pub mod h2_replay;
 mod pool;
+mod quote;
 mod resend;
 mod ring;
 mod ring_io;

@@ -18,8 +18,11 @@ const FLOAT_MAX_BYTES: usize = 64;
 
 /// Running state of one reply's body check.
 pub enum BodyCheck {
-    /// Exact compare: bytes matched so far, or `usize::MAX` once a mismatch was seen.
-    Exact(usize),
+    /// Exact compare: bytes seen so far, and where the body first left the expected one.
+    Exact {
+        seen: usize,
+        differs_at: Option<usize>,
+    },
     Len(u64),
     Sha(Box<Sha256>),
     Float(Vec<u8>),
@@ -30,7 +33,10 @@ impl BodyCheck {
     pub fn new(expect: &Body) -> BodyCheck {
         match expect {
             Body::None => BodyCheck::None,
-            Body::Exact(_) => BodyCheck::Exact(0),
+            Body::Exact(_) => BodyCheck::Exact {
+                seen: 0,
+                differs_at: None,
+            },
             Body::Len(_) => BodyCheck::Len(0),
             Body::Sha256(_) => BodyCheck::Sha(Box::default()),
             Body::Float { .. } => BodyCheck::Float(Vec::new()),
@@ -39,13 +45,14 @@ impl BodyCheck {
 
     pub fn update(&mut self, expect: &Body, chunk: &[u8]) {
         match (self, expect) {
-            (BodyCheck::Exact(pos), Body::Exact(want)) if *pos != usize::MAX => {
-                let end = *pos + chunk.len();
-                *pos = if end <= want.len() && want[*pos..end] == *chunk {
-                    end
-                } else {
-                    usize::MAX
-                };
+            (BodyCheck::Exact { seen, differs_at }, Body::Exact(want)) => {
+                let end = *seen + chunk.len();
+                if differs_at.is_none() && !(end <= want.len() && want[*seen..end] == *chunk) {
+                    let rest = want.get(*seen..).unwrap_or_default();
+                    let same = chunk.iter().zip(rest).take_while(|(a, b)| a == b).count();
+                    *differs_at = Some(*seen + same);
+                }
+                *seen = end;
             }
             (BodyCheck::Len(n), _) => *n += chunk.len() as u64,
             (BodyCheck::Sha(h), _) => h.update(chunk),
@@ -57,23 +64,58 @@ impl BodyCheck {
         }
     }
 
-    /// True when the complete body passed.
-    pub fn finish(self, expect: &Body) -> bool {
-        match (self, expect) {
-            (BodyCheck::Exact(pos), Body::Exact(want)) => pos == want.len(),
-            (BodyCheck::Len(n), Body::Len(want)) => n == *want,
-            (BodyCheck::Sha(h), Body::Sha256(want)) => h.finalize().as_slice() == want,
-            (BodyCheck::Float(buf), Body::Float { min, max }) => {
-                buf.len() <= FLOAT_MAX_BYTES
-                    && std::str::from_utf8(&buf)
-                        .ok()
-                        .and_then(|s| s.trim().parse::<f64>().ok())
-                        .is_some_and(|x| x >= *min && x <= *max)
+    /// Ok when the complete body passed; else what it was instead.
+    pub fn finish(self, expect: &Body) -> Result<(), BodyMiss> {
+        let miss = match (self, expect) {
+            (BodyCheck::Exact { seen, differs_at }, Body::Exact(want)) => {
+                if differs_at.is_none() && seen == want.len() {
+                    return Ok(());
+                }
+                BodyMiss::Exact {
+                    seen,
+                    differs_at: differs_at.unwrap_or(seen.min(want.len())),
+                }
             }
-            (BodyCheck::None, Body::None) => true,
-            _ => false,
-        }
+            (BodyCheck::Len(n), Body::Len(want)) if n == *want => return Ok(()),
+            (BodyCheck::Len(n), _) => BodyMiss::Len(n),
+            (BodyCheck::Sha(h), Body::Sha256(want)) => {
+                if h.finalize().as_slice() == want {
+                    return Ok(());
+                }
+                BodyMiss::Sha
+            }
+            (BodyCheck::Float(buf), Body::Float { min, max }) => {
+                let x = std::str::from_utf8(&buf)
+                    .ok()
+                    .and_then(|s| s.trim().parse::<f64>().ok());
+                if buf.len() <= FLOAT_MAX_BYTES && x.is_some_and(|x| x >= *min && x <= *max) {
+                    return Ok(());
+                }
+                BodyMiss::Float(buf)
+            }
+            (BodyCheck::None, Body::None) => return Ok(()),
+            // A check made for another expectation than the one given: never passes.
+            _ => BodyMiss::Other,
+        };
+        Err(miss)
     }
+}
+
+/// How a complete body failed its check: what the reason of a wrong reply is made of.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BodyMiss {
+    /// `seen` bytes, the first differing from the expected body at `differs_at` (the expected
+    /// body's length when it was only longer or shorter).
+    Exact {
+        seen: usize,
+        differs_at: usize,
+    },
+    Len(u64),
+    Sha,
+    /// The bytes looked at (at most one more than a float check reads).
+    Float(Vec<u8>),
+    /// The check was made for another expectation (never happens: both come from one plan).
+    Other,
 }
 
 #[cfg(test)]
@@ -85,7 +127,7 @@ mod tests {
         for ch in chunks {
             c.update(expect, ch);
         }
-        c.finish(expect)
+        c.finish(expect).is_ok()
     }
 
     #[test]
@@ -109,5 +151,26 @@ mod tests {
         assert!(!check(&f, &[b"2.0"]));
         assert!(!check(&f, &[b"nope"]));
         assert!(check(&Body::None, &[b"anything"]));
+    }
+
+    #[test]
+    fn an_exact_miss_says_where() {
+        let e = Body::Exact(b"Pong!".to_vec());
+        let miss = |chunks: &[&[u8]]| {
+            let mut c = BodyCheck::new(&e);
+            for ch in chunks {
+                c.update(&e, ch);
+            }
+            c.finish(&e).unwrap_err()
+        };
+        let at = |seen, differs_at| BodyMiss::Exact { seen, differs_at };
+        assert_eq!(miss(&[b"Po", b"nk!"]), at(5, 3));
+        assert_eq!(miss(&[b"Pong"]), at(4, 4));
+        assert_eq!(miss(&[b"Pong!", b"!!"]), at(7, 5));
+        assert_eq!(miss(&[b"Pong!!", b"x"]), at(7, 5));
+        assert_eq!(miss(&[b"x"]), at(1, 0));
+        let mut len = BodyCheck::new(&Body::Len(3));
+        len.update(&Body::Len(3), b"ab");
+        assert_eq!(len.finish(&Body::Len(3)), Err(BodyMiss::Len(2)));
     }
 }

@@ -62,6 +62,33 @@ pub fn all_hold(checks: &[JsonCheck], body: &[u8]) -> bool {
     }
 }
 
+/// The first `json` check that does not hold in `body`, and what the body had there.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JsonMiss {
+    /// The body does not parse as JSON (serde_json's words).
+    NotJson(String),
+    /// The path leads nowhere in the body.
+    Missing(usize),
+    /// The body holds another value at the path.
+    Differs(usize, Value),
+}
+
+/// Which check fails first, and how (None: every check holds).
+pub fn first_miss(checks: &[JsonCheck], body: &[u8]) -> Option<JsonMiss> {
+    let doc = match serde_json::from_slice::<Value>(body) {
+        Ok(doc) => doc,
+        Err(e) => return Some(JsonMiss::NotJson(e.to_string())),
+    };
+    checks
+        .iter()
+        .enumerate()
+        .find_map(|(i, c)| match c.find(&doc) {
+            None => Some(JsonMiss::Missing(i)),
+            Some(v) if !same(v, &c.want) => Some(JsonMiss::Differs(i, v.clone())),
+            Some(_) => None,
+        })
+}
+
 /// JSON equality with numbers compared by value (1020 equals 1020.0).
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -144,6 +171,26 @@ mod tests {
         assert!(!all_hold(&c, br#"{"a": 1} x"#));
         assert!(!all_hold(&c, b""));
         assert!(!all_hold(&c, b"\xff"));
+    }
+
+    #[test]
+    fn the_first_miss_is_named() {
+        let c = |p: &str, v: Value| JsonCheck::new(p, v).unwrap();
+        let checks = [
+            c("rows.0.id", json!(1001)),
+            c("rows.1.id", json!(8)),
+            c("x", json!(1)),
+        ];
+        assert_eq!(
+            first_miss(&checks, WORLD),
+            Some(JsonMiss::Differs(1, json!(1002)))
+        );
+        assert_eq!(first_miss(&checks[2..], WORLD), Some(JsonMiss::Missing(0)));
+        assert_eq!(first_miss(&checks[..1], WORLD), None);
+        assert!(matches!(
+            first_miss(&checks, b"{"),
+            Some(JsonMiss::NotJson(_))
+        ));
     }
 
     #[test]

@@ -9,9 +9,11 @@
 
 mod body;
 mod json;
+mod reason;
 
-pub use body::{Body, BodyCheck};
+pub use body::{Body, BodyCheck, BodyMiss};
 pub use json::JsonCheck;
+pub use reason::status_reason;
 
 use crate::http::MediaType;
 
@@ -61,7 +63,21 @@ pub struct ReplyCheck {
     kept: Option<Vec<u8>>,
     /// The body outgrew `BUFFER_CAP`.
     overflow: bool,
-    type_ok: bool,
+    /// The reply's media type, when it was not the expected one.
+    wrong_type: Option<MediaType>,
+}
+
+/// Why a complete reply failed its checks (its reason is `Mismatch::reason`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mismatch {
+    /// The reply's media type (`MediaType::NONE`: it had none).
+    ContentType(MediaType),
+    /// The body outgrew `BUFFER_CAP`, the most kept for `body_contains` and `json`.
+    Overflow,
+    Body(BodyMiss),
+    Contains,
+    /// A `json` value does not hold: the body, kept whole, says which.
+    Json(Vec<u8>),
 }
 
 impl ReplyCheck {
@@ -75,7 +91,7 @@ impl ReplyCheck {
             body: BodyCheck::new(&expect.body),
             kept: expect.buffers().then(Vec::new),
             overflow: false,
-            type_ok,
+            wrong_type: (!type_ok).then_some(*media_type),
         }
     }
 
@@ -91,16 +107,25 @@ impl ReplyCheck {
         }
     }
 
-    /// True when the complete reply passed every check.
-    pub fn finish(self, expect: &Expect) -> bool {
-        if !self.type_ok || self.overflow || !self.body.finish(&expect.body) {
-            return false;
+    /// Ok when the complete reply passed every check; else the first check it failed.
+    pub fn finish(self, expect: &Expect) -> Result<(), Mismatch> {
+        if let Some(got) = self.wrong_type {
+            return Err(Mismatch::ContentType(got));
         }
+        if self.overflow {
+            return Err(Mismatch::Overflow);
+        }
+        self.body.finish(&expect.body).map_err(Mismatch::Body)?;
         let Some(kept) = self.kept else {
-            return true;
+            return Ok(());
         };
-        expect.contains.as_ref().is_none_or(|n| contains(&kept, n))
-            && (expect.json.is_empty() || json::all_hold(&expect.json, &kept))
+        if !expect.contains.as_ref().is_none_or(|n| contains(&kept, n)) {
+            return Err(Mismatch::Contains);
+        }
+        if !expect.json.is_empty() && !json::all_hold(&expect.json, &kept) {
+            return Err(Mismatch::Json(kept));
+        }
+        Ok(())
     }
 }
 

@@ -21,3 +21,4 @@ mod turnaround;
 mod unannounced;
 mod websocket;
 mod window;
+mod wrong;

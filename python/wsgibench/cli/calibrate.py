@@ -66,7 +66,8 @@ def calibrate(
             refuse_bad_plans(study)
             if install and i == 0:
                 _install_missing(study, console)
-            study_id = StudyRunner(study, store).run()
+            # the first pair checks the replies before its cells; the later pairs' are the same
+            study_id = StudyRunner(study, store, check_replies=i == 0).run()
             studies.append(study_id)
             judged.append(judge_pair(store, study_id, name, twin))
             console.print(f"{name} pair {i + 1}/{pairs}: {_said(judged[-1])}", highlight=False)

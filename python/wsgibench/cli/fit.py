@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 # What a column costs beside its text: the border and a space each side.
 _PER_COLUMN = 3
@@ -108,8 +109,8 @@ def print_table(
                 min_width=None if prose else _natural(head, rows),
                 max_width=part.prose_width.get(head),
             )
-        for r in rows:
-            table.add_row(*(r.get(h, "") for h in part.heads))
+        for r in rows:  # as text: a cell may quote the app (a reason), never markup
+            table.add_row(*(Text(r.get(h, "")) for h in part.heads))
         _print_at(console, table, part.width)
 
 

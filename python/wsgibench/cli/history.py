@@ -12,9 +12,9 @@ from rich.console import Console
 from rich.table import Table
 
 from wsgibench.cli.kit import console, friendly
-from wsgibench.errors import UsageError
+from wsgibench.errors import UsageError, no_match
 from wsgibench.results.changepoint import ALPHA, MIN_STEP, Change, Gate, study_gates
-from wsgibench.results.history import ORDERS, Group, Timeline, read_history
+from wsgibench.results.history import ORDERS, Group, Timeline, names_in, read_history
 
 GATE_ALPHA = ALPHA  # the gate's false discovery rate over every cell it judges
 
@@ -195,9 +195,18 @@ def history_command(
 
     threshold = _threshold(fail_on)
     paths = (*paths, *more) or (default_results(),)
+    where = ", ".join(str(p) for p in paths)
+    studies, servers = names_in(paths, study)
+    if not studies:
+        raise UsageError(f"history: no finished run in {where}")
+    if study is not None and study not in studies:
+        raise no_match("finished run of study", study, sorted(studies), where)
+    if server is not None and server not in servers:
+        of = f" (runs of {study})" if study else ""
+        raise no_match("server", server, sorted(servers), where + of)
     groups = read_history(paths, study, server, order, ALPHA, min_step / 100)
     if not groups:
-        raise UsageError("history: no finished run in " + ", ".join(str(p) for p in paths))
+        raise UsageError(f"history: no finished run in {where} matches")
     failures = show_history(groups, console, threshold)
     if html_path is not None:
         from wsgibench.report.history import write_history_html

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from rich.console import Console
-from rich.markup import escape
 
 from wsgibench.cli.fit import Layout, print_table
 from wsgibench.report.format import ms, pct, whole
@@ -74,7 +73,7 @@ def print_kinds(
     found = rows(cells, figures)
     if not found:
         return
-    table = [dict(zip(HEADS, (escape(v) for v in r), strict=True)) for r in found]
+    table = [dict(zip(HEADS, r, strict=True)) for r in found]
     print_table(console, f"{title} · per request kind", table, KINDS_LAYOUT, width)
     console.print(NOTE, width=width, highlight=False)
 

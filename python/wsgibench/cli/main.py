@@ -11,10 +11,10 @@ import click
 from rich.table import Table
 
 from wsgibench import __version__
-from wsgibench.cli.kit import P, R, console, err, friendly, stored_results
+from wsgibench.cli.kit import P, R, console, friendly
 
 if TYPE_CHECKING:
-    from wsgibench.results.store import Store
+    pass
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -117,13 +117,6 @@ def _results_option(fn: Callable[P, R]) -> Callable[P, R]:
         default=None,
         help="Results store (SQLite). Default: ./results/wsgibench.sqlite",
     )(fn)
-
-
-def _open_store(path: Path | None, create: bool) -> Store:
-    from wsgibench.paths import default_results
-    from wsgibench.results.store import Store
-
-    return Store(path or default_results(), create=create, read_only=not create)
 
 
 @cli.command()
@@ -283,7 +276,18 @@ def run(
     report: bool,
     **changed: Any,
 ) -> None:
-    """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store."""
+    """Run STUDY (a built-in name or a TOML file) and store every repeat in the results store.
+
+    \b
+    Before the first cell, each request kind of each load is sent once to the load's first
+    server and judged against its expect: a wrong reply stops the run (exit 2), quoting it.
+
+    \b
+    Exit codes: 0 done; 2 bad input (unknown name, malformed study, a wrong reply before the
+    load); 3 environment (engine, system packages, store); 4 the run measured nothing (every
+    cell, or every server of a load, was disqualified, unavailable or failed: the reasons are
+    printed); 1 another failure; 130 interrupted.
+    """
     from wsgibench.cli.run import run_study
     from wsgibench.study.overrides import Overrides, load_with
 
@@ -307,84 +311,16 @@ def run(
     )
 
 
-@cli.command()
-@stored_results
-@click.option("--study", "study_id", type=int, help="Study id (default: the latest).")
-@click.option(
-    "--sort",
-    type=click.Choice(["rps", "p50", "p99", "errors", "cpu", "memory"]),
-    default="rps",
-    show_default=True,
-    help="Order the servers of each load and level by this, best first.",
-)
-@click.option("--level", "levels", help="Only these levels, e.g. 50,500.")
-@click.option("--server", "servers", help="Only these servers, e.g. bjoern,waitress.")
-@click.option("--wide", is_flag=True, help="Full notes and behaviour instead of short tags.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "md", "csv", "json"]),
-    default="table",
-    show_default=True,
-    help="The same rows as a terminal table, Markdown, CSV or JSON.",
-)
-@friendly
-def show(
-    results: Path | None,
-    study_id: int | None,
-    sort: str,
-    levels: str | None,
-    servers: str | None,
-    wide: bool,
-    fmt: str,
-) -> None:
-    """Show a stored study: per load and level, servers best first, the nginx ceiling on top."""
-    from wsgibench.cli.show import show as show_study
-    from wsgibench.study.overrides import split_list
-
-    store = _open_store(results, create=False)
-    show_study(
-        store,
-        console,
-        study_id,
-        sort=sort,
-        levels=set(split_list(levels, float, "--level")) if levels else None,
-        servers=set(split_list(servers, str, "--server")) if servers else None,
-        wide=wide,
-        fmt=fmt,
-    )
-
-
-@cli.command()
-@stored_results
-@click.option(
-    "--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True
-)
-@click.option("--study", "study_id", type=int, help="Study id (default: the latest).")
-@click.option("--out", type=click.Path(path_type=Path), help="Write here instead of stdout.")
-@friendly
-def export(results: Path | None, fmt: str, study_id: int | None, out: Path | None) -> None:
-    """Export a stored study: CSV of cell summaries, or JSON of everything stored."""
-    from wsgibench.results.export import export_csv, export_json
-
-    store = _open_store(results, create=False)
-    text = export_csv(store, study_id) if fmt == "csv" else export_json(store, study_id)
-    if out:
-        out.write_text(text)
-        err.print(f"wrote {out}")
-    else:
-        click.echo(text, nl=False)
-
-
 from wsgibench.cli.calibrate import calibrate_command  # noqa: E402
 from wsgibench.cli.doctor import doctor_command  # noqa: E402
 from wsgibench.cli.history import history_command  # noqa: E402
 from wsgibench.cli.report import compare_command, report_command  # noqa: E402
+from wsgibench.cli.show_command import export_command, show_command  # noqa: E402
 from wsgibench.cli.traffic import traffic_command  # noqa: E402
 from wsgibench.cli.tune import tune_command  # noqa: E402
 
 COMMANDS = (doctor_command, report_command, compare_command, tune_command, history_command)
-for command in (*COMMANDS, calibrate_command, traffic_command):
+for command in (*COMMANDS, calibrate_command, traffic_command, show_command, export_command):
     cli.add_command(command)
 
 

@@ -10,9 +10,9 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from wsgibench.results.capacity import COST_SHARES
+from wsgibench.results.capacity import COST_NOTE, COST_SHARES, STEP_NOTE
 from wsgibench.results.verdict import CellStatus
-from wsgibench.run.capacity import step_repeats
+from wsgibench.run.capacity import step_repeats, unit_rps
 from wsgibench.run.outcome import CellOutcome
 from wsgibench.study.loads import Load
 from wsgibench.study.model import Study
@@ -152,7 +152,9 @@ class CellProgress:
         left = f"~{_clock(max(0.0, self.left_s) * pace)} left"
         if self.bar is not None:
             self.bar.update(self.task, advance=1, left=left)
-            if outcome.status != CellStatus.MEASURED:
+            if cell.load.capacity is not None:  # a step: met or missed, and why
+                self.say(f"  {line(cell, outcome)}")
+            elif outcome.status != CellStatus.MEASURED:
                 self.say(
                     f"  {cell.server} {cell.load.name} {cell.level:g}: "
                     f"{outcome.status}: {outcome.reason}"
@@ -169,17 +171,40 @@ class CellProgress:
             self.bar.stop()
 
 
+def offered(cell: CellPlan) -> str:
+    """Where a cell is: its load's level, or a capacity load's offered requests/s (a rate of
+    connections times their calls, a replay's speed times its log's rate)."""
+    load = cell.load
+    if load.capacity is None:
+        return f"{load.level_field}={cell.level:g}"
+    unit = unit_rps(load)
+    rps = cell.level * (unit if unit is not None else int(load.params.get("calls", 1)))
+    speed = f"speed {cell.level:.3g}×, " if unit is not None else ""
+    return f"{speed}offered {rps:,.0f} req/s"
+
+
+def verdict(outcome: CellOutcome) -> str:
+    """A capacity cell's verdict as a step ("step met: p99 ≤ 2 ms in 2 repeats"), or what the
+    cost cell is; else its status and reason."""
+    for note in outcome.notes:
+        if note.startswith(STEP_NOTE):
+            return "step " + note.partition("): ")[2]
+        if note == COST_NOTE:
+            return "CPU cost at a share of the capacity (not a step)"
+    return outcome.status + (f" ({outcome.reason})" if outcome.reason else "")
+
+
 def line(cell: CellPlan, outcome: CellOutcome) -> str:
-    """One cell in a line: server, load and level, status, and its repeats' figures."""
-    where = f"{cell.server} · {cell.load.name} {cell.load.level_field}={cell.level:g}"
+    """One cell in a line: server, load and level (a capacity step: its offered req/s, met or
+    missed and why), status, and its repeats' figures."""
+    where = f"{cell.server} · {cell.load.name} {offered(cell)}"
     reps = outcome.repeats
     if not reps:
-        return f"{where}: {outcome.status}" + (f" ({outcome.reason})" if outcome.reason else "")
+        return f"{where}: {verdict(outcome)}"
     rps = [r.rps_ok for r in reps]
     p50 = [r.latency_p50_us for r in reps if r.latency_p50_us is not None]
     figures = (
         f"{statistics.median(rps):,.0f} req/s (repeats {' '.join(f'{v:,.0f}' for v in rps)})"
         + (f", p50 {statistics.median(p50) / 1000:.2f} ms" if p50 else "")
     )
-    status = outcome.status + (f" ({outcome.reason})" if outcome.reason else "")
-    return f"{where}: {status}, {figures}"
+    return f"{where}: {verdict(outcome)}, {figures}"

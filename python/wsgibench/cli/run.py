@@ -6,17 +6,18 @@ from __future__ import annotations
 import contextlib
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from rich.console import Console
 
+from wsgibench.baseline import BASELINE
 from wsgibench.cli.progress import CellProgress, planned_seconds
-from wsgibench.errors import WsgibenchError
+from wsgibench.errors import NothingMeasured
 from wsgibench.machine import venvs
 from wsgibench.machine.cgroups import sweep_orphans
 from wsgibench.paths import default_results
-from wsgibench.results.store import Store
+from wsgibench.results.store import Cell, Store
 from wsgibench.results.verdict import CellStatus
 from wsgibench.run.engine import engine_version
 from wsgibench.run.outcome import CellOutcome
@@ -39,7 +40,7 @@ def run_study(
     console: Console,
 ) -> Store:
     """Run a study with the command line's changes; a study that cannot run is refused before
-    any server starts, and a run that measured nothing ends with exit 1."""
+    any server starts, and a run that measured nothing ends with exit 4."""
     study, _ = load_with(name, changes)
     engine_version()  # a missing or mismatched engine stops us before any server starts
     refuse_bad_plans(study)
@@ -86,14 +87,38 @@ def _nothing_to_resume(path: Path, study: Study, console: Console) -> bool:
 
 
 def _fail_when_nothing_measured(store: Store, study_id: int) -> None:
-    """A study none of whose cells measured anything (all failed or unavailable) did not work."""
-    cells = store.cells(study_id)
-    if cells and all(c.status in (CellStatus.FAILED, CellStatus.UNAVAILABLE) for c in cells):
-        first = next(c for c in cells if c.reason)
-        raise WsgibenchError(
-            f"nothing was measured: every one of the {len(cells)} cells failed or was "
-            f"unavailable (first: {first.server}: {first.reason})"
+    """Exit 4 when the study measured nothing: every cell was disqualified, unavailable or
+    failed, or every server of a load (the nginx ceiling aside) was; the reasons said. A cell
+    the harness limited (invalid) or other work contended has its numbers, said beside them."""
+    why = nothing_measured(store.cells(study_id))
+    if why:
+        raise NothingMeasured(why)
+
+
+# A cell of these has no number of the server's.
+_NOTHING = (CellStatus.DISQUALIFIED, CellStatus.UNAVAILABLE, CellStatus.FAILED)
+
+
+def nothing_measured(cells: Sequence[Cell]) -> str | None:
+    """Why a run's cells measured nothing, in one line (None: something was measured)."""
+    if not cells:
+        return None
+    if all(c.status in _NOTHING for c in cells):
+        first = next((c for c in cells if c.reason), cells[0])
+        return (
+            f"nothing was measured: every one of the {len(cells)} cells was disqualified, "
+            f"unavailable or failed (first: {first.server}: {first.status}: {first.reason})"
         )
+    for load in dict.fromkeys(c.load for c in cells):
+        of = [c for c in cells if c.load == load]
+        servers = [c for c in of if c.server != BASELINE] or of
+        if all(c.status in _NOTHING for c in servers):
+            first = next((c for c in servers if c.reason), servers[0])
+            return (
+                f"load {load} measured nothing: every server was disqualified, unavailable or "
+                f"failed (first: {first.server}: {first.status}: {first.reason})"
+            )
+    return None
 
 
 def report_dir(results: Path) -> Path:
@@ -128,13 +153,18 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 def _run(
-    study: Study, store: Store, console: Console, resume: bool = False, force: bool = False
+    study: Study,
+    store: Store,
+    console: Console,
+    resume: bool = False,
+    force: bool = False,
+    deadline: float | None = None,
 ) -> int:
     progress = CellProgress(console, study, plan_cells(study))
     progress.start()
     last = [time.monotonic()]
     try:
-        runner = StudyRunner(study, store, progress=progress.step)
+        runner = StudyRunner(study, store, progress=progress.step, deadline=deadline)
         for line in study.skipped:
             progress.say(f"[yellow]{study.name}[/]: {line}")
         for f in runner.doctor:

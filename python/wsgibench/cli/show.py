@@ -4,24 +4,22 @@ also as Markdown, CSV or JSON."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
 
 from wsgibench.baseline import BASELINE
-from wsgibench.cli.capacity_table import capacity_table
-from wsgibench.cli.fit import Layout, print_table, terminal_width
+from wsgibench.cli.fit import print_table, terminal_width
 from wsgibench.cli.kinds_table import figures_by_cell, markdown_kinds, print_kinds
-from wsgibench.cli.tuning_table import print_tuning
-from wsgibench.errors import UsageError
+from wsgibench.cli.quoted import print_quoted
+from wsgibench.cli.show_data import Tables, cell_values, kind_values
+from wsgibench.cli.show_more import More
+from wsgibench.cli.show_rows import SHOW_LAYOUT, SORTS, STATUS_TAGS, TAGS, TOOL_COLUMNS, row
+from wsgibench.errors import UsageError, no_match
 from wsgibench.report.data import app_parts
-from wsgibench.report.format import caps_short, cores, cv, kinds, mib, ms, pct, whole
-from wsgibench.results.capacity_read import capacity_loads, read_capacities
+from wsgibench.results.capacity_read import capacity_loads
 from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.kind_figures import KindFigures
 from wsgibench.results.seed_errors import median_rate, seeds_text
@@ -30,71 +28,12 @@ from wsgibench.results.summary import (
     CellSummary,
     layout_text,
     load_hosts_text,
-    placement_text,
     summarise_study,
 )
-from wsgibench.results.tuning import tuning_of
 from wsgibench.results.verdict import CellStatus
 
+
 # --sort KEY: (the summary metric, higher is better)
-SORTS = {
-    "rps": ("rps_ok", True),
-    "p50": ("latency_p50_us", False),
-    "p99": ("latency_p99_us", False),
-    "errors": ("error_rate", False),
-    "cpu": ("cpu_mean_pct", False),
-    "memory": ("rss_peak_bytes", False),
-}
-# Diagnosis code -> the short tag `show` prints (the legend below the tables explains each).
-TAGS = {
-    "engine-saturated": "sat",
-    "contended": "busy",
-    "littles-law": "little",
-    "no-keep-alive": "no-ka",
-    "no-pipelining": "no-pipe",
-    "listen-overflow": "backlog",
-    "nagle": "nagle",
-    "logging": "log",
-    "waiting": "wait",
-    "unannounced-close": "silent-close",
-    "closes-after-n": "ka-limit",
-}
-STATUS_TAGS = {
-    CellStatus.DEATHS: "DEATHS",
-    CellStatus.CONTENDED: "CONTENDED",
-    CellStatus.INVALID: "INVALID",
-    CellStatus.DISQUALIFIED: "DQ",
-    CellStatus.UNAVAILABLE: "n/a",
-    CellStatus.FAILED: "FAIL",
-}
-# --wide: beside our error rate, the errors the seeds' tools would have counted on the same
-# requests (results/seed_errors.py), column -> tool.
-TOOL_COLUMNS = {"wrk err": "wrk", "httperf err": "httperf"}
-# The key column first, the figures right-aligned, the prose wrapping; the columns in order of
-# importance when a table is split to fit the terminal (cli/fit.py).
-SHOW_LAYOUT = Layout(
-    key="server",
-    right=frozenset(
-        (
-            "req/s",
-            "cores",
-            "req/CPU-s",
-            "cv",
-            "p50 ms",
-            "p99 ms",
-            "replies p99 ms",
-            "errors",
-            "wrk err",
-            "httperf err",
-            "cpu %",
-            "MiB",
-        )
-    ),
-    prose=frozenset(("tags", "behaviour", "notes")),
-    order=("req/s", "p99 ms", "p50 ms", "errors", "cv", "tags", "iface", "version", "cpu %", "MiB"),
-)
-
-
 @dataclass
 class Group:
     """One load at one level: its cells, the ceiling first, then best first."""
@@ -141,6 +80,19 @@ def groups(
     return sorted(found.values(), key=lambda g: (order.index(g.load), g.level))
 
 
+def unmatched(
+    summaries: list[CellSummary], levels: set[float] | None, servers: set[str] | None, where: str
+) -> None:
+    """A --server or --level that matches no cell is an error naming the nearest one there."""
+    names = {s.cell.server for s in summaries}
+    for name in sorted((servers or set()) - names):
+        raise no_match("server", name, sorted(names), where)
+    there = {s.cell.level for s in summaries}
+    for level in sorted((levels or set()) - there):
+        levels_there = (f"{lv:g}" for lv in sorted(there))
+        raise no_match("level", f"{level:g}", levels_there, where, nearest=False)
+
+
 def tool_rates(store: Store, summaries: list[CellSummary]) -> dict[int, dict[str, float | None]]:
     """Each cell's median over its repeats of the error rate each tool of TOOL_COLUMNS would have
     counted, read from the stored engine results and the cell's behaviour check."""
@@ -151,54 +103,6 @@ def tool_rates(store: Store, summaries: list[CellSummary]) -> dict[int, dict[str
             tool: median_rate(results, s.cell.capabilities, tool) for tool in TOOL_COLUMNS.values()
         }
     return out
-
-
-def row(
-    s: CellSummary,
-    trim: int,
-    wide: bool,
-    tools: dict[str, float | None] | None = None,
-) -> dict[str, str]:
-    """One cell as the columns `show` prints (the same in every format); `tools`: the cell's
-    error rates as the seeds' tools counted them (--wide shows them beside ours)."""
-    c = s.cell
-    tags = [STATUS_TAGS[c.status]] if c.status in STATUS_TAGS else []
-    tags += [TAGS.get(d["code"], d["code"]) for d in c.diagnoses]
-    server = f"▲ {c.server} (ceiling)" if c.server == BASELINE else c.server
-    out = {
-        "server": server,
-        "iface": s.interface_short,
-        "version": s.version or "-",
-        "req/s": whole(s.value("rps_ok", "trimmed_mean" if trim else "median")),
-        # --wide: the server's cores used (its threads' CPU seconds per second) and valid replies
-        # per CPU-second of them, beside req/s
-        **(
-            {"cores": cores(s.value("cores_used")), "req/CPU-s": whole(s.value("per_cpu_s"))}
-            if wide
-            else {}
-        ),
-        "cv": cv(s.stats["rps_ok"]),
-        "p50 ms": _latency(s, "latency_p50_us"),
-        "p99 ms": _latency(s, "latency_p99_us"),
-        # --wide: the complete replies' own p99, failures left out
-        **({"replies p99 ms": ms(s.value("reply_latency_p99_us"), ".2f")} if wide else {}),
-        "errors": pct(s.value("error_rate")),
-        **{column: pct((tools or {}).get(tool)) for column, tool in TOOL_COLUMNS.items() if wide},
-        "cpu %": whole(s.value("cpu_mean_pct")),
-        "MiB": mib(s.value("rss_peak_bytes")),
-        "tags": " ".join(dict.fromkeys(tags)),
-    }
-    if wide:
-        said = [c.reason, placement_text(c.isolation), kinds(s.kinds), *c.notes]
-        out["behaviour"] = caps_short(c.capabilities)
-        out["notes"] = "; ".join(filter(None, [*said, *(d["message"] for d in c.diagnoses)]))
-    return out
-
-
-def _latency(s: CellSummary, metric: str) -> str:
-    """A latency in ms; "≥" before it when it falls on failed requests (a lower bound)."""
-    text = ms(s.value(metric), ".2f")
-    return f"≥{text}" if s.bound(metric) and text != "-" else text
 
 
 @dataclass(frozen=True)
@@ -218,6 +122,17 @@ class Rows:
     def cells(self, group: Group) -> list[tuple[str, int]]:
         return [(s.cell.server, s.cell.id) for s in group.cells]
 
+    def values(self, s: CellSummary) -> dict[str, Any]:
+        """The cell as numbers (JSON, CSV)."""
+        return cell_values(s, self.trim, self.wide, self.tools.get(s.cell.id))
+
+    def kind_values(self, group: Group) -> list[dict[str, Any]]:
+        return [
+            kind_values(s.cell.server, group.load, group.level, k)
+            for s in group.cells
+            for k in self.kinds.get(s.cell.id, ())
+        ]
+
 
 def show(
     store: Store,
@@ -229,37 +144,41 @@ def show(
     servers: set[str] | None = None,
     wide: bool = False,
     fmt: str = "table",
+    steps: bool = False,
 ) -> None:
+    """A stored study's tables in `fmt`: the cells per load and level, per request kind, each
+    capacity load's capacities (and its steps: always in JSON and CSV, with `steps` elsewhere),
+    the tuning it was a round of and the verdicts against its seed."""
     study = store.study(study_id)
     config = json.loads(study["config_json"])
     env = json.loads(study["environment_json"])
     trim = int(config.get("trim", 0))
     summaries = summarise_study(store, study["id"], trim)
+    unmatched(summaries, levels, servers, f"study {study['id']} ({study['name']}) of {store.path}")
     found = groups(summaries, sort, levels, servers, trim)
     searched = capacity_loads(config)
-    if fmt == "table" and searched:  # a capacity load: one table of capacities, not its steps
-        found = [g for g in found if g.load not in searched]
+    more = More(store, study["id"], study["name"], bool(searched), steps)
     shown_ids = [s.cell.id for g in found for s in g.cells]
-    kinds = figures_by_cell(store, shown_ids) if fmt in ("table", "md") else {}
+    kinds = figures_by_cell(store, shown_ids)
     rows = Rows(trim, wide, tool_rates(store, summaries) if wide else {}, kinds)
-    writers: dict[str, Callable[[], None]] = {
-        "table": lambda: _tables(console, study, env, found, summaries, rows),
-        "md": lambda: console.out(_markdown(found, rows), highlight=False),
-        "csv": lambda: console.out(_csv(found, rows), highlight=False, end=""),
-        "json": lambda: console.out(_json(found, rows), highlight=False),
-    }
-    writers[fmt]()
-    if fmt == "table" and (record := tuning_of(store, study["id"])) is not None:
-        print_tuning(console, record)
-    if fmt == "table" and searched:
-        capacity_table(console, read_capacities(store, study["id"]), terminal_width(console))
+    if fmt in ("json", "csv"):
+        tables = Tables({k: study[k] for k in ("id", "name", "status")})
+        tables.add("cells", [rows.values(s) for g in found for s in g.cells])
+        tables.add("kinds", [r for g in found for r in rows.kind_values(g)])
+        more.into(tables)
+        text = tables.as_json() if fmt == "json" else tables.as_csv()
+        console.out(text, highlight=False, end="\n" if fmt == "json" else "")
+        return
+    # a capacity load's steps are no levels of a sweep: its capacity table (and --steps) instead
+    found = [g for g in found if g.load not in searched]
+    if fmt == "md":
+        console.out("\n".join([*_markdown(found, rows), *more.markdown()]), highlight=False)
+        return
+    _tables(console, study, env, found, summaries, rows)
+    more.print(console, terminal_width(console))
 
 
-def _flat(found: list[Group], rows: Rows) -> list[dict[str, Any]]:
-    return [{"load": g.load, "level": g.level, **rows(s)} for g in found for s in g.cells]
-
-
-def _markdown(found: list[Group], make: Rows) -> str:
+def _markdown(found: list[Group], make: Rows) -> list[str]:
     lines = []
     for g in found:
         rows = [make(s) for s in g.cells]
@@ -273,21 +192,7 @@ def _markdown(found: list[Group], make: Rows) -> str:
         lines += ["| " + " | ".join(r[h].replace("|", "\\|") for h in heads) + " |" for r in rows]
         lines.append("")
         lines += markdown_kinds(g.title, make.cells(g), make.kinds)
-    return "\n".join(lines)
-
-
-def _csv(found: list[Group], make: Rows) -> str:
-    rows = _flat(found, make)
-    buf = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return buf.getvalue()
-
-
-def _json(found: list[Group], rows: Rows) -> str:
-    return json.dumps(_flat(found, rows), indent=1)
+    return lines
 
 
 def _tables(
@@ -316,13 +221,16 @@ def _tables(
     for g in found:
         print_table(console, g.title, [make(s) for s in g.cells], SHOW_LAYOUT, fitted)
         print_kinds(console, g.title, make.cells(g), make.kinds, fitted)
-        if not wide:  # why a server has no clean number here, in a line of its own
+        if wide:  # what the app answered wrongly, quoted
+            print_quoted(console, g.cells, width)
+        else:  # why a server has no clean number here, in a line of its own
             for s in g.cells:
                 if s.cell.status != CellStatus.MEASURED and s.cell.reason:
                     console.print(
                         f"  {s.cell.server}: {s.cell.status}: {s.cell.reason}",
                         width=width,
                         highlight=False,
+                        markup=False,
                     )
     _footer(console, found, summaries, make.trim, width)
     if wide:

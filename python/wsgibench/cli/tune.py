@@ -23,11 +23,11 @@ from wsgibench.run.study import refuse_bad_plans
 from wsgibench.run.tune import (
     ROUNDS,
     Tuning,
-    command_line,
     settings_for,
     threads_trend,
     tune,
 )
+from wsgibench.run.tune_command import command_line
 from wsgibench.servers import resolve
 from wsgibench.study.appspec import AppSpec
 from wsgibench.study.model import Study, parse_study
@@ -56,10 +56,7 @@ def tune_servers(
     keep the ranking and the winner's command line. `base`: what the app is relative to;
     `app_keys`: one's own app's study keys besides its name (APP_KEYS)."""
     base = base or Path.cwd()
-    try:
-        names = resolve(servers)
-    except UsageError as exc:
-        raise UsageError(f"tune: {exc}") from None
+    names = _resolved(servers)
     engine_version()
     cpus = len(topology.layout(topology.read()).server_cpus)
     settings = settings_for(names, cpus, max_threads, workers, threads)
@@ -69,7 +66,7 @@ def tune_servers(
     label = names[0] if len(names) == 1 else f"{names[0]} +{len(names) - 1}"
     installed, studies, served = list[bool](), list[int](), list[AppSpec]()
 
-    def run_round(loads: list[dict[str, Any]], round_: int) -> list[ServerCapacity]:
+    def run_round(loads: list[dict[str, Any]], round_: int, until: float) -> list[ServerCapacity]:
         raw = {**common, "name": f"tune {label} r{round_ + 1}", "repeats": ROUNDS[round_][1]}
         study = parse_study({**raw, "load": loads}, "tune", base, base)
         refuse_bad_plans(study)
@@ -77,7 +74,7 @@ def tune_servers(
             _install_missing(study, console)
             installed.append(True)
         served[:] = [study.app_of()]  # the app as the rounds resolved it, for the command line
-        studies.append(_run(study, store, console))
+        studies.append(_run(study, store, console, deadline=until))
         return read_capacities(store, studies[-1])
 
     tuning = tune(
@@ -96,12 +93,25 @@ def tune_servers(
     return tuning
 
 
+def _resolved(servers: list[str]) -> list[str]:
+    try:
+        return resolve(servers)
+    except UsageError as exc:
+        raise UsageError(f"tune: {exc}") from None
+
+
 def record_of(
     tuning: Tuning, app: AppSpec | None, budget: dict[str, Any], label: str, studies: list[int]
 ) -> TuneRecord:
     """What the store keeps of a tuning (results/tuning.py), the winner's command line with it."""
     winner = tuning.winner
     command = command_line(winner.setting, app, Path.cwd()) if winner is not None and app else None
+    several = len({t.setting.server for t in tuning.trials}) > 1
+    commands = (
+        tuple((t.setting.label, command_line(t.setting, app, Path.cwd())) for t in tuning.winners())
+        if several and app is not None
+        else ()
+    )
     return TuneRecord(
         label=label,
         budget=budget_text(budget),
@@ -125,6 +135,8 @@ def record_of(
         trends=tuple(threads_trend(tuning.trials)),
         tied=tuple(t.setting.label for t in tuning.tied),
         best=tuning.best.setting.label if tuning.best else None,
+        commands=commands,
+        untried=tuple(s.label for s in tuning.untried),
     )
 
 
@@ -192,7 +204,8 @@ def tune_study(study: Study, results: Path | None, console: Console) -> Store:
     type=click.IntRange(min=1),
     default=64,
     show_default=True,
-    help="At most this many trials in all.",
+    help="At most this many trials in all, chosen to cover the space: every worker count at "
+    "the lowest and highest thread counts before the counts between.",
 )
 @click.option(
     "--time",
@@ -200,7 +213,8 @@ def tune_study(study: Study, results: Path | None, console: Console) -> Store:
     type=click.FloatRange(min=1),
     default=1800.0,
     show_default=True,
-    help="No new round after this many seconds.",
+    help="The whole tuning's time, the first round's included: no trial starts after it (a "
+    "ranking of round 1 alone is said as coarse).",
 )
 @click.option(
     "--max-threads",
@@ -278,7 +292,8 @@ def tune_command(
 ) -> None:
     """Find the settings (workers, threads, Granian's runtime mode; worker class across
     gunicorn-*) with the highest capacity within a p99 budget, and print the winner's command
-    line."""
+    line (one per server tuned): the server's own (waitress-serve, gunicorn ...), or, for a
+    server with none (bjoern), wsgibench's launcher, said so."""
     env = dict(pair.partition("=")[::2] for pair in app_env)
     given = Overrides(
         app=app,

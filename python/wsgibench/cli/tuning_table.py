@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
+from wsgibench.cli.fit import Layout, print_table, terminal_width
 from wsgibench.results.capacity_compare import CAPACITY_NOISE
 from wsgibench.results.tuning import TrialRecord, TuneRecord
 
@@ -15,15 +15,18 @@ def print_tuning(console: Console, record: TuneRecord, path: Path | None = None)
     """The trials ranked (the last round first), what more threads did, the settings that broke
     the memory limit, the settings tied within noise of the best, and the winner (the cheapest
     of them) with its command line."""
-    table = Table(title=f"tune {record.label}: capacity within {record.budget}, best first")
-    heads = ("#", "setting", "round", "capacity req/s", "interval", "CPU µs/req", "MiB", "note")
-    for head in heads:
-        table.add_column(head, justify="left" if head in ("setting", "note") else "right")
-    for i, t in enumerate(record.ranked(), 1):
-        table.add_row(*_row(i, t))
-    console.print(table)
+    title = f"tune {record.label}: capacity within {record.budget}, best first"
+    ranked = enumerate(record.ranked(), 1)
+    rows = [dict(zip(TUNING_HEADS, tuning_row(i, t), strict=True)) for i, t in ranked]
+    print_table(console, title, rows, TUNING_LAYOUT, terminal_width(console))
     for line in record.trends:
         console.print(line, highlight=False)
+    if record.untried:
+        shown = ", ".join(record.untried[:8]) + (", …" if len(record.untried) > 8 else "")
+        console.print(
+            f"not tried ({len(record.untried)}, the trial or time budget): {shown}",
+            highlight=False,
+        )
     for t in record.trials:
         if t.broke:
             console.print(f"  {t.setting} (round {t.round}): {t.broke}", highlight=False)
@@ -58,9 +61,23 @@ def print_tuning(console: Console, record: TuneRecord, path: Path | None = None)
         highlight=False,
     )
     console.print(f"  {record.command}", highlight=False, soft_wrap=True)
+    if record.commands:
+        console.print("each server's own best, by the same rule among its settings:")
+        for setting, command in record.commands:
+            console.print(f"{setting}:", highlight=False)
+            console.print(f"  {command}", highlight=False, soft_wrap=True)
 
 
-def _row(i: int, t: TrialRecord) -> list[str]:
+TUNING_HEADS = ("#", "setting", "round", "capacity req/s", "interval", "CPU µs/req", "MiB", "note")
+TUNING_LAYOUT = Layout(
+    key="setting",
+    right=frozenset(("#", "round", "capacity req/s", "interval", "CPU µs/req", "MiB")),
+    prose=frozenset(("note",)),
+    order=("capacity req/s", "interval", "#", "round", "CPU µs/req", "MiB", "note"),
+)
+
+
+def tuning_row(i: int, t: TrialRecord) -> list[str]:
     return [
         str(i),
         t.setting,

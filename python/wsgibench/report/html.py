@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from wsgibench.baseline import BASELINE
-from wsgibench.report import capacity, kinds
+from wsgibench.report import capacity, kinds, quoted
 from wsgibench.report import format as fmt
 from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
@@ -36,6 +36,7 @@ caption { caption-side: top; text-align: left; color: #555; padding-bottom: .4em
 .win { font-weight: bold; background: #eaf6e8; } .bad { color: #b00; } .ids { color: #777; font-size: 11px; }
 .chart-box { display: block; margin: 1.2em 0 2em; min-height: 120px; overflow-x: auto; } .chart-error { color: #b00; }
 details { margin: .5em 0; }
+pre.quoted { white-space: pre-wrap; overflow-wrap: anywhere; background: #f7f7f7; padding: .5em; }
 """
 
 
@@ -211,6 +212,7 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart]) -> st
         + _index(data)
         + environment(data)
         + "".join(sections)
+        + quoted.html_section(data)
         + _cell_details(data)
     )
     script = """

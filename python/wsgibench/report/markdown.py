@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wsgibench.report import capacity, kinds
+from wsgibench.report import capacity, kinds, quoted
 from wsgibench.report import format as fmt
 from wsgibench.report.chart_parts import Chart
 from wsgibench.report.data import ReportData
@@ -124,5 +124,6 @@ def render(data: ReportData, tables: list[LoadTable], charts: list[Chart], chart
     if across:
         lines += ["## Across loads", ""]
         lines += [line for c in across for line in (f"![{c.title}]({chart_dir}/{c.slug}.png)", "")]
+    lines += quoted.markdown_lines(data)
     lines += ["Full interactive report: `report.html` (self-contained, works offline).", ""]
     return "\n".join(lines)

@@ -121,3 +121,20 @@ def added(records: list[dict[str, Any] | None]) -> dict[str, Any]:
         "appeared": sum(int((r or {}).get("appeared") or 0) for r in records),
         "source": next((r["source"] for r in records if r and r.get("source")), ""),
     }
+
+
+def cell_note(isolation: dict[str, Any] | None, repeats: list[Any]) -> str | None:
+    """How many of the server's processes died over a cell's starts (checks and warm-up too, up
+    to each stop), and how many of those during the measured repeats (None: none died)."""
+    life = (isolation or {}).get("worker_deaths") or {}
+    if not life.get("count"):
+        return None
+    during = sum(
+        int(((r.counters.worker_deaths if r.counters else None) or {}).get("count") or 0)
+        for r in repeats
+    )
+    how = ", ".join(f"{n} {what}" for what, n in sorted(life["how"].items(), key=lambda x: -x[1]))
+    return (
+        f"{life['count']} server process(es) died over the cell ({how}), {during} of them during "
+        "the measured repeats"
+    )

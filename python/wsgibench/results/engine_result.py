@@ -22,6 +22,8 @@ from wsgibench.results.result_fields import (
 )
 from wsgibench.results.tls_result import TlsResult
 from wsgibench.results.websocket_result import WebSocketResult
+from wsgibench.results.wrong_replies import WrongReply, bounded_doc
+from wsgibench.results.wrong_replies import read as read_wrong
 
 # 2: a kind's latency covers every request that ended, failures at the time they failed; 1: the
 # complete replies only (stores written before read back with a note that says so).
@@ -106,6 +108,8 @@ class KindResult:
     failed_latency: Histogram | None = None
     ok_in_window: int | None = None  # valid replies within the measured window (None: before)
     resent: int = 0
+    # the first wrong reply of each error class, quoted (results/wrong_replies.py)
+    wrong_replies: tuple[WrongReply, ...] = ()
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> KindResult:
@@ -125,6 +129,7 @@ class KindResult:
             _histogram(d.get("failed_latency_us")),
             optional_int(d, "ok_in_window"),
             read_int(d, "resent", 0),
+            read_wrong(str(d.get("name", "")), d.get("wrong_replies")),
         )
 
 
@@ -304,6 +309,11 @@ class EngineResult:
     def first_kind(self) -> KindResult | None:
         return self.kinds[0] if self.kinds else None
 
+    @property
+    def wrong_replies(self) -> tuple[WrongReply, ...]:
+        """Every kind's quoted wrong replies, kind by kind."""
+        return tuple(w for k in self.kinds for w in k.wrong_replies)
+
     def kind(self, name: str) -> KindResult:
         for k in self.kinds:
             if k.name == name:
@@ -335,7 +345,7 @@ class EngineResult:
                 lag_max_us=read_int(schedule, "lag_max_us", 0),
                 saturated=bool(d.get("saturated")),
                 saturation_reasons=tuple(str(r) for r in d.get("saturation_reasons") or ()),
-                raw=dict(d),
+                raw=bounded_doc(d),  # a wrong reply's quoted bytes bounded for the store
                 load_hosts=tuple(LoadHostRun.from_dict(h) for h in d.get("load_hosts") or ()),
                 start_skew_s=optional_float(d, "start_skew_s"),
                 start_skew_bound_s=optional_float(d, "start_skew_bound_s"),

@@ -146,6 +146,25 @@ def store_paths(paths: Iterable[Path]) -> list[Path]:
     return out
 
 
+def names_in(paths: Iterable[Path], study: str | None = None) -> tuple[set[str], set[str]]:
+    """The studies of the stores' finished (or incomplete) runs, and the servers of their cells
+    (of `study`'s runs only, when given; a release's base name too): what --study and --server
+    may name."""
+    studies: set[str] = set()
+    servers: set[str] = set()
+    for path in store_paths(paths):
+        store = Store(path, create=False, read_only=True)
+        for row in store.studies():
+            if row["status"] not in ("finished", "incomplete"):
+                continue
+            studies.add(row["name"])
+            if study in (None, row["name"]):
+                for cell in store.cells(int(row["id"])):
+                    servers |= {cell.server, split(cell.server)[0]}
+        store.close()
+    return studies, servers
+
+
 def read_history(
     paths: Iterable[Path],
     study: str | None = None,

@@ -13,6 +13,7 @@ from typing import Any
 from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.hdr_docs import merge_histograms
 from wsgibench.results.protocol_merge import merge_protocols
+from wsgibench.results.wrong_replies import first_of_each
 
 HISTOGRAMS = ("latency_us", "service_us", "connect_us")
 _SUMMED_TOTALS = (
@@ -55,6 +56,8 @@ def _merge_kinds(docs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
             add_counts(kind["bad_status_codes"], p.get("bad_status_codes"))
         for h in HISTOGRAMS:
             kind[h] = merge_histograms([p.get(h) for p in parts])
+        # the first host's wrong reply of each class (hosts' clocks are not one)
+        kind["wrong_replies"] = first_of_each([p.get("wrong_replies") for p in parts])
         kinds.append(kind)
     return kinds
 

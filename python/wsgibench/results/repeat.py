@@ -80,6 +80,8 @@ class Counters:
     latency: dict[str, Any] | None = None
     # the server's CPU as its cgroup accounts it (exited processes kept), whole and in the window
     server_cpu: dict[str, Any] | None = None
+    # the first wrong reply of each error class per kind, quoted (results/wrong_replies.py)
+    wrong_replies: list[dict[str, Any]] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         optional = {
@@ -87,6 +89,7 @@ class Counters:
             "worker_deaths": self.worker_deaths,
             "latency": self.latency,
             "server_cpu": self.server_cpu,
+            "wrong_replies": self.wrong_replies or None,
         }
         return {
             **{k: v for k, v in optional.items() if v is not None},

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wsgibench.errors import EnvironmentProblem, UsageError
+from wsgibench.errors import EnvironmentProblem, UsageError, no_match
 from wsgibench.results.repeat import Repeat, StoredRepeat
 from wsgibench.results.verdict import CellStatus
 
@@ -312,6 +312,10 @@ class Store:
             row = self.db.execute("SELECT * FROM studies ORDER BY id DESC LIMIT 1").fetchone()
         else:
             row = self.db.execute("SELECT * FROM studies WHERE id=?", (study_id,)).fetchone()
+        if row is None and study_id is not None:
+            ids = [f"{r['id']} ({r['name']})" for r in self.studies()]
+            if ids:  # a store with studies, none of this id
+                raise no_match("study with id", str(study_id), ids, str(self.path))
         if row is None:
             raise EnvironmentProblem(
                 f"{self.path} holds no study" + (f" with id {study_id}" if study_id else "")

@@ -11,6 +11,7 @@ from wsgibench.errors import UsageError
 from wsgibench.results.repeat import cores_used, per_cpu_s
 from wsgibench.results.stats import Summary, summarise
 from wsgibench.results.store import Cell, Store
+from wsgibench.results.wrong_replies import WrongReply, first_of_cell, stored
 
 METRICS = (
     "rps_ok",
@@ -38,6 +39,8 @@ class CellSummary:
     bounds: frozenset[str] = frozenset()
     # The repeats' latency covers complete replies only (an engine result of format 1).
     replies_only: bool = False
+    # Of each kind and error class, the first repeat's first wrong reply, quoted.
+    wrong_replies: tuple[WrongReply, ...] = ()
 
     def bound(self, metric: str) -> bool:
         return metric in self.bounds
@@ -75,6 +78,8 @@ class CellSummary:
             "repeats": len(self.repeat_ids),
             "repeat_ids": " ".join(map(str, self.repeat_ids)),
             "saturated": self.saturated,
+            # what was wrong, one reply per kind and class ("pong: bad_status: status 500, ...")
+            "wrong_replies": " | ".join(w.summary() for w in self.wrong_replies),
         }
         for key in ("pong", "http10", "keep_alive", "pipelining"):
             row[f"cap_{key}"] = (c.capabilities or {}).get(key)
@@ -106,6 +111,7 @@ def summarise_study(store: Store, study_id: int, trim: int = 0) -> list[CellSumm
                 info.get("interface") or _interface_of(cell.server),
                 latency_bounds(reps, extras, stats),
                 bool(reps) and any(not (look or {}).get("covers_failures") for look in looks),
+                tuple(first_of_cell(stored(extra) for extra in extras)),
             )
         )
     return out

@@ -51,6 +51,10 @@ class TuneRecord:
     # that highest one; () and None: a tuning stored before ties were.
     tied: tuple[str, ...] = field(default_factory=tuple)
     best: str | None = None
+    # Per server tuned, its own winner and that one's command line (several servers: one each).
+    commands: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    # The settings never tried (the trial or time budget), said with the ranking.
+    untried: tuple[str, ...] = field(default_factory=tuple)
 
     def ranked(self) -> list[TrialRecord]:
         """The last round first, each round best first (capacity; then CPU per request)."""
@@ -80,5 +84,7 @@ def tuning_of(store: Store, study_id: int) -> TuneRecord | None:
                 trends=tuple(raw.get("trends", ())),
                 tied=tuple(raw.get("tied", ())),
                 best=raw.get("best"),
+                commands=tuple((str(s), str(c)) for s, c in raw.get("commands", ())),
+                untried=tuple(raw.get("untried", ())),
             )
     return None

@@ -63,9 +63,11 @@ def prepare(
                 " copied for every server start: put the app in a folder of its own, or name it"
                 " by its path there (path/to/app.py:app)"
             )
-        own = base_python()
+        # The import is checked where the servers run the app: a server's own Python (its venv),
+        # with the app's requirements and nothing of wsgibench's environment.
+        checker, where = import_python(study.servers_of(load))
         # One folder per Python minor version: the first interpreter of each installs it.
-        pythons = {_minor(own): own}
+        pythons = {_minor(checker): checker}
         for server in study.servers_of(load):
             if (found := _python(server)) is not None:
                 pythons.setdefault(_minor(str(found)), str(found))
@@ -75,8 +77,8 @@ def prepare(
                 out.deps[(app.name, minor)] = appdeps.ensure(
                     app.name, app.requirements, app.lock, interpreter, shown=app.shown
                 )
-        deps = out.deps.get((app.name, _minor(own)))
-        out.specs[app.name] = check_import(app, own, deps, study.app_env)
+        deps = out.deps.get((app.name, _minor(checker)))
+        out.specs[app.name] = check_import(app, checker, deps, study.app_env, where)
         if some_taker:
             _some_server_takes(out.specs[app.name], study.servers_of(load))
     return out
@@ -121,8 +123,29 @@ def _hint(app: AppSpec, error: str) -> str:
     )
 
 
-def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str, str]) -> AppSpec:
-    """Import the app (and its ASGI side) in a fresh interpreter; the app with its interface."""
+def import_python(servers: tuple[str, ...]) -> tuple[str, str]:
+    """The interpreter one's app is imported in before the first cell, and whose it is: the
+    first of the servers that runs a Python app in a venv of its own (then one that runs on
+    wsgibench's interpreter); wsgibench's base interpreter only when none is installed."""
+    found: list[tuple[bool, str, str]] = []
+    for name in servers:
+        recipe = get(name)
+        if recipe.apps or recipe.no_python_app or not availability(recipe)[0]:
+            continue
+        interpreter = server_python(recipe)
+        if interpreter is not None:
+            found.append((recipe.env is None, str(interpreter), f"{name}'s environment"))
+    if found:
+        _, chosen, where = min(found, key=lambda f: f[0])  # the first with a venv of its own
+        return chosen, where
+    return base_python(), "wsgibench's own Python (no server of the load is installed)"
+
+
+def check_import(
+    app: AppSpec, python: str, deps: AppDeps | None, env: dict[str, str], where: str = ""
+) -> AppSpec:
+    """Import the app (and its ASGI side) in a fresh interpreter, `python` (`where`: whose it
+    is, said when it fails); the app with its interface."""
     targets = [(app.module_name, app.callable)]
     if app.asgi_module and (app.asgi_module, app.asgi_callable) != targets[0]:
         targets.append((app.asgi_module, app.asgi_callable))
@@ -147,7 +170,8 @@ def check_import(app: AppSpec, python: str, deps: AppDeps | None, env: dict[str,
         ) from None
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["exited without a word"])[-1]
-        raise UsageError(f"app {app.shown} does not import: {last[:300]}{_hint(app, last)}")
+        said = f" in {where}" if where else ""
+        raise UsageError(f"app {app.shown} does not import{said}: {last[:300]}{_hint(app, last)}")
     kinds, took, lifespan = json.loads(proc.stdout.strip().splitlines()[-1])
     if len(kinds) > 1 and not kinds[1]:
         raise UsageError(f"app {app.shown}: app_asgi {app.asgi_module} is not an ASGI callable")

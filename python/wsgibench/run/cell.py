@@ -99,9 +99,21 @@ def database_kind(study: Study, load: Load) -> str | None:
 # -- the whole life ----------------------------------------------------------------------------------
 
 
-def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
-    """Prepare, then per server start (`CellPlan.shares`): start, check, measure and judge its
-    share of the repeats, the server stopped whatever happens; the starts' outcomes as one."""
+@dataclass(frozen=True)
+class Prepared:
+    """A cell ready to start its server: where it runs, with what app and options."""
+
+    recipe: ServerRecipe
+    placement: Placement
+    app: AppSpec
+    options: ServeOptions
+    db: Any
+    deps: Any
+
+
+def prepare(cell: CellPlan, ctx: CellContext) -> Prepared | CellOutcome:
+    """Place the cell and make its server's options (its load's database started), or the
+    unavailable outcome of a server that cannot take it."""
     recipe, study = get(cell.server), ctx.study
     placement = place(cell.load, study, recipe, ctx.layout, ctx.topology)
     app = ctx.app(cell.load)
@@ -112,7 +124,23 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     env = ctx.databases.env_for(server_python(recipe), recipe.interface)
     deps = ctx.apps.deps_for(app, server_python(recipe))
     options = serve_options(study, placement, env, app, (deps.site,) if deps else ())
-    options = replace(options, tls=cell.load.tls)
+    return Prepared(recipe, placement, app, replace(options, tls=cell.load.tls), db, deps)
+
+
+def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
+    """Prepare, then per server start (`CellPlan.shares`): start, check, measure and judge its
+    share of the repeats, the server stopped whatever happens; the starts' outcomes as one."""
+    ready, study = prepare(cell, ctx), ctx.study
+    if isinstance(ready, CellOutcome):
+        return ready
+    recipe, placement, app, options, db = (
+        ready.recipe,
+        ready.placement,
+        ready.app,
+        ready.options,
+        ready.db,
+    )
+    deps = ready.deps
     outcome, first = CellOutcome(), 0
     for k, count in enumerate(cell.shares(study)):
         part = replace(cell, start=k, first_repeat=first, share=count)
@@ -128,30 +156,13 @@ def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
     if db is not None:  # show and reports print notes; the details are in isolation.database
         outcome.notes.append(f"database: {db.version()}")
     say_lifespan_unrun(outcome, recipe, app)
-    if (note := _deaths_note(outcome)) is not None:
+    if (note := deaths.cell_note(outcome.isolation, outcome.repeats)) is not None:
         outcome.notes.append(note)
         if outcome.status == CellStatus.MEASURED:  # its warm-up or checks saw them: not clean
             outcome.status, outcome.reason = CellStatus.DEATHS, note
     if recipe.flavour == Flavour.REFERENCE:  # `show` has no flavour column
         outcome.notes.append(str(Flavour.REFERENCE))
     return outcome
-
-
-def _deaths_note(outcome: CellOutcome) -> str | None:
-    """How many of the server's processes died over the cell's starts (checks and warm-up too,
-    up to each stop), and how many of those during the measured repeats."""
-    life = (outcome.isolation or {}).get("worker_deaths") or {}
-    if not life.get("count"):
-        return None
-    during = sum(
-        int(((r.counters.worker_deaths if r.counters else None) or {}).get("count") or 0)
-        for r in outcome.repeats
-    )
-    how = ", ".join(f"{n} {what}" for what, n in sorted(life["how"].items(), key=lambda x: -x[1]))
-    return (
-        f"{life['count']} server process(es) died over the cell ({how}), {during} of them during "
-        "the measured repeats"
-    )
 
 
 def _one_start(
@@ -265,7 +276,7 @@ def measure(
         cpus=placement.engine_cpus,
         threads=placement.engine_threads,
         host=server.host,
-        tls_ca_pem=_ca_pem(server) if load.tls else None,
+        tls_ca_pem=ca_pem(server) if load.tls else None,
     )
     if load.warmup_s > 0:
         ctx.progress(f"{cell.label}: warm-up")
@@ -348,7 +359,7 @@ def _broadcast_note(repeats: list[Repeat]) -> str | None:
     return ws.broadcast.summary() if ws is not None and ws.broadcast is not None else None
 
 
-def _ca_pem(server: ServerHandle) -> str:
+def ca_pem(server: ServerHandle) -> str:
     """The CA of the certificate the server was started with (a TLS cell)."""
     files = tls.endpoint(server.host, server.port)
     if files is None:

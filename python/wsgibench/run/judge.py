@@ -11,6 +11,7 @@ from wsgibench.results import deaths
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.repeat import Repeat
 from wsgibench.results.verdict import BOTTLENECK, CONTENDED, SKEW, STARVED, CellStatus, Verdict
+from wsgibench.results.wrong_replies import escaped
 from wsgibench.run.outcome import ServerHandle
 
 
@@ -37,7 +38,7 @@ def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> V
         return _disqualified(
             rep,
             f"no valid reply in repeat {rep.idx + 1}: {result.totals.responses:,} replies, every "
-            f"one an error ({result.totals.top_errors(server_only=True)})",
+            f"one an error ({result.totals.top_errors(server_only=True)}){first_wrong(result)}",
         )
     limited = _limited(rep, server)
     if limited is not None:
@@ -104,6 +105,7 @@ def _error_reason(rep: Repeat, error_threshold: float) -> str:
         f"{error_threshold:.0%} ({result.totals.top_errors(server_only=True)}"
         + (f", worker_lost {lost}" if lost else "")
         + ")"
+        + first_wrong(result)
     )
     if result.totals.engine_limit_errors:
         reason += (
@@ -256,3 +258,13 @@ def _skew_reason(result: EngineResult, idx: int) -> str:
             f"began {1e3 * late:.1f} ms after the instant (its CPUs were busy)"
         )
     return why
+
+
+def first_wrong(result: EngineResult) -> str:
+    """The first quoted reply of the commonest wrong class, escaped: "; first bad_body (kind
+    pong): json items.4.id: got 7, expected 8"; "" when none was quoted."""
+    found = sorted(result.wrong_replies, key=lambda w: -result.totals.errors.get(w.error, 0))
+    if not found:
+        return ""
+    w = found[0]
+    return f"; first {w.error} (kind {escaped(w.kind)}): {escaped(w.reason)}"

@@ -94,6 +94,7 @@ def measure_repeat(
         worker_deaths=_deaths(seen, result),
         latency=latency_record(result),
         server_cpu=_server_cpu(sampler, result),
+        wrong_replies=[w.as_dict() for w in result.wrong_replies],
     )
     return repeat_record(idx, result, sampler, counters)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from wsgibench import databases
@@ -16,7 +17,7 @@ from wsgibench.results.compare import metadata_differences
 from wsgibench.results.engine_plan import LEVEL_FIELDS
 from wsgibench.results.store import Cell, Store
 from wsgibench.results.verdict import CellStatus
-from wsgibench.run import appcheck
+from wsgibench.run import appcheck, replycheck
 from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.capacity import Measured, NoteOf, RunCell, search_server, servers_in_order
 from wsgibench.run.cell import HOST_LOST, CellContext, database_kind, run_cell, save_cell
@@ -52,6 +53,8 @@ class StudyRunner:
         store: Store,
         progress: Progress | None = None,
         engine: Engine | None = None,
+        check_replies: bool = True,
+        deadline: float | None = None,
     ):
         self.study = study
         self.store = store
@@ -59,6 +62,10 @@ class StudyRunner:
         self.engine: Engine = engine or EngineProcess()
         self.load_hosts: LoadHosts | None = None  # started by run() when the study names them
         self._given_engine = engine is not None
+        # Before the first cell, each request kind sent once and judged (run/replycheck.py).
+        self.check_replies = check_replies
+        # No load starts after this (time.monotonic()): `tune --time` bounds its every round.
+        self.deadline = deadline
         self.topology = topology.read()
         self.layout = (
             topology.scaled_layout(self.topology, study.server_cpu_count)
@@ -90,6 +97,9 @@ class StudyRunner:
         )
         # One's own app imported once, its dependencies installed: a broken one stops here.
         self.apps = appcheck.prepare(self.study, self.progress)
+        if self.check_replies:  # on this machine's own engine, whatever sends the load
+            ctx = replace(self._cell_context(), engine=EngineProcess())
+            replycheck.check_replies(ctx, self.progress)
         try:
             self._connect_load_hosts()
             return self._run(on_cell_done, resume, force, on_kept)
@@ -135,6 +145,10 @@ class StudyRunner:
         position = len(cells)  # a capacity load's steps come after every planned cell
         try:
             for load in self.study.loads:
+                if self.deadline is not None and time.monotonic() >= self.deadline:
+                    self.progress(f"{load.name}: not run: the time is up")
+                    lost[0] += 1  # the study is incomplete: --resume runs the rest
+                    continue
                 if self.databases.load not in (None, load.name):
                     self.databases.stop()  # after the load's last cell (a load's cells are contiguous)
                 if load.capacity is not None:

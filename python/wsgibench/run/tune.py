@@ -12,16 +12,11 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from wsgibench.results.capacity_compare import CAPACITY_NOISE
 from wsgibench.results.capacity_read import ServerCapacity
-from wsgibench.servers import LaunchContext, ServerRecipe, get, versions
-from wsgibench.servers.recipe import LAUNCHKIT_DIR
-from wsgibench.study.apps import AppSpec
-from wsgibench.study.factory import SHIM_MODULE, is_call, shim_code
-from wsgibench.study.userapps import with_interface
+from wsgibench.servers import get
 
 # Each round: the search's resolution, repeats per step and seconds per repeat.
 ROUNDS: tuple[tuple[float, int, float], ...] = ((0.2, 1, 1.0), (0.1, 2, 1.5), (0.05, 3, 2.0))
@@ -85,6 +80,7 @@ class Tuning:
     trials: list[Trial] = field(default_factory=list)
     ranking: list[Trial] = field(default_factory=list)  # the last round, best first
     stopped: str = ""
+    untried: list[Setting] = field(default_factory=list)  # never run: the trial or time budget
 
     @property
     def best(self) -> Trial | None:
@@ -112,6 +108,46 @@ class Tuning:
         per request at capacity, then memory; the best itself when nothing ties with it."""
         tied = self.tied
         return min(tied, key=Trial.cost_key) if tied else None
+
+    def winners(self) -> list[Trial]:
+        """Each server's own winner, by the same rule among its own settings in the last round
+        it ran in (a server left behind in an earlier round: that round's)."""
+        out = []
+        for server in dict.fromkeys(t.setting.server for t in self.trials):
+            mine = [t for t in self.trials if t.setting.server == server]
+            last = max(t.round for t in mine)
+            alone = Tuning(ranking=sorted((t for t in mine if t.round == last), key=Trial.rank_key))
+            if alone.winner is not None:
+                out.append(alone.winner)
+        return out
+
+
+def spread(values: list[int]) -> list[int]:
+    """Values in an order that covers their range first: the ends, then the middles ([1, 2, 4,
+    8, 16, 32] as 1, 32, 4, 2, 8, 16)."""
+    if len(values) <= 2:
+        return list(values)
+    out, spans = [values[0], values[-1]], [(0, len(values) - 1)]
+    while spans:
+        lo, hi = spans.pop(0)
+        mid = (lo + hi) // 2
+        if lo < mid < hi:
+            out.append(values[mid])
+            spans += [(lo, mid), (mid, hi)]
+    return out
+
+
+def coverage_order(settings: list[Setting]) -> list[Setting]:
+    """The settings in the order trials take them, so that a trial budget covers the space: at
+    each thread count in `spread` order, every server, runtime mode and worker count before
+    the next thread count (every worker count is tried before a second thread count of one)."""
+    rank = {t: i for i, t in enumerate(spread(sorted({s.threads for s in settings})))}
+    groups = list(dict.fromkeys((s.server, s.mode) for s in settings))
+    workers = sorted({s.workers for s in settings})
+    return sorted(
+        settings,
+        key=lambda s: (rank[s.threads], workers.index(s.workers), groups.index((s.server, s.mode))),
+    )
 
 
 def settings_for(
@@ -197,9 +233,12 @@ def pool_note(pool: int | None, settings: list[Setting]) -> str | None:
     )
 
 
+RunRound = Callable[[list[dict[str, Any]], int, float], list[ServerCapacity]]
+
+
 def tune(
     settings: list[Setting],
-    run_round: Callable[[list[dict[str, Any]], int], list[ServerCapacity]],
+    run_round: RunRound,
     budget: dict[str, Any],
     *,
     start_rate: float = 10.0,
@@ -207,33 +246,68 @@ def tune(
     time_budget_s: float = 1800.0,
     progress: Callable[[str], None] = lambda _m: None,
 ) -> Tuning:
-    """Successive halving over the settings: each round runs the survivors' trials (run_round
-    gets their loads and the round's repeats and returns their capacities), keeps the better
-    half and any setting tied within noise with the best (`Tuning.tied`), and ends when one is
-    left, the rounds are done, or the trials or time run out."""
-    out, alive, started = Tuning(), settings[:max_trials], time.monotonic()
+    """Successive halving over the settings, taken in `coverage_order` up to the trial budget:
+    each round runs the survivors' trials (run_round gets their loads, the round and the
+    monotonic deadline after which it starts no trial, and returns their capacities), keeps the
+    better half and any setting tied within noise with the best (`Tuning.tied`), and ends when
+    one is left, the rounds are done, or the trials or time run out (the first round too)."""
+    ordered = coverage_order(settings)
+    out, alive, started = Tuning(), ordered[:max_trials], time.monotonic()
+    out.untried = ordered[max_trials:]
+    deadline = started + time_budget_s
+    if out.untried:
+        progress(_budget_note(len(alive), len(ordered), alive))
     if note := pool_note(budget.get("pool"), settings):
         progress(note)
     for round_ in range(len(ROUNDS)):
         progress(f"tune round {round_ + 1}: {len(alive)} setting(s)")
         before = {t.setting: t for t in out.trials if t.round == round_ - 1}
         loads = trial_loads(alive, round_, budget, start_rate, before)
-        found = {c.load: c for c in run_round(loads, round_)}
+        found = {c.load: c for c in run_round(loads, round_, deadline)}
+        ran = [s for s in alive if f"r{round_ + 1} {s.label}" in found]
+        late = time.monotonic() >= deadline
+        if round_ == 0 and late:  # settings the time left untried: never trials
+            out.untried = [s for s in alive if s not in ran] + out.untried
+            alive = ran
         trials = [_trial(s, round_, found.get(f"r{round_ + 1} {s.label}")) for s in alive]
-        out.trials += trials
-        out.ranking = sorted(trials, key=Trial.rank_key)
+        out.trials += [t for t in trials if not late or t.setting in ran]
+        if this := [t for t in out.trials if t.round == round_]:  # none ran: the last ranking
+            out.ranking = sorted(this, key=Trial.rank_key)
         left = max_trials - len(out.trials)
         if len(alive) <= 1 or round_ == len(ROUNDS) - 1:
             out.stopped = "every round run" if len(alive) > 1 else "one setting left"
             break
-        if time.monotonic() - started > time_budget_s or left <= 0:
-            out.stopped = "the time budget" if left > 0 else "the trial budget"
+        if late or left <= 0:
+            out.stopped = _stopped(late, time_budget_s, round_)
             break
         keep = max(1, min(left, math.ceil(len(alive) / 2)))
         better = [t.setting for t in out.ranking if not t.broke][:keep] or alive[:1]
         tied = [t.setting for t in out.tied if t.setting not in better]  # never cut for noise
         alive = (better + tied)[: max(keep, min(left, len(better) + len(tied)))]
     return out
+
+
+def _budget_note(tried: int, of: int, alive: list[Setting]) -> str:
+    """What a trial budget smaller than the settings leaves out, said before the first round."""
+    workers = sorted({s.workers for s in alive})
+    threads = sorted({s.threads for s in alive})
+    return (
+        f"trials: {tried} of {of} settings, chosen to cover the space (each worker count at "
+        f"thread counts {', '.join(map(str, threads))} first; workers {', '.join(map(str, workers))}"
+        "); the others are not tried (--trials)"
+    )
+
+
+def _stopped(late: bool, time_budget_s: float, round_: int) -> str:
+    """Why the tuning stopped before its rounds were done; its ranking coarse after round 1."""
+    why = f"the time budget ({time_budget_s:g} s)" if late else "the trial budget"
+    if round_ == 0:
+        resolution, repeats, _ = ROUNDS[0]
+        why += (
+            f"; the ranking is round 1's, coarse (capacities ±{resolution:.0%}, "
+            f"{repeats} repeat a step): more time refines it"
+        )
+    return why
 
 
 def _trial(setting: Setting, round_: int, found: ServerCapacity | None) -> Trial:
@@ -283,53 +357,3 @@ def threads_trend(trials: list[Trial]) -> list[str]:
         mode = f" {key[2]}" if key[2] else ""
         lines.append(f"{key[0]} w{key[1]}{mode}: {verdict} (req/s within the budget: {said})")
     return lines
-
-
-def command_line(
-    setting: Setting, app: AppSpec, cwd: Path | None = None, host: str = "0.0.0.0", port: int = 8000
-) -> str:
-    """The command that runs this setting as the trial ran it, with the app in place: the
-    server's own command line (gunicorn, uWSGI, Granian, uvicorn ...) or wsgibench's launcher;
-    run from the app's folder, which a line above it names when that is not `cwd`."""
-    recipe: ServerRecipe = get(setting.server)
-    assert recipe.launch is not None
-    if app.spec and not app.interface:  # read when the trials started: the server's own kind
-        app = with_interface(app, recipe.interface.lower())
-    module = app.module_for(recipe.interface, recipe.native_api) or app.name
-    callable_, shim = app.callable_for(recipe.interface), ""
-    if is_call(callable_):  # a factory: the module the trials imported, written out first
-        shim = f"# {SHIM_MODULE}.py beside the app: {'; '.join(shim_code(module, callable_))}\n"
-        module, callable_ = SHIM_MODULE, "app"
-    ctx = LaunchContext(
-        host=host,
-        port=port,
-        internal_port=port + 1,
-        workers=setting.workers,
-        threads=setting.threads,
-        exact_threads=True,
-        runtime_mode=setting.mode,
-        release=versions.split(setting.server)[1],
-        backlog=2048,
-        app=module,
-        callable=callable_,
-        app_dir=Path("."),
-        workdir=Path("."),
-        python=Path("venv/bin/python"),
-    )
-    server = next(c for c in recipe.launch(ctx) if c.role == "server")
-    argv = [f"{k}={v}" for k, v in server.env.items()] + server.argv
-    if server.pythonpath:  # what the trials put first on the path (wsgibench's launcher's kit)
-        argv.insert(0, "PYTHONPATH=" + ":".join(server.pythonpath))
-    if LAUNCHKIT_DIR.as_posix() in server.pythonpath:
-        shim += (
-            f"# {setting.server} as the trials ran it: wsgibench's launcher, which calls the "
-            "server's Python API with these settings (venv/: one with the server's packages)\n"
-        )
-    where = ""
-    if cwd is not None and app.spec and app.folder != cwd.resolve():
-        folder = app.folder
-        shown = (
-            folder.relative_to(cwd.resolve()) if folder.is_relative_to(cwd.resolve()) else folder
-        )
-        where = f"# from {shown}/ (the app's folder, first on the path as the trials ran it)\n"
-    return where + shim + " ".join(a if " " not in a else repr(a) for a in argv)

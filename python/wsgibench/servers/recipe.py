@@ -201,6 +201,10 @@ class ServerRecipe:
     # How the server is given a certificate: arguments added to its command, `{cert}` and `{key}`
     # filled in (empty: its launch reads LaunchContext.tls_cert itself); None: no TLS here.
     tls_args: tuple[str, ...] | None = None
+    # A server run from wsgibench's launcher (its Python API): the server's own command line
+    # with the same settings, where it has one (waitress-serve), for `tune` to print; None: it
+    # has none (bjoern), or its launch is its own command line already (gunicorn).
+    deploy: Callable[[LaunchContext], list[str]] | None = None
     # The module that defines it (set by the catalog): its folder is the server's home.
     module: str = field(default="", compare=False)
 

@@ -9,8 +9,9 @@ from types import SimpleNamespace
 from rich.console import Console
 
 from wsgibench.cli.progress import CellProgress, line, planned_seconds
+from wsgibench.results.capacity import COST_NOTE
 from wsgibench.study.model import parse_study
-from wsgibench.study.plan import plan_cells
+from wsgibench.study.plan import CellPlan, plan_cells
 
 
 def _study():
@@ -26,11 +27,12 @@ def _study():
     )
 
 
-def _outcome(status="measured", reason=None, rps=(1000.0, 1100.0)):
+def _outcome(status="measured", reason=None, rps=(1000.0, 1100.0), notes=()):
     return SimpleNamespace(
         status=status,
         reason=reason,
         repeats=[SimpleNamespace(rps_ok=v, latency_p50_us=250.0) for v in rps],
+        notes=list(notes),
     )
 
 
@@ -102,3 +104,20 @@ def test_a_capacity_search_is_planned_with_its_steps_repeats():
         "cap: 1 server, 0 cells and about 12 capacity steps, 3 repeats each (a step up to 5); "
         "about 3m00s by the plan"
     )
+
+
+def test_a_capacity_step_says_its_offered_requests_and_met_or_missed():
+    study = parse_study(
+        {"servers": ["bjoern"],
+         "load": [{"name": "p99", "model": "capacity", "slo_p99_ms": 10, "calls": 10,
+                   "duration_s": 2}]},
+        "cap",
+    )  # fmt: skip
+    load = study.loads[0]
+    step = CellPlan(0, "bjoern", load, 43.8, 5, 1)
+    missed = "capacity step (p99 ≤ 10 ms): missed, repeat 1: p99 50 ms > 10 ms"
+    said = line(step, _outcome(notes=[missed]))
+    assert said.startswith("bjoern · p99 offered 438 req/s: step missed, repeat 1: p99 50 ms")
+    assert "rate=" not in said
+    cost = line(step, _outcome(notes=[COST_NOTE]))
+    assert "offered 438 req/s: CPU cost at a share of the capacity (not a step)" in cost

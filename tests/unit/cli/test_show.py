@@ -13,6 +13,7 @@ import pytest
 from rich.console import Console
 
 from wsgibench.cli.show import show
+from wsgibench.errors import UsageError
 from wsgibench.results.store import Store
 
 from ..synthetic import build_store
@@ -75,10 +76,27 @@ def test_fits_the_terminal_and_orders_each_level_by_throughput(tmp_path):
     assert "tags: DQ = disqualified" in text
 
 
+# How the terminal table writes each number JSON carries (the same units, the table's rounding).
+AS_SHOWN = {
+    "req/s": "{:,.0f}",
+    "req/CPU-s": "{:,.0f}",
+    "cores": "{:.2f}",
+    "cv %": "{:.1f}%",
+    "p50 ms": "{:.2f}",
+    "p99 ms": "{:.2f}",
+    "replies p99 ms": "{:.2f}",
+    "errors %": "{:.2f}%",
+    "wrk err %": "{:.2f}%",
+    "httperf err %": "{:.2f}%",
+    "cpu %": "{:,.0f}",
+    "MiB": "{:.1f}",
+}
+
+
 @pytest.mark.parametrize("width", [80, 120, 200, None])
 @pytest.mark.parametrize("wide", [False, True])
 def test_every_figure_is_whole_at_any_width(tmp_path, width, wide):
-    # Every figure and name a row holds appears whole on one line of the table, however narrow
+    # Every figure and name JSON holds appears whole in one cell of the table, however narrow
     # the terminal (a table too wide is split into parts, each repeating the server), and in a
     # file whole in one table; only prose (notes, behaviour, tags) may wrap.
     text = _show(tmp_path, width=width, wide=wide)
@@ -86,12 +104,31 @@ def test_every_figure_is_whole_at_any_width(tmp_path, width, wide):
         assert max(len(line) for line in text.splitlines()) <= width
     lines = [line for line in text.splitlines() if line.startswith("│")]
     cells = {c.strip() for line in lines for c in line.split("│")}
-    rows = json.loads(_show(tmp_path, width=None, fmt="json", wide=wide))
-    prose = {"notes", "behaviour", "tags", "load", "level"}
+    rows = json.loads(_show(tmp_path, width=None, fmt="json", wide=wide))["cells"]
+    checked = 0
     for r in rows:
-        for column, value in r.items():
-            if column not in prose and str(value) not in ("", "-"):
-                assert str(value) in cells, (column, value, width)
+        assert any(r["server"] in c for c in cells), r["server"]
+        for column, spec in AS_SHOWN.items():
+            if r.get(column) is not None:
+                shown = spec.format(r[column])
+                assert any(c == shown or c.startswith(shown + " ") for c in cells), (column, shown)
+                checked += 1
+        for column in ("iface", "version"):
+            assert r[column] in cells, (column, r[column])
+    assert checked >= len(rows) * 6
+
+
+def test_json_and_csv_give_numbers_as_numbers(tmp_path):
+    doc = json.loads(_show(tmp_path, fmt="json", servers={"bjoern"}))
+    assert doc["study"]["name"] == "synthetic"
+    cells = doc["cells"]
+    assert [r["level"] for r in cells] == [4, 16, 64]
+    assert all(isinstance(r[k], float) for r in cells for k in ("req/s", "p99 ms", "errors %"))
+    assert cells[0]["req/s"] > 9000 and "," not in json.dumps(cells[0]["req/s"])
+    rows = list(csv.DictReader(io.StringIO(_show(tmp_path, fmt="csv"))))
+    assert {r["table"] for r in rows} == {"cells"} and len(rows) == 12
+    assert rows[0]["server"] == "nginx-baseline" and rows[0]["ceiling"] == "True"
+    assert float(rows[0]["req/s"]) > 20000
 
 
 def test_filters_sort_and_formats(tmp_path):
@@ -99,10 +136,13 @@ def test_filters_sort_and_formats(tmp_path):
     assert _servers_in_order(text) == [["bjoern", "waitress"]]
     md = _show(tmp_path, fmt="md", levels={4.0})
     assert md.startswith("### closed · connections 4") and "| ▲ nginx-baseline (ceiling) |" in md
-    rows = list(csv.DictReader(io.StringIO(_show(tmp_path, fmt="csv"))))
-    assert len(rows) == 12 and rows[0]["server"].startswith("▲ nginx-baseline")
-    doc = json.loads(_show(tmp_path, fmt="json", servers={"bjoern"}))
-    assert [r["level"] for r in doc] == [4, 16, 64] and doc[0]["req/s"]
+
+
+def test_a_filter_that_matches_nothing_is_an_error_naming_what_is_there(tmp_path):
+    with pytest.raises(UsageError, match="no server waitres in study 1 .*did you mean waitress"):
+        _show(tmp_path, servers={"waitres"})
+    with pytest.raises(UsageError, match=r"no level 0 in study \d .*\(there: 4, 16, 64\)"):
+        _show(tmp_path, levels={0.0})
 
 
 def test_wide_shows_full_notes(tmp_path):
@@ -133,24 +173,18 @@ def test_wide_shows_errors_as_wrk_and_httperf_counted_them_beside_ours(tmp_path)
     def rows(**options) -> dict[str, dict]:
         out = io.StringIO()
         show(Store(path, create=False, read_only=True), Console(file=out, width=240), **options)
-        return {r["server"]: r for r in json.loads(out.getvalue()) if r["level"] == 4}
+        cells = json.loads(out.getvalue())["cells"]
+        return {r["server"]: r for r in cells if r["level"] == 4}
 
     wide = rows(fmt="json", wide=True)
     # our count stays clean; wrk would have counted a read error per silent close
-    assert [wide["bjoern"][k] for k in ("errors", "wrk err", "httperf err")] == [
-        "0.00%",
-        "50.00%",
-        "50.00%",
-    ]
+    columns = ("errors %", "wrk err %", "httperf err %")
+    assert [wide["bjoern"][k] for k in columns] == [0.0, 50.0, 50.0]
     # an announced close: wrk reconnects quietly, httperf (no Connection header read) does not
-    assert [wide["waitress"][k] for k in ("errors", "wrk err", "httperf err")] == [
-        "0.00%",
-        "0.00%",
-        "50.00%",
-    ]
-    assert wide["gunicorn-gthread"]["wrk err"] == "0.00%"
-    assert list(wide["bjoern"]).index("wrk err") == list(wide["bjoern"]).index("errors") + 1
-    assert "wrk err" not in rows(fmt="json")["bjoern"]  # the narrow table keeps to 120 columns
+    assert [wide["waitress"][k] for k in columns] == [0.0, 0.0, 50.0]
+    assert wide["gunicorn-gthread"]["wrk err %"] == 0.0
+    assert list(wide["bjoern"]).index("wrk err %") == list(wide["bjoern"]).index("errors %") + 1
+    assert "wrk err %" not in rows(fmt="json")["bjoern"]  # the narrow table keeps to 120 columns
     out = io.StringIO()
     show(Store(path, create=False, read_only=True), Console(file=out, width=240), wide=True)
     assert (

@@ -78,3 +78,22 @@ def test_settings_tied_with_the_best_are_said_and_the_cheapest_recommended(tmp_p
     save_tuning(store, record)
     back = tuning_of(store, 2)
     assert back is not None and back.tied == record.tied and back.best == record.best
+
+
+def test_each_server_tuned_prints_its_own_command_and_the_untried_are_said(tmp_path: Path):
+    from dataclasses import replace
+
+    record = replace(
+        _record(),
+        commands=(("waitress w1 t8", "venv/bin/waitress-serve --threads=8 pong:app"),
+                  ("bjoern w1 t1", "# bjoern has no command line of its own: …")),
+        untried=("gunicorn-gthread w3 t2",),
+    )  # fmt: skip
+    store = Store(tmp_path / "t.sqlite")
+    save_tuning(store, record)
+    back = tuning_of(store, 2)
+    assert back == record
+    said = _printed(back)
+    assert "each server's own best, by the same rule among its settings:" in said
+    assert "waitress w1 t8:\n  venv/bin/waitress-serve --threads=8 pong:app" in said
+    assert "not tried (1, the trial or time budget): gunicorn-gthread w3 t2" in said

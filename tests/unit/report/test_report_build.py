@@ -179,7 +179,7 @@ def test_report_command(tmp_path, store):
     bad_study = CliRunner().invoke(
         report_command, [str(store.path), "--out", str(out), "--study", "9"]
     )
-    assert bad_study.exit_code == 3 and "no study with id 9" in bad_study.output
+    assert bad_study.exit_code == 2 and "no study with id 9" in bad_study.output
 
 
 def test_the_table_shows_errors_as_wrk_and_httperf_counted_them_never_ranked(tmp_path):

@@ -149,3 +149,15 @@ def test_a_contended_run_is_left_out_of_the_search_and_said(tmp_path: Path):
         assert timeline.left_out() == "1 contended"
     said = CliRunner().invoke(history_command, [str(folder)])
     assert "left out of the search: 1 contended run(s)" in said.output, said.output
+
+
+def test_a_study_or_server_that_matches_nothing_names_the_nearest(tmp_path: Path):
+    folder = _runs(tmp_path / "h", slow_from=None, n=2)
+    said = CliRunner().invoke(history_command, [str(folder), "--server", "waitres"])
+    assert said.exit_code == 2 and "no server waitres in" in said.output, said.output
+    assert "did you mean waitress?" in said.output
+    said = CliRunner().invoke(history_command, [str(folder), "--study", "synthetc"])
+    assert said.exit_code == 2 and "no finished run of study synthetc" in said.output
+    assert "did you mean synthetic?" in said.output and "no finished run in" not in said.output
+    said = CliRunner().invoke(history_command, [str(folder), "--server", "zzz"])
+    assert said.exit_code == 2 and "(there: " in said.output and "waitress" in said.output

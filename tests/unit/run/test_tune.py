@@ -4,6 +4,7 @@ memory limit never the winner, and the winner's command line the server's own.""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -11,7 +12,8 @@ import pytest
 from wsgibench.errors import UsageError
 from wsgibench.results.capacity import Budget, CapacityResult, Step, StepStatus
 from wsgibench.results.capacity_read import CostPoint, ServerCapacity
-from wsgibench.run.tune import Setting, command_line, settings_for, trial_loads, tune
+from wsgibench.run.tune import Setting, settings_for, spread, trial_loads, tune
+from wsgibench.run.tune_command import command_line
 from wsgibench.study.apps import APPS
 from wsgibench.study.model import Study, parse_study
 
@@ -22,7 +24,9 @@ def _fake_round(capacity_of, oom: set[str] = frozenset(), limited=frozenset()): 
     (the capacity then a lower bound)."""
     seen: list[list[str]] = []
 
-    def run_round(loads: list[dict[str, Any]], round_: int) -> list[ServerCapacity]:
+    def run_round(
+        loads: list[dict[str, Any]], round_: int, deadline: float = 0.0
+    ) -> list[ServerCapacity]:
         seen.append([load["name"] for load in loads])
         out = []
         for load in loads:
@@ -82,7 +86,7 @@ def test_ties_go_to_the_lower_cpu_per_request():
     run_round, _ = _fake_round(lambda s: 100.0)
     out = tune(settings, run_round, {"slo_p99_ms": 200})
     first = [t.setting.workers for t in out.trials if t.round == 0]
-    assert first == [3, 1]  # tried in the given order, ranked by cost on a tie
+    assert first == [1, 3]  # tried in coverage order, ranked by cost on a tie
     assert out.winner is not None and out.winner.setting.workers == 1
     # tied within noise, neither is cut: both run every round
     assert len(out.ranking) == 2 and out.stopped == "every round run"
@@ -105,16 +109,62 @@ def test_the_winners_command_line_is_the_servers_own():
 
 
 def test_a_launchers_command_line_runs_as_printed():
-    # waitress, bjoern, hypercorn ... ran from wsgibench's launcher, which imports its kit: the
-    # line printed without it ended in ModuleNotFoundError: No module named 'launchkit'.
+    # bjoern has no command line of its own: it ran from wsgibench's launcher, which imports its
+    # kit (the line printed without it ended in ModuleNotFoundError: No module named
+    # 'launchkit'), and the line says so.
     from wsgibench.servers.recipe import LAUNCHKIT_DIR
 
-    said, line = command_line(Setting("waitress", 1, 2), APPS["pong"]).splitlines()
+    said, line = command_line(Setting("bjoern", 1, 1), APPS["pong"]).splitlines()
     assert line.startswith(f"PYTHONPATH={LAUNCHKIT_DIR} venv/bin/python ")
-    assert line.split()[2].endswith("servers/waitress/launch.py") and "--threads 2" in line
-    assert said.startswith("# waitress as the trials ran it: wsgibench's launcher")
+    assert line.split()[2].endswith("servers/bjoern/launch.py")
+    assert said.startswith("# bjoern has no command line of its own: this runs wsgibench's")
     daphne = command_line(Setting("daphne", 1, 1), APPS["pong"])  # the app's folder on its path
     assert daphne.startswith("PYTHONPATH=. venv/bin/daphne ") and "\n" not in daphne
+
+
+def test_a_server_with_a_command_line_of_its_own_gets_it_not_the_launchers():
+    said, line = command_line(Setting("waitress", 1, 2), APPS["pong"]).splitlines()
+    assert said.startswith("# waitress's own command line with the trial's settings")
+    assert line == (
+        "PYTHONPATH=. venv/bin/waitress-serve --host=0.0.0.0 --port=8000 --threads=2 --backlog=2048 "
+        "--connection-limit=100000 pong:app"
+    )
+    _, cheroot = command_line(Setting("cheroot", 1, 16), APPS["pong"]).splitlines()
+    assert cheroot.startswith("PYTHONPATH=. venv/bin/cheroot --bind=0.0.0.0:8000 --threads=16 ")
+
+
+def test_a_trial_budget_covers_every_worker_count_before_more_threads():
+    settings = settings_for(["gunicorn-gthread"], cpus=2, max_threads=32)  # w 1, 2, 5; t 1..32
+    run_round, seen = _fake_round(threads_help)
+    said: list[str] = []
+    out = tune(settings, run_round, {"slo_p99_ms": 200}, max_trials=6, progress=said.append)
+    tried = [(t.setting.workers, t.setting.threads) for t in out.trials if t.round == 0]
+    assert tried == [(1, 1), (2, 1), (5, 1), (1, 32), (2, 32), (5, 32)]
+    assert len(out.untried) == len(settings) - 6
+    assert said[0].startswith("trials: 6 of 18 settings, chosen to cover the space")
+    assert spread([1, 2, 4, 8, 16, 32]) == [1, 32, 4, 2, 8, 16]
+
+
+def test_the_time_budget_bounds_the_first_round_and_says_it_is_coarse():
+    settings = settings_for(["gunicorn-gthread"], cpus=1, max_threads=8)
+    run_round, _ = _fake_round(threads_help)
+
+    def out_of_time(loads, round_, deadline):
+        time.sleep(0.01)  # the budget is spent during the first round
+        assert time.monotonic() >= deadline
+        return run_round(loads[:3], round_)  # the trials that started before the deadline
+
+    out = tune(settings, out_of_time, {"slo_p99_ms": 200}, time_budget_s=0.001)
+    assert len(out.trials) == 3 and len(out.untried) == 5
+    assert out.stopped.startswith("the time budget (0.001 s); the ranking is round 1's, coarse")
+    assert out.winner is not None
+
+
+def test_each_server_tuned_gets_its_own_winner():
+    settings = [Setting("waitress", 1, t) for t in (1, 8)] + [Setting("bjoern", 1, 1)]
+    run_round, _ = _fake_round(threads_help)
+    out = tune(settings, run_round, {"slo_p99_ms": 200})
+    assert [t.setting.label for t in out.winners()] == ["waitress w1 t8", "bjoern w1 t1"]
 
 
 def test_ones_own_apps_command_line_names_it_once_whatever_its_interface(tmp_path):
@@ -176,7 +226,9 @@ def test_a_search_the_engine_cut_short_keeps_its_lower_bound_and_can_win():
 def test_a_setting_that_could_not_start_is_broken_not_a_lower_bound():
     settings = [Setting("gunicorn-gthread", 1, t) for t in (1, 8)]
 
-    def run_round(loads: list[dict[str, Any]], round_: int) -> list[ServerCapacity]:
+    def run_round(
+        loads: list[dict[str, Any]], round_: int, deadline: float = 0.0
+    ) -> list[ServerCapacity]:
         out = []
         for load in loads:
             setting = Setting(load["servers"][0], load["workers"], load["threads"])
@@ -263,7 +315,9 @@ def test_each_round_starts_where_the_last_one_bracketed_the_setting():
     run_round, _ = _fake_round(threads_help)
     loads: list[list[dict[str, Any]]] = []
 
-    def recording(batch: list[dict[str, Any]], round_: int) -> list[ServerCapacity]:
+    def recording(
+        batch: list[dict[str, Any]], round_: int, deadline: float
+    ) -> list[ServerCapacity]:
         loads.append(batch)
         return run_round(batch, round_)
 

@@ -6,9 +6,10 @@ use crate::clock::Stamp;
 use crate::h2::{self, FrameHead};
 use crate::http::MediaType;
 use crate::reactor::conn::{Conn, InFlight};
-use crate::reactor::Config;
+use crate::reactor::{Config, KindConfig};
 use crate::stats::{ErrorClass, ThreadStats};
-use crate::validate::ReplyCheck;
+use crate::validate::{status_reason, Mismatch, ReplyCheck};
+use crate::wrong::WrongReply;
 
 /// What a response head said.
 struct Head {
@@ -232,18 +233,21 @@ impl Conn {
         let s = h.close_stream(id).expect("an open stream");
         let kc = &cfg.kinds[s.kind as usize];
         let length_ok = kc.head_request || s.content_length.is_none_or(|n| n == s.received);
-        let body_ok = s.check.is_some_and(|c| c.finish(&kc.expect));
+        let checked = s.check.map(|c| c.finish(&kc.expect));
         let outcome = if !length_ok {
             Err(ErrorClass::ProtocolError)
         } else if s.status != kc.expect_status {
             Err(ErrorClass::BadStatus)
-        } else if !body_ok {
+        } else if !matches!(checked, Some(Ok(()))) {
             Err(ErrorClass::BadBody)
         } else {
             Ok(())
         };
         if !length_ok {
             stats.h2.protocol_error("content_length");
+        }
+        if let Err(class) = outcome {
+            quote_h2(stats, s.kind as usize, class, (s.status, kc), checked, now);
         }
         let pos = self.stream_pos(id);
         self.complete_at(pos, s.status, outcome, cfg, stats, now, at);
@@ -263,6 +267,29 @@ impl Conn {
         self.done_seq += 1;
         self.inflight.remove(pos).expect("the stream is in flight")
     }
+}
+
+/// A wrong HTTP/2 reply quoted by its status and reason (its bytes are not kept), when its kind
+/// has none of its class yet.
+fn quote_h2(
+    stats: &mut ThreadStats,
+    kind: usize,
+    class: ErrorClass,
+    (status, kc): (u16, &KindConfig),
+    checked: Option<Result<(), Mismatch>>,
+    now: u64,
+) {
+    if !stats.kinds[kind].wrong.wants(class) {
+        return;
+    }
+    let reason = match (class, checked) {
+        (ErrorClass::BadStatus, _) => status_reason(status, kc.expect_status),
+        (ErrorClass::ProtocolError, _) => "body length not the Content-Length".to_owned(),
+        (_, Some(Err(m))) => m.reason(&kc.expect),
+        _ => "a reply with no head".to_owned(),
+    };
+    let w = WrongReply::bare(class, status, reason, now);
+    stats.kinds[kind].wrong.keep(w);
 }
 
 /// Decode the header block at hand: the status, media type and length it gives.
