@@ -88,7 +88,7 @@ def test_show_and_export(small_study):
     results, _ = small_study
     shown = _cli("show", str(results)).stdout
     assert "nginx-baseline" in shown and "req/s" in shown
-    assert max(len(line) for line in shown.splitlines()) <= 120
+    # into a pipe, the tables are whole (at a terminal's width they split: test_show_formats.py)
     # each level's table: the ceiling first, then the servers by descending req/s
     for table in shown.split("┏")[1:]:
         head = next(line.split("┃") for line in table.splitlines() if line.startswith("┃"))

@@ -42,9 +42,10 @@ class CellOutcome:
             self.status, self.reason = verdict.status, verdict.reason
 
     def goes_on(self, repeats: int) -> bool:
-        """Whether the cell's next server start is run: measured (or invalid) so far, with every
+        """Whether the cell's next server start is run: its numbers still stand so far (measured,
+        or measured with a status that marks them: worker deaths, contended, invalid), with every
         one of the `repeats` planned until now run (a stop rule did not end it early)."""
-        still = self.status in (CellStatus.MEASURED, CellStatus.INVALID)
+        still = self.status.shown
         return still and len(self.repeats) >= repeats
 
     def join(self, got: CellOutcome, k: int) -> CellOutcome:
