@@ -11,7 +11,7 @@ import subprocess
 
 from wsgibench.results.store import Store
 
-from .helpers import cli, require
+from .helpers import cli, expect_measured, require
 
 CONNECTIONS = 4
 STREAMS = {"h2c-1": 1, "h2c-10": 10, "h2c-100": 100}
@@ -34,10 +34,10 @@ def test_the_http2_study_measures_h2c_where_it_is_spoken(tmp_path):
     cells = {(c.server, c.load): c for c in store.cells(store.study()["id"])}
     assert set(cells) == {(s, ld) for s in ("hypercorn", "uvicorn") for ld in ["http1.1", *STREAMS]}
     for server in ("hypercorn", "uvicorn"):
-        assert cells[(server, "http1.1")].status == "measured", cells[(server, "http1.1")].reason
+        expect_measured(cells[(server, "http1.1")])
     for load, streams in STREAMS.items():
         cell = cells[("hypercorn", load)]
-        assert cell.status == "measured", (load, cell.reason)
+        expect_measured(cell, load)
         (rep,) = store.repeats(cell.id)
         engine = json.loads(rep["engine_json"])
         h2, totals = engine["http2"], engine["totals"]

@@ -11,7 +11,7 @@ import subprocess
 
 from wsgibench.results.store import Store
 
-from .helpers import cli, require
+from .helpers import cli, expect_measured, require
 
 # Each with the WebSocket library it runs on, read back from the server.
 SERVERS = {"uvicorn": "websockets (sans-I/O)", "hypercorn": "wsproto"}
@@ -36,7 +36,7 @@ def test_the_websockets_study_echoes_on_two_servers(tmp_path):
     cells = store.cells(store.study()["id"])
     assert sorted(c.server for c in cells) == sorted([*SERVERS, *SERVERS])
     for cell in cells:
-        assert cell.status == "measured", (cell.server, cell.reason)
+        expect_measured(cell, cell.server)
         assert cell.capabilities["websocket"] is True, cell.capabilities
         if cell.load == "broadcast":
             _check_broadcast(store, cell)
