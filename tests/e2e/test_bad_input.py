@@ -13,7 +13,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from wsgibench.machine.deathwatch import DeathWatch
 from wsgibench.results.store import Store
@@ -224,19 +223,6 @@ def test_store_that_is_not_sqlite(tmp_path):
     _one_line_error(
         _wsgibench("show", str(tmp_path / "absent.sqlite")), ENVIRONMENT, "no results store"
     )
-
-
-def test_missing_system_package(monkeypatch):
-    """nginx is installed here, so its absence is simulated where wsgibench looks for it."""
-    from wsgibench.servers.recipe import Binary
-
-    monkeypatch.setattr(Binary, "path", lambda binary: None)
-    from wsgibench.cli import cli
-
-    result = CliRunner().invoke(cli, ["check", "nginx-baseline"])
-    assert result.exit_code == ENVIRONMENT, result.output
-    assert "needs nginx: apt-get install nginx" in result.output
-    assert "Traceback" not in result.output
 
 
 def test_non_loopback_target_needs_the_flag():
