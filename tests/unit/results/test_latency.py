@@ -103,3 +103,28 @@ def test_each_kinds_own_figures():
     # without a window (a format-1 result): valid replies over the run's elapsed seconds
     older = _result(*_kinds(pong=(50, 1_000)))
     assert latency.by_kind(older)["pong"]["rps_ok"] == 50 / older.elapsed_s
+
+
+def test_one_failure_in_the_bucket_of_a_percentile_makes_it_a_bound_even_at_1_us():
+    one = HdrHistogram(1, 3_600_000_000, 3)
+    one.record_value(1)  # a single failure, at 1 µs (refused at once)
+    assert latency.on_failures(one, 1) and not latency.on_failures(one, 2)
+
+
+def test_a_kinds_rate_over_the_run_without_a_window():
+    (kind,) = _kinds(pong=(50, 1_000))
+    res = _result(kind)
+    two_s = EngineResult.from_dict({**res.raw, "elapsed_s": 2.0, "totals": res.raw["totals"]})
+    assert latency.by_kind(two_s)["pong"]["rps_ok"] == 25.0  # 50 valid replies over 2 s
+    none = EngineResult.from_dict({**res.raw, "elapsed_s": 0.0})
+    assert latency.by_kind(none)["pong"]["rps_ok"] == 50.0  # no run time said: per second of 1
+
+
+def test_a_kind_without_its_histograms_says_none_and_no_bounds():
+    (kind,) = _kinds(pong=(0, 1))
+    bare = {k: v for k, v in kind.items() if k != "latency_us"}  # a format-1 kind, no latency
+    res = _result(kind)
+    old = EngineResult.from_dict({**res.raw, "kinds": [bare]})
+    figures = latency.by_kind(old)["pong"]
+    assert [figures[f] for f in ("mean_us", "p50_us", "p90_us", "p99_us", "max_us")] == [None] * 5
+    assert (figures["reply_p50_us"], figures["reply_p99_us"], figures["bounds"]) == (None, None, [])
