@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from .procs import TAG_VAR, new_tag
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -14,3 +16,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if HERE in Path(str(item.fspath)).resolve().parents:
             item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture
+def own_tag(monkeypatch: pytest.MonkeyPatch) -> str:
+    """A tag every process the test starts inherits (procs.py): its leftover checks look for
+    these processes only, never for any process of a name on the machine."""
+    tag = new_tag()
+    monkeypatch.setenv(TAG_VAR, tag)
+    return tag

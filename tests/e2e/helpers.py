@@ -1,15 +1,16 @@
-"""Helpers for end-to-end tests: which servers can run here, a capacity study run as users run
-it, a run done again while the machine spoils it, and a process-table scan for leftovers."""
+"""Helpers for end-to-end tests: which servers can run here, a cell measured (or the machine said
+busy), a capacity study run as users run it, and a run done again while the machine spoils it.
+(Leftovers: procs.py, the processes a test itself started.)"""
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-import psutil
 import pytest
 
 from wsgibench.machine import venvs as _envs
@@ -17,6 +18,8 @@ from wsgibench.results.capacity_read import read_capacities
 from wsgibench.results.store import Store
 from wsgibench.run.serve import availability
 from wsgibench.servers import get
+
+from .quiet import fail_if_contended
 
 # The installed `wsgibench` script, as users run it (not `python -m wsgibench`, not in-process):
 # the end-to-end tests call the command line through it.
@@ -43,10 +46,23 @@ def require(name: str, install: bool = True):
 ENGINE_BOUND = "engine-saturated"
 
 
+def expect_measured(cell, *context: object) -> None:
+    """The cell (a stored `CellRow`, or a row of the cells table) was measured; one the tool
+    judged contended, or whose engine other work starved, fails as the machine being busy."""
+    if isinstance(cell, sqlite3.Row):
+        status, reason = cell["status"], cell["reason"]
+    else:
+        status, reason = cell.status, cell.reason
+    fail_if_contended(status, reason)
+    assert status == "measured", (*context, status, reason)
+
+
 def measured_or_engine_bound(cell) -> bool:
     """Against nginx, which answers about as fast as one engine core can ask, a cell may end
     `invalid` because the engine hit its own limit: that is the tool's honest verdict about the
-    client, not a server failure. Nothing else may keep the cell from `measured`."""
+    client, not a server failure. Nothing else may keep the cell from `measured` (a contended
+    one fails the test as the machine being busy)."""
+    fail_if_contended(cell.status, cell.reason)
     codes = {d["code"] for d in cell.diagnoses}
     return cell.status == "measured" or (cell.status == "invalid" and ENGINE_BOUND in codes)
 
@@ -60,16 +76,6 @@ def server_flags(diagnoses) -> set[str]:
     machine's contention (on a shared CI machine other work now and then takes 5 % of a CPU for
     a second, which the cell says, truthfully, of the machine)."""
     return {d["code"] for d in diagnoses} - {ENGINE_BOUND, CONTENDED}
-
-
-def leftovers(marker: str = "wsgibench-") -> list[str]:
-    """Processes whose command line mentions a wsgibench scratch dir or launcher: none may survive."""
-    found = []
-    for p in psutil.process_iter(["pid", "cmdline"]):
-        cmd = " ".join(p.info["cmdline"] or [])
-        if marker in cmd and "pytest" not in cmd and p.pid != psutil.Process().pid:
-            found.append(f"{p.pid}: {cmd[:120]}")
-    return found
 
 
 def again_while_the_machine_spoils(

@@ -17,12 +17,13 @@ def new_tag() -> str:
     return uuid.uuid4().hex
 
 
-def tagged(tag: str) -> list[psutil.Process]:
-    """Live (non-zombie) processes carrying the tag, except this test process."""
+def tagged(tag: str, name: str | None = None) -> list[psutil.Process]:
+    """Live (non-zombie) processes carrying the tag (of that name, when given), except this test
+    process."""
     me = os.getpid()
     found = []
-    for p in psutil.process_iter(["pid"]):
-        if p.pid == me:
+    for p in psutil.process_iter(["pid", "name"]):
+        if p.pid == me or (name is not None and p.info["name"] != name):
             continue
         try:
             if p.environ().get(TAG_VAR) == tag and p.status() != psutil.STATUS_ZOMBIE:

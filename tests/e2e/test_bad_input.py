@@ -1,39 +1,75 @@
 """Bad input and broken environments: one clear line on stderr, the documented exit code, never a
-traceback, and no server started."""
+traceback, and no server started: every process the command started is counted from the kernel's
+process events (machine/deathwatch.py, which sees a process that was gone at once too), and a
+refusal started none, or only the engine it asked for its version."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
+from wsgibench.machine.deathwatch import DeathWatch
 from wsgibench.results.store import Store
 from wsgibench.run.engine import find_engine
 
-from .helpers import cli
+from .helpers import cli, expect_measured
 
 USAGE, ENVIRONMENT = 2, 3
 
 GOOD_LOAD = '[[load]]\nmodel = "closed"\nlevels = [2]\nduration_s = 1\n'
 
 
-def _wsgibench(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        cli(*args),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, **(env or {})},
-    )
+class Ran(subprocess.CompletedProcess):
+    started: int  # processes the command started (its descendants, each counted once)
+    engine_runs: int  # of them, runs of the engine (its version, the plans' check)
 
 
-def _one_line_error(proc: subprocess.CompletedProcess, code: int, *needles: str) -> str:
+def _logging_engine(folder: Path, then: str) -> Path:
+    """An engine that writes a line for each run of it, then does `then` (no process of its
+    own: `echo` is the shell's, and `exec` replaces it)."""
+    engine = folder / "wsgibench-engine"
+    engine.write_text(f'#!/bin/sh\necho "$*" >> {folder / "runs.log"}\n{then}\n')
+    engine.chmod(0o755)
+    return engine
+
+
+def _wsgibench(*args: str, env: dict[str, str] | None = None) -> Ran:
+    """The command's result, with how many processes it started while it ran and how many of
+    those were the engine (through a logging wrapper of the real one, unless `env` names one)."""
+    folder = Path(tempfile.mkdtemp(prefix="bad-input-"))
+    wrapper = _logging_engine(folder, f'exec {find_engine()} "$@"')
+    env = {"WSGIBENCH_ENGINE": str(wrapper), **(env or {})}
+    watch = DeathWatch(lambda: [os.getpid()])  # this test's tree: the command and what it forks
+    watch.start()
+    try:
+        proc = subprocess.run(
+            cli(*args), capture_output=True, text=True, timeout=60, env={**os.environ, **env}
+        )
+    finally:
+        seen = watch.stop()
+    if seen.source != "kernel process events":
+        pytest.fail(f"counting the processes a command starts needs the kernel's process events "
+                    f"(CAP_NET_ADMIN): here {seen.source}")  # fmt: skip
+    ran = Ran(proc.args, proc.returncode, proc.stdout, proc.stderr)
+    ran.started = seen.appeared - 1  # less the command itself
+    log = Path(env["WSGIBENCH_ENGINE"]).parent / "runs.log"
+    ran.engine_runs = len(log.read_text().splitlines()) if log.exists() else 0
+    shutil.rmtree(folder, ignore_errors=True)
+    return ran
+
+
+def _one_line_error(proc: Ran, code: int, *needles: str) -> str:
+    """One line, the exit code, and no server started: every process the command started was a
+    run of the engine (its version asked, its plans checked), or it started none."""
     err = proc.stderr.strip()
     assert proc.returncode == code, (proc.returncode, proc.stderr[-2000:])
+    assert proc.started == proc.engine_runs, (proc.started, proc.engine_runs, err)
     assert "Traceback" not in err
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), err
@@ -163,13 +199,12 @@ def test_engine_missing(tmp_path):
     ids=["other-protocol", "garbage"],
 )
 def test_engine_of_another_protocol(prints, needles, tmp_path):
-    fake = tmp_path / "wsgibench-engine"
-    fake.write_text(f"#!/bin/sh\ncat <<'EOF'\n{prints}\nEOF\n")
-    fake.chmod(0o755)
+    fake = _logging_engine(tmp_path, f"printf '%s\\n' '{prints}'")  # printf: the shell's own
     proc = _wsgibench(
         "run", "quick", "--results", str(tmp_path / "r.sqlite"), env={"WSGIBENCH_ENGINE": str(fake)}
     )
     _one_line_error(proc, ENVIRONMENT, str(fake), *needles)
+    assert proc.engine_runs == 1  # asked for its version, and nothing after it
 
 
 def test_store_of_unknown_schema(tmp_path):
@@ -188,19 +223,6 @@ def test_store_that_is_not_sqlite(tmp_path):
     _one_line_error(
         _wsgibench("show", str(tmp_path / "absent.sqlite")), ENVIRONMENT, "no results store"
     )
-
-
-def test_missing_system_package(monkeypatch):
-    """nginx is installed here, so its absence is simulated where wsgibench looks for it."""
-    from wsgibench.servers.recipe import Binary
-
-    monkeypatch.setattr(Binary, "path", lambda binary: None)
-    from wsgibench.cli import cli
-
-    result = CliRunner().invoke(cli, ["check", "nginx-baseline"])
-    assert result.exit_code == ENVIRONMENT, result.output
-    assert "needs nginx: apt-get install nginx" in result.output
-    assert "Traceback" not in result.output
 
 
 def test_non_loopback_target_needs_the_flag():
@@ -233,4 +255,4 @@ def test_port_in_use_is_a_clear_start_up_failure(tmp_path):
     port, slow = store.cells(store.study()["id"])
     assert port.status == "disqualified" and port.reason.startswith("server did not start: ")
     assert port.reason.endswith("Address already in use (tried 3 fresh ports)"), port.reason
-    assert slow.status == "measured"
+    expect_measured(slow)

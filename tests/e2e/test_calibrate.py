@@ -15,12 +15,13 @@ from wsgibench.results.calibration import calibrations
 from wsgibench.results.repeat import start_of
 from wsgibench.results.store import Store
 
-from .helpers import cli, leftovers, require
+from .helpers import cli, expect_measured, require
+from .procs import none_left
 
 pytestmark = pytest.mark.e2e
 
 
-def test_bjoern_against_itself_at_the_smallest_size(tmp_path: Path):
+def test_bjoern_against_itself_at_the_smallest_size(tmp_path: Path, own_tag: str):
     require("bjoern")
     argv = cli(
         "calibrate", "bjoern", "--pairs", "2", "--repeats", "2", "--duration", "0.5",
@@ -40,7 +41,7 @@ def test_bjoern_against_itself_at_the_smallest_size(tmp_path: Path):
         cells = store.cells(study_id)
         assert sorted(c.server for c in cells) == ["bjoern", "bjoern#b"]
         for cell in cells:
-            assert cell.status == "measured", cell.reason
+            expect_measured(cell)
             reps = store.stored_repeats(cell.id)
             assert [start_of(r) for r in reps] == [0, 1]  # one repeat in each of 2 starts
             ports = {r.engine.plan.target.port for r in reps}
@@ -53,7 +54,7 @@ def test_bjoern_against_itself_at_the_smallest_size(tmp_path: Path):
     assert "leads with" in text and "2 vs 2 server starts" in text
     if "ahead of" in text:  # a claim, then with how often identical servers were called apart
         assert "identical servers were called apart in" in text
-    assert leftovers() == []
+    assert none_left(own_tag) == []  # of the processes this test started
 
 
 def _environment(store: Store) -> dict:

@@ -36,7 +36,8 @@ from wsgibench.run.engine import EngineProcess
 from wsgibench.run.study import StudyRunner
 from wsgibench.study.model import parse_study
 
-from .helpers import cli, require, run_capacity_study
+from .helpers import cli, expect_measured, require, run_capacity_study
+from .quiet import QuietCpus, fail_if_contended, quiet_cpus
 
 SERVER = "fault-fixed-service"
 SERVICE_S = 0.005  # the recipe's --service-ms 5
@@ -73,13 +74,16 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory) -> tuple[Store, int, str]:
+def run(tmp_path_factory) -> tuple[Store, int, str, QuietCpus]:
+    """The study, run on calm CPUs and watched for other work (the figures below are the
+    server's only on CPUs nothing else takes)."""
     require(SERVER)
     folder = tmp_path_factory.mktemp("capacity")
     (folder / "cap.toml").write_text(STUDY)
-    store = run_capacity_study(folder / "cap.toml", folder)
+    with quiet_cpus() as quiet:
+        store = run_capacity_study(folder / "cap.toml", folder)
     shown = _cli("show", str(store.path)).stdout
-    return store, store.study()["id"], shown
+    return store, store.study()["id"], shown, quiet
 
 
 def _found(store: Store, study_id: int) -> tuple[ServerCapacity, list[Cell]]:
@@ -89,11 +93,16 @@ def _found(store: Store, study_id: int) -> tuple[ServerCapacity, list[Cell]]:
 
 
 def test_the_known_capacity_is_found_within_ten_percent(run):
-    store, study_id, shown = run
+    store, study_id, shown, quiet = run
     assert store.study(study_id)["status"] == "finished"
-    found, cells = _found(store, study_id)
-    result = found.result
+    found, _ = _found(store, study_id)
     assert (found.server, found.calls) == (SERVER, 1)
+    with quiet.figures():
+        _known_capacity_found(found, shown)
+
+
+def _known_capacity_found(found: ServerCapacity, shown: str) -> None:
+    result = found.result
     assert result.invalid is None and result.stopped == "within 5%", result.stopped
     capacity = found.requests(result.capacity)
     assert capacity is not None and abs(capacity - KNOWN) <= 0.1 * KNOWN, result.steps
@@ -114,7 +123,12 @@ def test_the_known_capacity_is_found_within_ten_percent(run):
 
 
 def test_every_step_is_a_stored_cell_with_its_verdict(run):
-    store, study_id, _ = run
+    store, study_id, _, quiet = run
+    with quiet.figures():  # which steps met, and so which rates were run, is the server's speed
+        _steps_stored(store, study_id)
+
+
+def _steps_stored(store: Store, study_id: int) -> None:
     found, cells = _found(store, study_id)
     steps = [c for c in cells if COST_NOTE not in c.notes]
     assert [c.level for c in steps] == [s.rate for s in found.result.steps]
@@ -125,6 +139,7 @@ def test_every_step_is_a_stored_cell_with_its_verdict(run):
         # machine limited the step and the search ran it again (set aside)
         lagged = step.status == StepStatus.MISSED and "the server's miss" in step.reason
         rerun = i in found.result.rerun and step.machine
+        fail_if_contended(cell.status, cell.reason)
         assert cell.status == "measured" or (cell.status == "invalid" and (lagged or rerun)), (
             cell.level,
             cell.reason,
@@ -153,32 +168,36 @@ def test_every_step_is_a_stored_cell_with_its_verdict(run):
 
 
 def test_cost_cells_at_a_quarter_half_and_three_quarters(run):
-    store, study_id, _ = run
+    store, study_id, _, quiet = run
     found, cells = _found(store, study_id)
     capacity = found.result.capacity
     assert capacity is not None
     costs = [c for c in cells if COST_NOTE in c.notes]
     assert [c.level for c in costs] == [float(f"{capacity * s:.3g}") for s in COST_SHARES]
     for cell in costs:
-        assert cell.status == "measured" and not any(STEP_NOTE in n for n in cell.notes)
+        expect_measured(cell)
+        assert not any(STEP_NOTE in n for n in cell.notes)
         reps = store.stored_repeats(cell.id)
         # well below capacity the server keeps up: it answers what was offered, fast
-        assert statistics.median(r.rps_ok for r in reps) == pytest.approx(cell.level, rel=0.1)
-        assert all((r.latency_p50_us or 0) < 5 * SERVICE_S * 1e6 for r in reps)
+        with quiet.figures():
+            assert statistics.median(r.rps_ok for r in reps) == pytest.approx(cell.level, rel=0.1)
+            assert all((r.latency_p50_us or 0) < 5 * SERVICE_S * 1e6 for r in reps)
     assert [round(c.share, 2) for c in found.costs[:3]] == list(COST_SHARES)
     assert all(c.cpu_us_per_request for c in found.costs)
 
 
 def test_capacity_is_no_more_than_the_closed_loop_peak(run):
-    store, study_id, _ = run
+    store, study_id, _, quiet = run
     closed = [c for c in store.cells(study_id) if c.load == "closed"]
     assert sorted(c.level for c in closed) == [4, 16]
-    assert all(c.status == "measured" for c in closed), [(c.level, c.reason) for c in closed]
+    for cell in closed:
+        expect_measured(cell, cell.level)
     peak = max(statistics.median(r.rps_ok for r in store.stored_repeats(c.id)) for c in closed)
-    assert peak == pytest.approx(KNOWN, rel=0.1)  # the closed loop sees the service time too
     found, _ = _found(store, study_id)
     capacity = found.requests(found.result.capacity)
-    assert capacity is not None and capacity <= peak * 1.1, (capacity, peak)
+    with quiet.figures():
+        assert peak == pytest.approx(KNOWN, rel=0.1)  # the closed loop sees the service time too
+        assert capacity is not None and capacity <= peak * 1.1, (capacity, peak)
 
 
 def _two_step_spec(name: str, **load: object) -> dict[str, object]:
@@ -280,7 +299,8 @@ def test_a_step_the_machine_limited_is_run_again_in_its_cells_place_and_said(tmp
     cells = sorted(store.cells(row["id"]), key=lambda c: c.position)
     # one cell at 100/s, the rerun's, which says what its first run was
     at_100 = [c for c in cells if c.level == 100]
-    assert len(at_100) == 1 and at_100[0].status == "measured", at_100
+    assert len(at_100) == 1, at_100
+    expect_measured(at_100[0])
     (said,) = [n for n in at_100[0].notes if n.startswith(RERUN_NOTE)]
     assert (
         said

@@ -6,6 +6,7 @@ section that ranks the servers per framework."""
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 from pathlib import Path
 
@@ -15,13 +16,14 @@ from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Store
 from wsgibench.study.frameworks import FRAMEWORKS
 
-from .helpers import cli, leftovers, require
+from .helpers import cli, expect_measured, require
+from .procs import none_left
 
 SERVERS = ("gunicorn-gthread", "waitress", "uvicorn", "hypercorn")
 ENDPOINTS = ["plaintext", "json", "db", "echo"]
 
 
-def test_every_framework_on_two_servers_every_endpoint_valid(tmp_path: Path):
+def test_every_framework_on_two_servers_every_endpoint_valid(tmp_path: Path, own_tag: str):
     for name in SERVERS:
         require(name)
     argv = cli(
@@ -44,7 +46,7 @@ def test_every_framework_on_two_servers_every_endpoint_valid(tmp_path: Path):
     study_id = store.study(None)["id"]
     on: dict[str, set[str]] = {}
     for cell in store.cells(study_id):
-        assert cell.status == "measured", (cell.server, cell.load, cell.status, cell.reason)
+        expect_measured(cell, cell.server, cell.load)
         for row in store.repeats(cell.id):
             result = EngineResult.from_dict(json.loads(row["engine_json"]))
             if cell.load == "pong":
@@ -59,10 +61,45 @@ def test_every_framework_on_two_servers_every_endpoint_valid(tmp_path: Path):
     assert on["pong"] == set(SERVERS)
     found = {s.framework: s for s in sections(load_report_data(store, study_id))}
     assert set(found) == {f.name for f in FRAMEWORKS}
+    medians = _medians(store, study_id)
     for section in found.values():
-        assert len(section.rows) >= 2 and section.rows[0].rps >= section.rows[-1].rps
-        assert all(r.ceiling and 0 < (r.share or 0) for r in section.rows)
-        assert section.finding.startswith(f"{section.framework} (connections 32)")
+        _rows_are_the_stores(section, medians)
     html = (tmp_path / "r-report" / "report.html").read_text()
     assert "Frameworks on servers" in html
-    assert leftovers() == []
+    assert none_left(own_tag) == []  # of the processes this test started
+
+
+def _medians(store: Store, study_id: int) -> dict[tuple[str, str, float], tuple[float, ...]]:
+    """Each measured cell's (load, server, level): its repeats' valid replies per second, as the
+    store holds them, read apart from the report's code."""
+    out = {}
+    for cell in store.cells(study_id):
+        if cell.status == "measured":
+            values = tuple(float(r["rps_ok"]) for r in store.repeats(cell.id))
+            out[(cell.load, cell.server, cell.level)] = values
+    return out
+
+
+def _rows_are_the_stores(section, medians) -> None:
+    """The section's rows are the framework's measured servers at its level, each with the
+    median, slowest and fastest of its stored repeats, its own pong cell's median as its
+    ceiling, best first; the finding names the best and its rate."""
+    level = section.level
+    mine = {
+        server: v
+        for (load, server, lv), v in medians.items()
+        if (load, lv) == (section.load, level)
+    }
+    assert {r.server for r in section.rows} == set(mine) and len(mine) >= 2, (section, mine)
+    for row in section.rows:
+        values = mine[row.server]
+        assert row.rps == statistics.median(values), (row, values)
+        assert (row.low, row.high) == (min(values), max(values)), (row, values)
+        assert row.ceiling == statistics.median(medians[("pong", row.server, level)]), row
+        assert row.share == row.rps / row.ceiling
+    rates = [r.rps for r in section.rows]
+    assert rates == sorted(rates, reverse=True), rates
+    best = section.rows[0]
+    assert section.finding.startswith(
+        f"{section.framework} (connections {level:g}): {best.server} leads with "
+    ), section.finding

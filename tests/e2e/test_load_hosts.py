@@ -17,8 +17,9 @@ from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import BOTTLENECK, SKEW
 
-from .helpers import again_while_the_machine_spoils, cli
+from .helpers import again_while_the_machine_spoils, cli, expect_measured
 from .netns import NetnsLab
+from .procs import describe, tagged
 
 STUDY = """
 name = "load-hosts"
@@ -61,12 +62,10 @@ def _wsgibench(lab: NetnsLab, study: Path, store: Path, *extra: str) -> list[str
             "--no-install", *extra]  # fmt: skip
 
 
-def _engines() -> list[str]:
-    return [
-        f"{p.pid}: {' '.join(p.info['cmdline'] or [])[:100]}"
-        for p in psutil.process_iter(["name", "cmdline"])
-        if p.info["name"] == "wsgibench-engine"
-    ]
+def _engines(tag: str) -> list[str]:
+    """The engines this test started (through its Dask workers, which carry its tag), still
+    running; another user's engine on the machine is none of them."""
+    return describe(tagged(tag, "wsgibench-engine"))
 
 
 def _result(store: Store, cell_id: int) -> EngineResult:
@@ -134,7 +133,7 @@ def _one_attempt(lab: NetnsLab, tmp: Path) -> list[str]:
     return apart
 
 
-def test_three_load_hosts_act_as_one(tmp_path: Path):
+def test_three_load_hosts_act_as_one(tmp_path: Path, own_tag: str):
     with NetnsLab(3, tmp_path) as lab:
         lab.start_dask()
         # Three engines, a server, Dask and the controller share 2 CPUs here: one engine may
@@ -145,7 +144,7 @@ def test_three_load_hosts_act_as_one(tmp_path: Path):
             lambda here: _one_attempt(lab, here), lambda got: got, tmp_path, attempts=3
         )
         assert not apart, apart
-    assert not _engines()
+    assert not _engines(own_tag)
 
 
 def _wait_for_engine_in(ns: str, timeout: float = 60) -> None:
@@ -164,7 +163,9 @@ def _wait_for_engine_in(ns: str, timeout: float = 60) -> None:
     raise AssertionError(f"no engine started in {ns}")
 
 
-def test_a_killed_load_host_invalidates_the_cell_and_resume_runs_it_again(tmp_path: Path):
+def test_a_killed_load_host_invalidates_the_cell_and_resume_runs_it_again(
+    tmp_path: Path, own_tag: str
+):
     with NetnsLab(3, tmp_path) as lab:
         lab.start_dask()
         store_path = tmp_path / "r.sqlite"
@@ -182,7 +183,7 @@ def test_a_killed_load_host_invalidates_the_cell_and_resume_runs_it_again(tmp_pa
         assert time.monotonic() - started < 30, "the cell did not end soon after the host died"
         assert run.returncode in (0, 1), out[-2000:]
         time.sleep(1)
-        assert not _engines(), "an engine outlived its cell"
+        assert not _engines(own_tag), "an engine outlived its cell"
         store = Store(store_path, read_only=True)
         row = store.study(None)
         assert row["status"] == "incomplete"
@@ -202,5 +203,6 @@ def test_a_killed_load_host_invalidates_the_cell_and_resume_runs_it_again(tmp_pa
         row = store.study(None)
         assert row["status"] == "finished"
         (cell,) = store.cells(row["id"])
-        assert cell.status == "measured" and len(_result(store, cell.id).load_hosts) == 3
-    assert not _engines()
+        expect_measured(cell)
+        assert len(_result(store, cell.id).load_hosts) == 3
+    assert not _engines(own_tag)

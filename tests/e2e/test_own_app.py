@@ -16,7 +16,8 @@ from wsgibench.machine import appdeps
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Store
 
-from .helpers import cli, leftovers, require
+from .helpers import cli, expect_measured, require
+from .procs import none_left
 
 APP = '''
 """A service of its own: WSGI and ASGI sides, a requirement from the registry (humanize)."""
@@ -112,7 +113,7 @@ def _cells(cwd: Path) -> dict[str, tuple[object, list[EngineResult]]]:
     return out
 
 
-def test_own_app_on_wsgi_asgi_and_both(tmp_path: Path):
+def test_own_app_on_wsgi_asgi_and_both(tmp_path: Path, own_tag: str):
     for name in SERVERS:
         require(name)
     app_dir = tmp_path / "mine"
@@ -124,7 +125,7 @@ def test_own_app_on_wsgi_asgi_and_both(tmp_path: Path):
     assert set(cells) == set(SERVERS)
     locks = set()
     for server, (cell, reps) in cells.items():
-        assert cell.status == "measured", (server, cell.status, cell.reason)
+        expect_measured(cell, server)
         (rep,) = reps
         totals = rep.totals
         # every reply was read and judged by the study's rule: all valid, none left unjudged
@@ -139,7 +140,7 @@ def test_own_app_on_wsgi_asgi_and_both(tmp_path: Path):
         "service:wsgi_app", app_dir / "requirements.txt", None, appdeps_python()
     )
     assert deps is not None and locks == {deps.lock_sha256}
-    assert leftovers() == []
+    assert none_left(own_tag) == []  # of the processes this test started
 
 
 def test_a_wrong_rule_stops_the_run_before_the_load_quoting_the_value(tmp_path: Path):
@@ -220,7 +221,8 @@ def test_the_command_line_gives_an_apps_requirements(tmp_path: Path):
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert "--requirements requirements.txt" in proc.stdout
     cell, (rep,) = _cells(tmp_path)["gunicorn-gthread"]
-    assert cell.status == "measured" and rep.totals.ok > 0 and rep.totals.error_count == 0
+    expect_measured(cell)
+    assert rep.totals.ok > 0 and rep.totals.error_count == 0
     assert cell.server_info["app"]["packages"].get("humanize") == "4.12.3"
 
 
@@ -294,7 +296,7 @@ def test_an_app_factory_is_called_with_its_arguments_on_every_kind_of_server(tmp
     cells = _cells(tmp_path)
     for server in servers:
         cell, (rep,) = cells[server]
-        assert cell.status == "measured", (server, cell.reason)
+        expect_measured(cell, server)
         assert rep.totals.ok > 0 and rep.totals.error_count == 0, (server, rep.totals)
     assert cells["uvicorn"][0].server_info["app"]["callable"] == "fac:create_asgi(word='same')"
     # The factory named without its call would be served as the app: refused at start, said so.
@@ -333,7 +335,8 @@ def test_the_command_line_names_an_app_whose_interface_is_read(tmp_path: Path):
     wsgi, _ = cells["gunicorn-gthread"]
     assert wsgi.status == "unavailable" and "has no WSGI version" in wsgi.reason
     asgi, (rep,) = cells["uvicorn"]
-    assert asgi.status == "measured" and asgi.server_info["app"]["interface"] == "ASGI"
+    expect_measured(asgi)
+    assert asgi.server_info["app"]["interface"] == "ASGI"
     assert rep.totals.ok > 0 and rep.totals.error_count == 0
     assert [k.name for k in rep.kinds] == ["path"]
 

@@ -32,7 +32,7 @@ from wsgibench.results.capacity_read import read_capacities
 from wsgibench.results.kind_figures import trace_seconds
 from wsgibench.results.store import Store
 
-from .helpers import cli, require, run_capacity_study
+from .helpers import cli, expect_measured, require, run_capacity_study
 
 pytestmark = pytest.mark.e2e
 
@@ -115,7 +115,7 @@ def test_each_second_of_the_log_is_sent_exactly_and_each_kind_as_often(example):
     cells = {c.level: c for c in store.cells(store.study()["id"])}
     assert sorted(cells) == [1.0, 2.0]
     for speed, cell in cells.items():
-        assert cell.status == "measured", (cell.status, cell.reason)
+        expect_measured(cell)
         (repeat,) = store.stored_repeats(cell.id)
         due = [s.arrivals for s in trace_seconds(repeat.engine)]
         per = int(speed)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
+from wsgibench.results.store import Store
 
 from .test_report_helpers import (
     ARTIFACTS,
@@ -67,11 +70,40 @@ def test_html_has_no_external_src_or_href(report):
     assert not re.search(r"@import|url\(\s*['\"]?(https?:)?//", text)
 
 
+def _rows_with_ids(node: object) -> list[dict]:
+    """Every data row of the charts' specs that names a cell, wherever in the spec it sits."""
+    if isinstance(node, dict):
+        found = [node] if "cell_id" in node else []
+        return found + [row for value in node.values() for row in _rows_with_ids(value)]
+    if isinstance(node, list):
+        return [row for value in node for row in _rows_with_ids(value)]
+    return []
+
+
 def test_html_carries_study_environment_and_record_ids(report):
     text = (report / "report.html").read_text()
-    assert "report-e2e" in text and "kernel" in text and "engine 0.1" in text
-    assert re.search(r"cell \d+, repeats \d+ \d+ \d+", text)  # table cells name their records
-    assert "repeat_ids" in text and "cell_id" in text  # and so do the charts' tooltips
+    store = Store(report.parent / "report-e2e.sqlite", create=False, read_only=True)
+    study = store.study()
+    env = json.loads(study["environment_json"])
+    # the stored environment's own values, not only the names of its fields
+    assert f"kernel {env['kernel']}" in text, env["kernel"]
+    assert f"engine {env['engine']['engine_version']}," in text, env["engine"]
+    assert study["name"] == "report-e2e" and "report-e2e" in text
+    # the table's entries name their records: each a stored cell with exactly its repeats
+    records = {
+        cell.id: " ".join(str(r["id"]) for r in store.repeats(cell.id))
+        for cell in store.cells(study["id"])
+    }
+    assert len(records) == 4 and all(records.values()), records
+    named = re.findall(r"cell (\d+), repeats ([\d ]+)", text)
+    assert named, "no table entry names its records"
+    assert all(records.get(int(cell)) == repeats for cell, repeats in named), (named, records)
+    # and so do the charts' points: each names a stored cell and exactly its repeats
+    match = re.search(r'<script[^>]*id="wsgibench-specs"[^>]*>(.*?)</script>', text, re.S)
+    assert match, "no chart specs in the page"
+    rows = _rows_with_ids(json.loads(match[1]))
+    assert rows and {row["cell_id"] for row in rows} == set(records)
+    assert all(row["repeat_ids"] == records[row["cell_id"]] for row in rows)
 
 
 def test_report_renders_offline_in_headless_chromium(report):

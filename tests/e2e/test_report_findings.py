@@ -5,6 +5,7 @@ as the table marks it."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from pathlib import Path
@@ -67,12 +68,31 @@ def test_findings_first_one_environment_and_the_disputed_point_marked(tmp_path: 
         marked = [r for r in rows if r["status"] == "disputed"]
         assert {(r["name"], r["level"]) for r in marked} == {("waitress", 16)}
         assert all("Little's law" in r["reason"] for r in marked)
-        diamonds = driver.execute_script(
-            "return document.querySelectorAll('#chart-latency-closed path[aria-roledescription=\"point\"]').length"
+        # Each point as drawn: its shape (a diamond is four straight edges, a circle two arcs)
+        # and the label Vega gives it; the disputed cell, and only it, drawn as a diamond.
+        points = driver.execute_script(
+            "return Array.from(document.querySelectorAll("
+            "'#chart-latency-closed path[aria-roledescription=\"point\"]'))"
+            ".map(p => [p.getAttribute('d'), p.getAttribute('aria-label')])"
         )
-        assert diamonds > 0
+        shapes = [(_shape(d), label) for d, label in points]
+        diamonds = [label for shape, label in shapes if shape == "diamond"]
+        assert diamonds and all("status: disputed" in label for label in diamonds), shapes
+        assert all("server: waitress" in label and "level: 16;" in label for label in diamonds)
+        assert all(shape == "circle" for shape, label in shapes if label not in diamonds), shapes
+        assert len(diamonds) == sum("status: disputed" in label for _, label in shapes)
         ARTIFACTS.mkdir(exist_ok=True)
         driver.set_window_size(1400, driver.execute_script("return document.body.scrollHeight"))
         driver.save_screenshot(str(ARTIFACTS / "report-findings.png"))
     finally:
         driver.quit()
+
+
+def _shape(path: str) -> str:
+    """A point mark's shape from its SVG path: Vega draws a circle as two arcs and a diamond as
+    four straight edges about the centre."""
+    if re.fullmatch(r"M[-\d.]+,[-\d.]+(A[-\d.,]+){2}Z?", path):
+        return "circle"
+    if re.fullmatch(r"M[-\d.]+,[-\d.]+(L[-\d.]+,[-\d.]+){3}Z", path):
+        return "diamond"
+    return f"other ({path[:40]})"

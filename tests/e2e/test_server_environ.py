@@ -13,7 +13,7 @@ from pathlib import Path
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.store import Store
 
-from .helpers import cli, require
+from .helpers import cli, expect_measured, require
 
 APP = """
 import sys
@@ -44,7 +44,7 @@ def _measured(tmp_path: Path, name: str, body: str, app_env: str = "") -> None:
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     store = Store(tmp_path / f"{name}.sqlite", read_only=True)
     (cell,) = store.cells(store.study(None)["id"])
-    assert cell.status == "measured", (name, cell.status, cell.reason)
+    expect_measured(cell, name)
     (row,) = store.repeats(cell.id)
     totals = EngineResult.from_dict(json.loads(row["engine_json"])).totals
     assert totals.ok > 0 and totals.error_count == 0, (name, totals)

@@ -10,7 +10,7 @@ from wsgibench.results.store import Store
 from wsgibench.run.study import StudyRunner
 from wsgibench.study.model import load_study, parse_study
 
-from .helpers import require
+from .helpers import expect_measured, require
 
 
 def test_c10k_study_is_the_seed_scaled_down():
@@ -41,7 +41,7 @@ def test_small_session_study_end_to_end(tmp_path):
     store = Store(tmp_path / "r.sqlite")
     study_id = StudyRunner(parse_study(spec, "c10k-small"), store).run()
     (cell,) = store.cells(study_id)
-    assert cell.status == "measured", cell.reason
+    expect_measured(cell)
     (rep,) = store.repeats(cell.id)
     extra = json.loads(rep["extra_json"])
     assert extra["expected_requests"] == 50 * 10 * 12

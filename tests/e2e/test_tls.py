@@ -13,7 +13,7 @@ import subprocess
 
 from wsgibench.results.store import Store
 
-from .helpers import cli, require
+from .helpers import cli, expect_measured, require
 
 CONNECTIONS = 4
 SERVERS = ("hypercorn", "daphne", "uvicorn", "uvicorn+nginx")
@@ -39,7 +39,7 @@ def test_the_tls_study_measures_each_server_with_and_without_tls(tmp_path):
 
     def engine(server: str, load: str) -> tuple[dict, dict]:
         cell = cells[(server, load)]
-        assert cell.status == "measured", (server, load, cell.reason)
+        expect_measured(cell, server, load)
         (rep,) = store.repeats(cell.id)
         assert rep["ok"] > 100 and rep["errors"] == 0, (server, load, rep["errors"])
         return json.loads(rep["engine_json"]), rep

@@ -11,10 +11,11 @@ from pathlib import Path
 from wsgibench.results.capacity_read import read_capacities
 from wsgibench.results.store import Store
 
-from .helpers import cli, leftovers, require
+from .helpers import cli, require
+from .procs import none_left
 
 
-def test_tune_ranks_eight_threads_over_one(tmp_path: Path):
+def test_tune_ranks_eight_threads_over_one(tmp_path: Path, own_tag: str):
     require("gunicorn-gthread")
     argv = cli(
         "tune", "gunicorn-gthread", "--app", "sleep", "--app-env", "WSGIBENCH_SLEEP_S=0.05",
@@ -45,4 +46,4 @@ def test_tune_ranks_eight_threads_over_one(tmp_path: Path):
     assert report.returncode == 0, report.stderr
     html = (tmp_path / "rep" / "report.html").read_text()
     assert "Tuning gunicorn-gthread" in html and "--threads 8" in html
-    assert leftovers() == []
+    assert none_left(own_tag) == []  # of the processes this test started

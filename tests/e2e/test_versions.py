@@ -13,7 +13,7 @@ from wsgibench.results.store import Store
 from wsgibench.servers import get
 from wsgibench.servers.versions import locks_dir
 
-from .helpers import cli, require
+from .helpers import cli, expect_measured, require
 
 OLD = "3.0.0"
 STUDY = f"""
@@ -44,7 +44,8 @@ def test_two_releases_locked_stored_and_read_as_one_history(tmp_path: Path):
     store = Store(tmp_path / "run-0.sqlite", read_only=True)
     cells = {c.server: c for c in store.cells(store.study()["id"])}
     old, new, missing = cells[f"waitress@{OLD}"], cells["waitress"], cells["waitress@0.0.1"]
-    assert old.status == "measured" and new.status == "measured", (old.reason, new.reason)
+    expect_measured(old)
+    expect_measured(new)
     assert old.server_info and old.server_info["version"] == OLD
     assert new.server_info and new.server_info["version"] != OLD
     lock = locks_dir() / f"{newest.name}@{OLD}.lock"

@@ -173,4 +173,19 @@ mod tests {
         len.update(&Body::Len(3), b"ab");
         assert_eq!(len.finish(&Body::Len(3)), Err(BodyMiss::Len(2)));
     }
+
+    #[test]
+    fn a_float_body_longer_than_64_bytes_fails_however_it_is_cut() {
+        let f = Body::Float { min: 0.5, max: 1.5 };
+        // 64 bytes: still read whole, and in range
+        let at_most = format!("1.{}", "0".repeat(FLOAT_MAX_BYTES - 2));
+        assert!(check(&f, &[at_most.as_bytes()]));
+        // 65 and 70 bytes of the same value: too long, whether in one chunk or in many
+        for len in [FLOAT_MAX_BYTES + 1, FLOAT_MAX_BYTES + 6] {
+            let long = format!("1.{}", "0".repeat(len - 2));
+            assert!(!check(&f, &[long.as_bytes()]), "{len} bytes");
+            let halves = long.as_bytes().split_at(len / 2);
+            assert!(!check(&f, &[halves.0, halves.1]), "{len} bytes in two");
+        }
+    }
 }

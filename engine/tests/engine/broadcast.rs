@@ -34,6 +34,7 @@ fn b(r: &Value, key: &str) -> u64 {
 
 #[test]
 fn every_message_reaches_every_subscriber_once_with_its_latency() {
+    let quiet = common::Quiet::start();
     let hub = HubServer::start(|_| Upgrade::Accept, |_, _| Msg::Echo);
     let r = run(&plan(hub.port, 20, 200.0, 1.0, 2));
     assert_eq!(b(&r, "published"), 200, "{}", r["websocket"]);
@@ -57,7 +58,8 @@ fn every_message_reaches_every_subscriber_once_with_its_latency() {
         Some(&21)
     );
     // Loopback delivers within milliseconds of the due time.
-    assert!(r["kinds"][0]["latency_us"]["p50"].as_u64().unwrap() < 50_000);
+    let p50 = r["kinds"][0]["latency_us"]["p50"].as_u64().unwrap();
+    quiet.bound(p50 < 50_000, || format!("delivery p50 {p50} µs"));
 }
 
 /// What the hub does with message `seq` to connection `to`.

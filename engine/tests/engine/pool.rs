@@ -38,6 +38,7 @@ fn a_stall_queues_arrivals_in_the_client_and_their_wait_is_latency() {
     // Both connections are held 200 ms by the server; the ~40 arrivals due meanwhile wait for
     // them in the client: no new connection opens, and their latency holds the wait while
     // their service time (from the send) does not.
+    let quiet = Quiet::start();
     let srv = TestServer::start(stall_then_answer(
         Duration::from_millis(100),
         Duration::from_millis(200),
@@ -56,7 +57,7 @@ fn a_stall_queues_arrivals_in_the_client_and_their_wait_is_latency() {
         lat_p99 >= 150_000,
         "latency p99 {lat_p99} µs lacks the wait"
     );
-    assert!(svc_p50 < 20_000, "service p50 {svc_p50} µs");
+    quiet.bound(svc_p50 < 20_000, || format!("service p50 {svc_p50} µs"));
     let (lat, svc) = (sum_us(&k["latency_us"]), sum_us(&k["service_us"]));
     // ~40 arrivals waited 0-200 ms for a connection: seconds of latency beyond service.
     assert!(lat - svc > 2e6, "Σlatency {lat} - Σservice {svc} µs");

@@ -166,6 +166,7 @@ fn close_before_any_reply_and_failed_resend_are_errors() {
 
 #[test]
 fn resent_request_latency_runs_from_its_first_send() {
+    let quiet = Quiet::start();
     // The server holds the next request 100 ms before closing silently: the re-sent request's
     // latency must include that wait (closed loop: from its first send; open model: from its
     // intended time), while its service time runs from the re-send.
@@ -195,7 +196,8 @@ fn resent_request_latency_runs_from_its_first_send() {
             k["latency_us"]
         );
         if !k["service_us"].is_null() {
-            assert!(k["service_us"]["max"].as_u64().unwrap() < 100_000);
+            let max = k["service_us"]["max"].as_u64().unwrap();
+            quiet.bound(max < 100_000, || format!("{model}: service max {max} µs"));
         }
     }
 }

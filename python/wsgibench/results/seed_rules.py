@@ -251,13 +251,6 @@ def judge(claim: Claim, seed: SeedClaims, run: RunView) -> Verdict:
             return Verdict(claim, NOT_COMPARABLE, theirs, "—", why)
     changed = setting_changes(claim, seed, run, load)
     found = RULES[claim.kind](claim, run, load, theirs)
-    if changed:  # shown beside the seed's, never judged against it
-        why = "the run changed the seed's setting: " + "; ".join(changed)
-        if found.verdict == NOT_COMPARABLE:  # and nothing to show beside it: say why too
-            why += f"; and {found.sentence}"
-        return Verdict(claim, NOT_COMPARABLE, theirs, found.ours, why)
-    if found.verdict == NOT_COMPARABLE:
-        return found
     servers = dict.fromkeys([*claim.servers, *(claim.get("among") or [])])
     used = tuple(
         (s, p.level)
@@ -265,4 +258,14 @@ def judge(claim: Claim, seed: SeedClaims, run: RunView) -> Verdict:
         if s in measured
         for p in usable(claim, chosen_levels(claim, measured[s]), s)[0]
     )
+    if changed:  # shown beside the seed's, never judged against it
+        why = "the run changed the seed's setting: " + "; ".join(changed)
+        if found.verdict == NOT_COMPARABLE:  # and nothing to show beside it: say why too
+            return Verdict(
+                claim, NOT_COMPARABLE, theirs, found.ours, f"{why}; and {found.sentence}"
+            )
+        # the figure shown beside the seed's rests on the cells its rule read
+        return Verdict(claim, NOT_COMPARABLE, theirs, found.ours, why, rests_on=used)
+    if found.verdict == NOT_COMPARABLE:
+        return found
     return replace(found, rests_on=used)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+
+import pytest
+
+from wsgibench.errors import EnvironmentProblem
 from wsgibench.machine import locks
 from wsgibench.servers import catalog
 
@@ -27,6 +32,27 @@ def test_every_venv_is_locked_with_hashes():
 
 def test_lock_digest_and_check(tmp_path):
     lock = tmp_path / "x.lock"
-    lock.write_text("zope.interface==7.2 \\\n    --hash=sha256:" + "a" * 64 + "\n")
-    assert locks.pins(lock) == {"zope-interface": "7.2"} and len(locks.digest(lock)) == 64
-    locks.check_installed(lock, {"zope-interface": "7.2"})
+    text = (
+        locks.HEADER.format(what="zope.interface==7.2")
+        + "zope.interface==7.2 \\\n    --hash=sha256:" + "a" * 64 + "\n"
+        + "Flask_Login[extra]==0.6.3 \\\n    --hash=sha256:" + "b" * 64 + "\n"
+    )  # fmt: skip
+    lock.write_text(text)
+    assert locks.pins(lock) == {"zope-interface": "7.2", "flask-login": "0.6.3"}
+    assert locks.digest(lock) == hashlib.sha256(text.encode()).hexdigest()
+    assert locks.digest(None) is None and locks.digest(tmp_path / "absent.lock") is None
+    locks.check_installed(lock, {"zope-interface": "7.2", "flask-login": "0.6.3", "other": "1"})
+    # A venv that is not the lock's is refused, naming each package that differs.
+    with pytest.raises(EnvironmentProblem) as wrong:
+        locks.check_installed(lock, {"zope-interface": "7.1", "flask-login": "0.6.3"})
+    assert str(wrong.value) == "venv does not match x.lock: zope-interface 7.2 (locked) vs 7.1"
+    with pytest.raises(EnvironmentProblem) as missing:
+        locks.check_installed(lock, {"zope-interface": "7.2"})
+    assert str(missing.value) == (
+        "venv does not match x.lock: flask-login 0.6.3 (locked) vs missing"
+    )
+    # the lock names what it was written for; another set of requirements is another lock
+    assert locks.locks_these(lock, ("zope.interface==7.2",), ())
+    assert not locks.locks_these(lock, ("zope.interface==7.3",), ())
+    assert not locks.locks_these(lock, ("zope.interface==7.2",), ("flask-login==0.6.3",))
+    assert not locks.locks_these(tmp_path / "absent.lock", ("zope.interface==7.2",), ())

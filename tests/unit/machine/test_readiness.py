@@ -3,7 +3,7 @@ said with what the server answered last."""
 
 from __future__ import annotations
 
-import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -43,12 +43,43 @@ def test_an_answer_that_may_change_waits_out_the_timeout_and_is_named(tmp_path, 
         process._wait(_server(tmp_path), lambda: quiet, 0.2, "reply on /")
 
 
+class _Clock:
+    """The wait's clock: each sleep moves it on, nothing else does."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def _asking(answers: list[Probed], clock: _Clock) -> tuple[list[float], Callable[[], Probed]]:
+    asked: list[float] = []
+
+    def look() -> Probed:
+        asked.append(clock.now)
+        return answers[len(asked) - 1]
+
+    return asked, look
+
+
 def test_a_server_that_becomes_ready_after_wrong_answers_is_ready(tmp_path, monkeypatch):
-    monkeypatch.setattr(process, "SETTLED_S", 10.0)
-    answers = itertools.chain(
-        [Probed(False), Probed(False, "status 404", True), Probed(False, "status 503")],
-        itertools.repeat(Probed(True)),
-    )
-    process._wait(_server(tmp_path), lambda: next(answers), 30.0, "reply on /")
-    tcp = iter([Probed(False), Probed(False), Probed(True)])  # an upstream's port, then open
-    process._wait(_server(tmp_path), lambda: next(tcp), 30.0, "upstream on port 1")
+    clock = _Clock()
+    monkeypatch.setattr(process, "time", clock)
+    monkeypatch.setattr(process, "SETTLED_S", 1.0)
+    # A final 404 for 0.9 s (under the settle time), a 503 that may change, the 404 again for
+    # 0.9 s (its time counts afresh: it changed in between), then the app is ready.
+    not_found, busy = Probed(False, "status 404", True), Probed(False, "status 503")
+    answers = [Probed(False), *[not_found] * 19, busy, *[not_found] * 19, Probed(True)]
+    asked, look = _asking(answers, clock)
+    process._wait(_server(tmp_path), look, 30.0, "reply on /")
+    assert len(asked) == len(answers)  # asked until ready, and not once more
+    assert asked[-1] == pytest.approx(0.05 * (len(answers) - 1))
+    # an upstream's port: closed twice, then open
+    clock.now = 0.0
+    asked, look = _asking([Probed(False), Probed(False), Probed(True)], clock)
+    process._wait(_server(tmp_path), look, 30.0, "upstream on port 1")
+    assert asked == pytest.approx([0.0, 0.05, 0.1])

@@ -4,6 +4,7 @@ and doctor's verdict on it."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -27,16 +28,35 @@ def test_a_machine_whose_speed_moves_by_half_is_not_steady():
     assert Steadiness(None, ()).describe() == "this CPU: not measured"
 
 
-def test_measure_pins_the_thread_and_restores_its_cpus():
+def _running_on() -> int:
+    """The CPU this thread runs on now, as the kernel says (/proc/thread-self/stat, field 39)."""
+    stat = Path("/proc/thread-self/stat").read_text()
+    return int(stat.rsplit(")", 1)[1].split()[36])
+
+
+def test_measure_pins_the_thread_and_restores_its_cpus(monkeypatch):
     before = os.sched_getaffinity(0)
-    cpu = min(before)
+    cpu = max(before)  # not the lowest: an unpinned thread is often there already
+    seen: list[tuple[set[int], int]] = []
+    sample = steadiness._sample
+
+    def watched(seconds: float) -> float:
+        rate = sample(seconds)
+        seen.append((os.sched_getaffinity(0), _running_on()))  # while the sample ran
+        return rate
+
+    monkeypatch.setattr(steadiness, "_sample", watched)
     measured = measure(cpu, samples=3, sample_s=0.01)
+    # every sample ran with this thread's mask held to that CPU alone, and on it
+    assert seen == [({cpu}, cpu)] * 3, seen
     assert measured.cpu == cpu
     assert len(measured.rates) == 3 and all(r > 0 for r in measured.rates)
     assert os.sched_getaffinity(0) == before
     # a CPU this process may not use: measured where it runs, said as not pinned
+    seen.clear()
     unpinned = measure(max(before) + 1000, samples=2, sample_s=0.01)
     assert unpinned.cpu is None and os.sched_getaffinity(0) == before
+    assert [mask for mask, _ in seen] == [before] * 2
 
 
 @pytest.mark.parametrize(("rates", "ok"), [((250.0,) * 12, True), ((200.0, 300.0) * 6, False)])

@@ -4,6 +4,8 @@ the false discovery rate over many cells, and the words of each rule."""
 from __future__ import annotations
 
 import io
+import json
+import sqlite3
 
 import pytest
 from click.testing import CliRunner
@@ -120,13 +122,33 @@ def test_terminal_table_matched_cells_only_within_120_columns(tmp_path):
     assert not any(line.strip().startswith("│") and "only in" in line for line in text.splitlines())
 
 
+def _diagnose(path, server: str, level: int, code: str) -> None:
+    """Give a stored cell a diagnosis, as judging would have stored it."""
+    db = sqlite3.connect(path)
+    with db:
+        said = json.dumps([{"code": code, "message": f"{code} here", "invalid": False}])
+        db.execute(
+            "UPDATE cells SET diagnoses_json=? WHERE server=? AND level=?", (said, server, level)
+        )
+    db.close()
+
+
 def test_a_verdict_says_when_it_rests_on_a_flagged_cell(tmp_path):
     a = build_store(tmp_path / "a.sqlite", repeats=5)
     b = build_store(tmp_path / "b.sqlite", repeats=5, seed=2, slowdown=2.0)
-    result = compare_stores(_open(a), _open(b))
-    change = result.cells[0]
-    change.flags_b = ["contended"]
-    assert change.outcome.startswith("regressed") and change.outcome.endswith("[B contended]")
+    # The stores' own cells carry the diagnoses (read back by compare, not set on its result):
+    # B's waitress at 16 disputed by Little's law, A's at 4 with many re-sends; a diagnosis
+    # that does not change what a number means flags nothing.
+    _diagnose(b, "waitress", 16, "littles-law")
+    _diagnose(a, "waitress", 4, "many-resends")
+    _diagnose(b, "gunicorn-gthread", 4, "listen_overflow")
+    by = {(c.server, c.level): c for c in compare_stores(_open(a), _open(b)).cells}
+    disputed = by[("waitress", 16)]
+    assert disputed.outcome.startswith("regressed"), disputed.outcome
+    assert disputed.outcome.endswith("[B littles-law]"), disputed.outcome
+    assert by[("waitress", 4)].outcome.endswith("[A many-resends]"), by[("waitress", 4)].outcome
+    assert "[" not in by[("gunicorn-gthread", 4)].outcome
+    assert "[" not in by[("nginx-baseline", 16)].outcome
 
 
 def test_runs_that_served_different_apps_say_so_above_their_changes(tmp_path):

@@ -179,6 +179,9 @@ def test_not_comparable_when_the_run_changed_a_setting_the_claim_depends_on():
     v = judge(c, SEED, run({"a": [9] * 3, "b": [5] * 3}, server_cpus=1))
     assert v.verdict == NOT_COMPARABLE and "1 CPU(s) here, 2 in the seed" in v.sentence
     assert v.ours.startswith("100 connections: a (9.00 req/s) > b (5.00 req/s)")  # not judged
+    # the figure shown beside the seed's rests on the trusted cells its rule read, and only them
+    v = judge(c, SEED, run({"a": [9, 9, 9], "b": [5, 5, None]}, server_cpus=1))
+    assert v.rests_on == (("a", 100), ("a", 1000), ("a", 10000), ("b", 100), ("b", 1000))
     d = claim("figure", server="a", theirs=9.0, depends=["duration"])
     v = judge(d, SEED, run({"a": [9] * 3}, durations={"l": 5.0}))
     assert v.verdict == NOT_COMPARABLE and "5 s per repeat here, 30 s" in v.sentence
@@ -190,6 +193,7 @@ def test_a_changed_setting_with_no_trusted_cell_says_both():
     assert v.verdict == NOT_COMPARABLE and v.ours == "—"
     assert "1 CPU(s) here, 2 in the seed" in v.sentence
     assert "and no level where both have a trusted cell: a at 100: invalid" in v.sentence
+    assert v.rests_on == ()  # no figure shown: nothing it rests on
 
 
 def test_a_server_not_measured_says_why():

@@ -13,13 +13,17 @@ from scipy import stats
 
 from wsgibench.results.significance import (
     ALPHA,
+    MIN_STARTS,
     NOISE,
+    Verdict,
     adjusted,
     compare_starts,
     grouped,
+    no_test,
     prediction_p,
     t_test_p,
     trend_p,
+    word,
 )
 
 
@@ -118,3 +122,28 @@ def test_the_t_tests_match_the_tables():
     assert trend_p([3.0, 3.0, 3.0]) == (0.0, 1.0)
     with pytest.raises(ValueError):
         t_test_p([1.0], [2.0])
+
+
+def _verdict(change: float | None, testable: bool = True) -> Verdict:
+    return Verdict(3, 3, 100.0, 100.0, change, 0.01 if testable else None, "t", True, testable)
+
+
+def test_the_words_at_their_edges():
+    # a p exactly at alpha is no detection; a change exactly at the noise threshold is beyond it
+    assert word(_verdict(0.10), ALPHA, True) == "no change detected"
+    assert word(_verdict(0.10), ALPHA / 2, True) == "improved"
+    assert word(_verdict(-0.10), ALPHA / 2, True) == "regressed"
+    assert word(_verdict(-0.10), ALPHA / 2, False) == "improved"  # lower is better (latency)
+    assert word(_verdict(NOISE), ALPHA / 2, True) == "improved"
+    assert word(_verdict(NOISE * 0.99), ALPHA / 2, True) == "change within noise"
+    assert word(_verdict(None), ALPHA / 2, True) == "no change detected"
+    # untested: one start a side, or no adjusted p, whatever the other says
+    assert word(_verdict(0.10, testable=False), ALPHA / 2, True) == "not tested"
+    assert word(_verdict(0.10), None, True) == "not tested"
+
+
+def test_why_a_pair_is_not_tested_is_said_with_its_starts():
+    assert no_test(1, 1) == (
+        f"1 vs 1 server start: untested (a test needs at least {MIN_STARTS} starts of each server)"
+    )
+    assert no_test(1, 3).startswith("1 vs 3 server starts: untested")

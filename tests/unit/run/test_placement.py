@@ -3,13 +3,22 @@ convention gives, one engine thread per engine CPU, and the plan the engine gets
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from wsgibench.databases import LoadDatabase
+from wsgibench.machine.cpustat import CpuTimes
 from wsgibench.machine.topology import build, layout
-from wsgibench.run.cell import place
+from wsgibench.run.cell import CellContext, measure, place
+from wsgibench.run.checks import Capabilities
 from wsgibench.servers import get
 from wsgibench.study.model import parse_study
+from wsgibench.study.plan import plan_cells
+
+from .fakes import FakeEngine, FakeServer, result
 
 SIXTEEN = build(list(range(16)), [(c,) for c in range(16)], [tuple(range(16))])
 LOAD = {"name": "c", "model": "closed", "levels": [64], "duration_s": 1}
+GOOD = Capabilities(pong=True, http10=True, keep_alive=True, pipelining=True, detail="")
 
 
 def _study(**extra):
@@ -36,22 +45,37 @@ def test_exact_workers_are_kept_but_the_ceiling_follows_the_cpus():
     assert nginx.workers == 8 and nginx.workers_rule == "one worker per server CPU (8)"
 
 
+def _plans_given(study, placed) -> list:
+    """The plans the cell's own measuring gave the engine (a fake that records them), placed as
+    `placed` on the sixteen CPUs: what the engine was asked for, not what the test passed in."""
+    engine = FakeEngine([result(ok=10_000, mean_us=1000)])
+    idle = CpuTimes(dict.fromkeys(range(16), 0.0), dict.fromkeys(range(16), 0.0))
+    ctx = CellContext(
+        study,
+        engine,
+        LoadDatabase(Path("unused")),
+        layout(SIXTEEN),
+        SIXTEEN,
+        cpu_times=lambda: idle,
+    )
+    measure(plan_cells(study)[0], FakeServer(), GOOD, ctx, placed)
+    return engine.plans
+
+
 def test_one_engine_thread_per_engine_cpu_unless_the_study_says():
     lay = layout(SIXTEEN)
     study = _study()
     placed = place(study.loads[0], study, get("gunicorn-sync"), lay, SIXTEEN)
-    assert placed.engine_threads == 8
-    plan = study.loads[0].plan(
-        level=64,
-        port=8000,
-        requests=list(study.requests),
-        cpus=placed.engine_cpus,
-        seed=1,
-        threads=placed.engine_threads,
-    )
-    assert plan.threads == 8 and list(plan.cpus) == list(range(8, 16))
+    assert placed.engine_cpus == list(range(8, 16)) and placed.engine_threads == 8
+    plans = _plans_given(study, placed)  # the warm-up and each repeat
+    assert len(plans) == 1 + study.repeats
+    assert {(p.threads, tuple(p.cpus or ())) for p in plans} == {(8, tuple(range(8, 16)))}
     fixed = _study(engine_threads=2)
-    assert place(fixed.loads[0], fixed, get("gunicorn-sync"), lay, SIXTEEN).engine_threads == 2
+    two = place(fixed.loads[0], fixed, get("gunicorn-sync"), lay, SIXTEEN)
+    assert two.engine_threads == 2 and two.engine_cpus == list(range(8, 16))
+    assert {(p.threads, tuple(p.cpus or ())) for p in _plans_given(fixed, two)} == {
+        (2, tuple(range(8, 16)))
+    }
 
 
 def test_two_cpus_keep_todays_layout():

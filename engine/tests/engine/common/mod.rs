@@ -5,6 +5,7 @@
 
 mod h2_server;
 mod hub_server;
+mod quiet;
 mod serve;
 mod server;
 mod tls_front;
@@ -21,6 +22,8 @@ use serde_json::{json, Value};
 pub use h2_server::{H2Behaviour, H2Server};
 #[allow(unused_imports)]
 pub use hub_server::HubServer;
+#[allow(unused_imports)]
+pub use quiet::{OtherWork, Quiet, BUSY_PCT};
 #[allow(unused_imports)]
 pub use server::{Action, Req, TestServer};
 #[allow(unused_imports)]
