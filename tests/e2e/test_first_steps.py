@@ -50,7 +50,7 @@ def test_the_readme_load_hosts_line(tmp_path: Path):
     assert said.count("quick:") == 1, "the start line printed more than once: the program re-ran"
     store = Store(tmp_path / "results" / "wsgibench.sqlite", read_only=True)
     cell, result = _only_result(store)
-    assert cell.status in ("measured", "invalid"), (cell.status, cell.reason)
+    assert cell.status in ("measured", "contended", "invalid"), (cell.status, cell.reason)
     _merged_is_the_sum(result, 2)
     assert result.totals.error_count == 0
 

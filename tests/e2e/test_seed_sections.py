@@ -21,7 +21,7 @@ from wsgibench.results.store import Store
 from wsgibench.study.model import study_path
 
 from .helpers import cli, require
-from .quiet import fail_if_contended
+from .quiet import skip_if_contended
 
 SMALL = {
     "goldberg2016": ["--servers", "bjoern,cheroot,uwsgi-http", "--levels", "20,200"],
@@ -109,7 +109,7 @@ def test_seed_section_rests_on_trusted_cells_only(study: str, tmp_path: Path):
     resting = [v.claim.id for v in section.verdicts if v.rests_on]
     if not resting:  # every cell the claims could read was the machine's, not the servers'
         for cell in cells.values():
-            fail_if_contended(cell.status, cell.reason)
+            skip_if_contended(cell.status, cell.reason)
     assert resting, "\n".join(f"{v.claim.id}: {v.sentence}" for v in section.verdicts)
 
 
