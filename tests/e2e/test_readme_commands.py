@@ -70,6 +70,12 @@ class Elsewhere:
     test: str
 
 
+def _calibrate(pairs: int) -> list[str]:
+    """calibrate, made short: a pair or two of bjoern, 2 repeats over 2 starts of 0.3 s."""
+    return ["calibrate", "bjoern", "--pairs", str(pairs), "--repeats", "2", "--starts", "2",
+            "--duration", "0.3", "--results", "{tmp}/cal.sqlite"]  # fmt: skip
+
+
 OK = {0}
 QUICK = ["quick", "--servers", "bjoern", "--levels", "20", *SMALL, "--no-report"]
 SLEEP = ["--app-env", "WSGIBENCH_SLEEP_S=0.02", "--servers", "tornado-native-async"]
@@ -87,44 +93,8 @@ COMMANDS: dict[str, list[tuple[Command, set[int]]] | Elsewhere] = {
     ),
     "wsgibench traffic access.log": Elsewhere("test_replay.py::test_traffic_prints_the_logs_model"),
     "wsgibench doctor": [(["doctor"], OK)],
-    "wsgibench calibrate SERVER": [
-        (
-            [
-                "calibrate",
-                "bjoern",
-                "--pairs",
-                "1",
-                "--repeats",
-                "2",
-                "--starts",
-                "2",
-                "--duration",
-                "0.3",
-                "--results",
-                "{tmp}/cal.sqlite",
-            ],
-            OK,
-        )
-    ],  # fmt: skip
-    "wsgibench calibrate SERVER --pairs 20": [
-        (
-            [
-                "calibrate",
-                "bjoern",
-                "--pairs",
-                "2",
-                "--repeats",
-                "2",
-                "--starts",
-                "2",
-                "--duration",
-                "0.3",
-                "--results",
-                "{tmp}/cal.sqlite",
-            ],
-            OK,
-        )
-    ],  # fmt: skip
+    "wsgibench calibrate SERVER": [(_calibrate(1), OK)],
+    "wsgibench calibrate SERVER --pairs 20": [(_calibrate(2), OK)],
     "wsgibench doctor [--fix]": [(["doctor"], OK), (["doctor", "--fix"], OK)],
     "wsgibench run goldberg2016 --results results/g.sqlite": [
         (

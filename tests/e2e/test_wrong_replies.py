@@ -17,7 +17,8 @@ from pathlib import Path
 from wsgibench.machine.venvs import base_interpreter
 from wsgibench.run.serve import server_python
 
-from .helpers import cli, leftovers, require
+from .helpers import cli, require
+from .procs import none_left
 
 APP = '''
 """Items by id; /down answers 500 with an escape sequence in its body."""
@@ -55,7 +56,7 @@ def _last(proc: subprocess.CompletedProcess) -> str:
     return [line for line in proc.stderr.splitlines() if line.strip()][-1]
 
 
-def test_a_wrong_expect_stops_in_seconds_quoting_the_difference(tmp_path: Path):
+def test_a_wrong_expect_stops_in_seconds_quoting_the_difference(tmp_path: Path, own_tag: str):
     require("waitress")
     study = _study(
         tmp_path,
@@ -77,7 +78,7 @@ def test_a_wrong_expect_stops_in_seconds_quoting_the_difference(tmp_path: Path):
     assert took < 60, f"took {took:.0f} s: the load must not have run"
     with sqlite3.connect(tmp_path / "r.sqlite") as db:
         assert db.execute("SELECT count(*) FROM cells").fetchone() == (0,)
-    assert leftovers() == []
+    assert none_left(own_tag) == []  # of the processes this test started
 
 
 def test_a_500_before_the_load_is_quoted_with_its_status_and_body(tmp_path: Path):
