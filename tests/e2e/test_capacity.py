@@ -46,6 +46,7 @@ STUDY = f"""
 name = "capacity-e2e"
 servers = ["{SERVER}"]
 repeats = 2
+starts = 1  # one server start a cell: the search's (or history's) own logic is tested here
 random_order = false
 
 [[load]]
@@ -149,7 +150,8 @@ def _steps_stored(store: Store, study_id: int) -> None:
             cell.reason,
             step,
         )
-        (note,) = [n for n in cell.notes if n.startswith(STEP_NOTE)]
+        # (a rerun's cell also says its first run: RERUN_NOTE, which begins with the same words)
+        (note,) = [n for n in cell.notes if n.startswith(STEP_NOTE) and RERUN_NOTE not in n]
         assert note.startswith(f"{STEP_NOTE} (p99 ≤ 50 ms, errors ≤ 5.0%): {step.status}, ")
         reps = store.stored_repeats(cell.id)
         # the p99 of all the step's requests, their stored histograms added
@@ -187,7 +189,12 @@ def test_cost_cells_at_a_quarter_half_and_three_quarters(run):
         with quiet.figures():
             assert statistics.median(r.rps_ok for r in reps) == pytest.approx(cell.level, rel=0.1)
             assert all((r.latency_p50_us or 0) < 5 * SERVICE_S * 1e6 for r in reps)
-    assert [round(c.share, 2) for c in found.costs[:3]] == list(COST_SHARES)
+    kept = [c for c in costs if c.status == "measured"]
+    shares = [round(c.share, 2) for c in found.costs]
+    if len(kept) == len(costs):
+        assert shares[:3] == list(COST_SHARES)
+    else:  # a cost cell the machine's other work took is left out of the costs, the rest kept
+        assert {round(c.level / capacity, 2) for c in kept} <= set(shares), (shares, costs)
     assert all(c.cpu_us_per_request for c in found.costs)
 
 
@@ -230,15 +237,16 @@ def _two_step_spec(name: str, **load: object) -> dict[str, object]:
 
 
 class _LosingEngine:
-    """The real engine, but the `lose_at`-th plan is lost with a load host, as a Dask worker that
-    died mid-cell is."""
+    """The real engine, but the first plan at rate `lose_at` is lost with a load host, as a Dask
+    worker that died mid-cell is (by its rate, not its turn: a step the machine limited and the
+    search ran again adds a turn)."""
 
-    def __init__(self, lose_at: int):
-        self.lose_at, self.runs = lose_at, 0
+    def __init__(self, lose_at: float):
+        self.lose_at, self.lost = lose_at, False
 
     def run(self, plan: EnginePlan) -> EngineResult:
-        self.runs += 1
-        if self.runs == self.lose_at:
+        if plan.model.level == self.lose_at and not self.lost:
+            self.lost = True
             raise LoadHostLost("load host 10.99.0.2 left the cluster during the cell")
         return EngineProcess().run(plan)
 
@@ -247,7 +255,7 @@ def test_a_step_lost_with_a_load_host_leaves_the_study_incomplete_for_resume(tmp
     require(SERVER)
     spec = _two_step_spec("capacity-lost")
     store = Store(tmp_path / "lost.sqlite")
-    StudyRunner(parse_study(spec, "capacity-lost"), store, engine=_LosingEngine(2)).run()
+    StudyRunner(parse_study(spec, "capacity-lost"), store, engine=_LosingEngine(100)).run()
     row = store.study(None)
     assert row["status"] == "incomplete"
     lost = [c for c in store.cells(row["id"]) if HOST_LOST in c.notes]

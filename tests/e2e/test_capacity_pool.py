@@ -27,6 +27,7 @@ STUDY = f"""
 name = "capacity-pool-e2e"
 servers = ["{SERVER}"]
 repeats = 1
+starts = 1  # one server start a cell: the search's (or history's) own logic is tested here
 random_order = false
 
 [[load]]

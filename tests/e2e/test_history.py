@@ -31,6 +31,7 @@ app = "sleep"
 workers = 1
 threads = 32
 repeats = 3
+starts = 1  # one server start a cell: the search's (or history's) own logic is tested here
 random_order = false
 
 [[load]]

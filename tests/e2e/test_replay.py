@@ -150,6 +150,7 @@ app_env = {{ WSGIBENCH_SLEEP_S = "{SLEEP_S}" }}
 workers = 1
 threads = 1
 repeats = 2
+starts = 1  # one server start a cell: the search's (or history's) own logic is tested here
 random_order = false
 
 [[load]]

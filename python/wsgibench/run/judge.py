@@ -18,9 +18,10 @@ from wsgibench.run.outcome import ServerHandle
 def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> Verdict:
     """What this repeat says of the cell; a disqualified verdict ends it. The order: what the
     server did beyond doubt (crashed, spoke no protocol the load needs, answered every request
-    wrongly); then the limits of the harness and the machine (a limit that no longer holds, the
-    engine saturated or starved, load hosts apart, other work on the CPUs), which make the
-    repeat's errors unattributable; only then the server's errors and its processes' deaths."""
+    wrongly, or more than the threshold wrongly in ways no engine limit causes: BEYOND_DOUBT);
+    then the limits of the harness and the machine (a limit that no longer holds, the engine
+    saturated or starved, load hosts apart, other work on the CPUs), which make the repeat's
+    other errors unattributable; only then the server's errors and its processes' deaths."""
     result = rep.engine
     gone = server.dead()
     if gone:
@@ -40,6 +41,9 @@ def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> V
             f"no valid reply in repeat {rep.idx + 1}: {result.totals.responses:,} replies, every "
             f"one an error ({result.totals.top_errors(server_only=True)}){first_wrong(result)}",
         )
+    wrong = _wrong_beyond_doubt(rep)
+    if wrong > error_threshold:
+        return _disqualified(rep, _error_reason(rep, error_threshold) + _also_limited(rep))
     limited = _limited(rep, server)
     if limited is not None:
         return limited
@@ -53,6 +57,37 @@ def judge_repeat(rep: Repeat, server: ServerHandle, error_threshold: float) -> V
         died,
         saturated=False,
         saturation_reasons=(),
+    )
+
+
+# Error classes no limit of the engine or the machine can cause: the server's replies were wrong,
+# or it refused or reset the connection itself. Over the threshold on their own, the server is
+# judged before the engine's limits (a starved engine makes requests late, never their replies
+# wrong); timeouts and closes stay unattributable while the engine was limited.
+BEYOND_DOUBT = (
+    "bad_status",
+    "bad_body",
+    "protocol_error",
+    "connect_refused",
+    "reset",
+    "stream_reset",
+)
+
+
+def _wrong_beyond_doubt(rep: Repeat) -> float:
+    """The share of the server's answers that were wrong beyond doubt (as `error_rate`'s)."""
+    errors = rep.engine.totals.errors
+    wrong = sum(errors.get(c, 0) for c in BEYOND_DOUBT)
+    caused = rep.engine.totals.server_errors
+    return wrong / (rep.ok + caused) if rep.ok + caused else 0.0
+
+
+def _also_limited(rep: Repeat) -> str:
+    reasons = saturation_reasons(rep)
+    return (
+        f" (judged before the load's own limit, which cannot cause them: {', '.join(reasons)})"
+        if reasons
+        else ""
     )
 
 

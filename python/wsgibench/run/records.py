@@ -3,6 +3,7 @@ seed 000's check that nothing the plan called for was dropped."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from wsgibench.machine import cpustat
@@ -97,11 +98,24 @@ STARVED_WAIT_PCT = 5.0  # the engine waited for a CPU this share of its time ...
 STARVED_DEMAND = 0.5  # ... while it wanted (used + waited) at least half a CPU per thread
 
 
-def resolution_pct(wall_s: float, cpus: int) -> float:
+# The kernel's tick: /proc/stat charges each tick to the state the CPU is in at that moment
+# (CONFIG_TICK_CPU_ACCOUNTING), so a CPU's busy time is a sample of HZ ticks a second. 250 is
+# Debian's and most distributions' HZ and the lowest of those in use with 1000: taking the lowest
+# overstates the error where HZ is higher, never understates it.
+KERNEL_HZ = 250
+
+
+def resolution_pct(wall_s: float, cpus: int, busy_pct: float = 50.0) -> float:
     """How finely /proc/stat measures a set of CPUs' other work over a repeat, in % of their
-    capacity: busy time and the processes' own are each read to a clock tick, so other work is
-    known to two ticks (0.4 % over 5 s on one CPU, 4 % over 0.5 s)."""
-    return 100 * 2 * cpustat.TICK_S / max(wall_s * max(cpus, 1), 1e-9)
+    capacity. Busy time is sampled once a kernel tick, the processes' own time is exact: at a busy
+    share p over n = KERNEL_HZ × seconds × CPUs ticks, the sampled share is off by sqrt(p(1-p)/n)
+    (one standard deviation: 2.5 % over 1.6 s on one CPU half busy, 1.1 % over 8 s), taken twice,
+    plus two reporting ticks (/proc/stat's 10 ms units) of rounding. With no other work a repeat
+    is flagged only when the sampling is off by the threshold plus two standard deviations."""
+    span = max(wall_s * max(cpus, 1), 1e-9)
+    p = min(max(busy_pct / 100, 0.0), 1.0)
+    sampled = 2 * math.sqrt(p * (1 - p) / (KERNEL_HZ * span))
+    return 100 * (sampled + 2 * cpustat.TICK_S / span)
 
 
 def interference_record(
@@ -131,7 +145,7 @@ def interference_record(
         use = cpustat.interference(before, after, cpus, own, wall_s)
         other = max(0.0, use.other_pct - 100 * harness_s / max(wall_s * len(cpus), 1e-9))
         found[side] = replace(use, other_pct=round(other, 2))
-        resolution[side] = round(resolution_pct(wall_s, len(cpus)), 2)
+        resolution[side] = round(resolution_pct(wall_s, len(cpus), use.busy_pct), 2)
         limit = CONTENDED_PCT + resolution[side]
         if other > limit or use.steal_pct > limit:
             flags.append(

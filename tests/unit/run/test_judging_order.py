@@ -65,6 +65,30 @@ def test_errors_under_an_engine_at_its_limit_are_not_the_servers_verdict(tmp_pat
     )
 
 
+def test_wrong_replies_over_the_threshold_disqualify_even_with_the_engine_at_its_limit(tmp_path):
+    # A starved or lagging engine makes requests late, never their replies wrong or the server's
+    # resets: those over the threshold are the server's verdict, the engine's limit said beside.
+    for errors in ({"bad_body": 900}, {"reset": 990, "timeout": 5}):
+        wrong = result(
+            ok=10,
+            errors=errors,
+            saturated=True,
+            reasons=("schedule lag p99 250000 us > 10000 us",),
+        )
+        outcome, _ = _measure(tmp_path, [wrong])
+        assert outcome.status == "disqualified", (errors, outcome.reason)
+        assert outcome.reason.startswith("error rate "), outcome.reason
+        assert "judged before the load's own limit, which cannot cause them: schedule lag" in (
+            outcome.reason
+        )
+    # timeouts alone stay unattributable while the engine lagged
+    late = result(
+        ok=10, errors={"timeout": 900}, saturated=True, reasons=("schedule lag p99 1 us > 0 us",)
+    )
+    outcome, _ = _measure(tmp_path, [late])
+    assert outcome.status == "invalid", outcome.reason
+
+
 def test_timeouts_over_the_threshold_while_the_engine_lagged_are_invalid_not_disqualified(
     tmp_path,
 ):

@@ -87,6 +87,10 @@ class Worker:
         if how == "signal":  # Python leaves SIGSEGV at its default: the process ends by it
             os.kill(os.getpid(), signal.SIGSEGV)
         if how == "oom":
+            # this worker, not its master, is the OOM killer's first choice (as a real worker
+            # that leaks is: the largest; said outright so that a small limit never picks another)
+            with open("/proc/self/oom_score_adj", "w") as adj:
+                adj.write("1000")
             hoard = []
             while True:  # the memory limit's OOM killer ends this
                 hoard.append(b"\x01" * (64 * 2**20))
