@@ -217,5 +217,5 @@ def skip_if_search_contended(invalid: str | None) -> None:
     """A capacity search the machine stopped (a step the tool judged contended, or its engine
     starved, after its one rerun): its figures are not the server's to judge."""
     said = invalid or ""
-    if said.startswith("contended") or "engine starved" in said:
+    if busy_said("contended" if said.startswith("contended") else "invalid", said):
         pytest.skip(f"{BUSY}the tool stopped the search on the machine's other work: {said}")

@@ -76,9 +76,9 @@ BEYOND_DOUBT = (
 
 def _wrong_beyond_doubt(rep: Repeat) -> float:
     """The share of the server's answers that were wrong beyond doubt (as `error_rate`'s)."""
-    errors = rep.engine.totals.errors
-    wrong = sum(errors.get(c, 0) for c in BEYOND_DOUBT)
-    caused = rep.engine.totals.server_errors
+    totals = rep.engine.totals
+    wrong = sum(totals.errors.get(c, 0) for c in BEYOND_DOUBT)
+    caused = rep.errors - totals.engine_limit_errors  # error_rate's: re-sent requests counted
     return wrong / (rep.ok + caused) if rep.ok + caused else 0.0
 
 
