@@ -31,10 +31,11 @@ class Pair:
     """One pair's verdicts between the two identical entries."""
 
     study_id: int
-    tested: bool  # a test was possible (at least 2 starts of each)
+    tested: bool  # a test was possible (both cells measured, at least 2 starts of each)
     ahead: bool  # the leader's rule called one ahead at some level
     changed: bool  # compare's rule (FDR over cells and metrics) called a change beyond noise
-    above: bool | None  # the capacity rule called one above (None: no capacity load)
+    # (only a tested pair can be: its count is out of the tested pairs)
+    above: bool | None  # the capacity rule called one above (None: nothing compared, `_above`)
 
 
 def judge_pair(store: Store, study_id: int, server: str, twin: str) -> Pair:
@@ -67,13 +68,18 @@ def judge_pair(store: Store, study_id: int, server: str, twin: str) -> Pair:
 
 
 def _above(store: Store, study_id: int, server: str, twin: str, searched: set[str]) -> bool | None:
-    if not searched:
-        return None
-    found = {(c.load, c.server): c for c in read_capacities(store, study_id)}
-    return any(
-        CapacityChange(load, server, found.get((load, server)), found.get((load, twin))).changed
+    """Whether the capacity rule called one entry above the other; None when it judged nothing:
+    no capacity load, or no load where both searches found a capacity the machine left alone (a
+    search the machine spoiled is never compared, so it cannot count as "together")."""
+    found = {(c.load, c.server): c for c in read_capacities(store, study_id)} if searched else {}
+    judged = [
+        CapacityChange(load, server, a, b).changed
         for load in searched
-    )
+        if (a := found.get((load, server))) is not None
+        and (b := found.get((load, twin))) is not None
+        and all(c.result.capacity and c.result.invalid is None for c in (a, b))
+    ]
+    return any(judged) if judged else None
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,7 @@ class Calibration:
 
     @property
     def capacity_pairs(self) -> int:
+        """The pairs whose capacities were compared (both found, neither spoiled)."""
         return sum(p.above is not None for p in self.pairs)
 
     @property
@@ -114,7 +121,8 @@ class Calibration:
         """The rates in one line, with the nominal level and what the pairs cost."""
         text = (
             f"{self.server} against itself, {len(self.pairs)} pair(s) of {self.sizes}: "
-            f"ahead in {self.ahead} of {self.tested} tested, changed in {self.changed}"
+            f"ahead in {self.ahead} of {self.tested} tested, changed in {self.changed} of "
+            f"{self.tested}"
         )
         if self.capacity_pairs:
             text += f", capacity above in {self.above} of {self.capacity_pairs}"

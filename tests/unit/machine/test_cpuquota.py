@@ -53,7 +53,9 @@ def test_a_v2_quota_is_written_read_back_and_its_throttling_read(tmp_path: Path)
 
 
 def test_no_quota_asked_and_no_controller_are_said(tmp_path: Path):
-    assert CpuQuota.create(None, KillGroup(None)).applied == "no quota requested"
+    unasked = CpuQuota.create(None, KillGroup(None))
+    assert unasked.applied == "no quota requested" and unasked.asked() is None
+    assert unasked.read_back() is None and unasked.throttling() is None
     kill = _v2_group(tmp_path, "memory pids")
     quota = CpuQuota.create(1.0, kill)
     if quota.version == 1:  # a hybrid host: the v1 cpu controller holds it instead

@@ -55,4 +55,20 @@ def test_the_calibration_is_kept_per_machine_and_cited_beside_an_ahead(tmp_path:
     assert cited([calibration]).startswith("identical servers were called apart in 2 of 2 pairs")
     lead = next(line for line in findings(load_report_data(store)) if "leads with" in line)
     assert "ahead of bjoern#b" in lead and "called apart in 2 of 2 pairs here" in lead, lead
-    assert "2 pair(s) of closed at 50: ahead in 2 of 2 tested" in calibration.summary()
+    assert "2 pair(s) of closed at 50: ahead in 2 of 2 tested, changed in 2 of 2" in (
+        calibration.summary()
+    )
+
+
+def test_an_untested_pair_counts_in_no_rate(tmp_path: Path):
+    """A pair whose cells were not both measured judged nothing: "changed" and "above" are out
+    of the pairs that were judged, never out of every pair run."""
+    untested = judge_pair(
+        _pair(tmp_path, "one", 5_000.0, seed=1, starts=1), 1, "bjoern", "bjoern#b"
+    )
+    tested = judge_pair(_pair(tmp_path, "two", 10_000.0, seed=2), 1, "bjoern", "bjoern#b")
+    calibration = Calibration("bjoern", "closed at 50", {}, (untested, tested), 0.0, 1.0)
+    assert (calibration.tested, calibration.capacity_pairs) == (1, 0)
+    assert f"ahead in {int(tested.ahead)} of 1 tested, changed in {int(tested.changed)} of 1" in (
+        calibration.summary()
+    )
