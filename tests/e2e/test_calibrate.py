@@ -15,7 +15,7 @@ from wsgibench.results.calibration import calibrations
 from wsgibench.results.repeat import start_of
 from wsgibench.results.store import Store
 
-from .helpers import cli, expect_measured, require
+from .helpers import cli, measured_or_engine_bound, require
 from .procs import none_left
 
 pytestmark = pytest.mark.e2e
@@ -35,13 +35,22 @@ def test_bjoern_against_itself_at_the_smallest_size(tmp_path: Path, own_tag: str
     store = Store(tmp_path / "s.sqlite", create=False, read_only=True)
     (found,) = calibrations(store, env := _environment(store))
     assert found.server == "bjoern" and len(found.pairs) == 2 and found.alpha == 0.05
-    assert found.tested == 2 and found.ahead <= 2 and found.changed <= 2
+    # a pair is tested when both its cells were measured; bjoern at 50 connections can outrun
+    # the engine's one CPU on 2 cores, and then the tool says so and judges nothing
+    measured = {
+        study_id: all(c.status == "measured" for c in store.cells(study_id))
+        for study_id in found.studies
+    }
+    assert found.tested == sum(measured.values()), (found.pairs, measured)
+    assert found.ahead <= found.tested and found.changed <= found.tested
     assert calibrations(store, {**env, "cpu_model": "another CPU"}) == []
     for study_id in found.studies:
         cells = store.cells(study_id)
         assert sorted(c.server for c in cells) == ["bjoern", "bjoern#b"]
         for cell in cells:
-            expect_measured(cell)
+            assert measured_or_engine_bound(cell), (cell.status, cell.reason)
+            if cell.status != "measured":
+                continue
             reps = store.stored_repeats(cell.id)
             assert [start_of(r) for r in reps] == [0, 1]  # one repeat in each of 2 starts
             ports = {r.engine.plan.target.port for r in reps}
@@ -51,7 +60,8 @@ def test_bjoern_against_itself_at_the_smallest_size(tmp_path: Path, own_tag: str
     )
     assert report.returncode == 0, report.stderr
     text = (tmp_path / "rep" / "summary.md").read_text()
-    assert "leads with" in text and "2 vs 2 server starts" in text
+    if measured[max(found.studies)]:  # the report's study: both its cells ranked
+        assert "leads with" in text and "2 vs 2 server starts" in text
     if "ahead of" in text:  # a claim, then with how often identical servers were called apart
         assert "identical servers were called apart in" in text
     assert none_left(own_tag) == []  # of the processes this test started

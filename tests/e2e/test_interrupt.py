@@ -56,6 +56,9 @@ def _spawn(study: Path, results: Path, tag: str, *extra: str) -> subprocess.Pope
             *extra,
         ],
         env=env,
+        # Ctrl-C as a terminal sends it, whatever this process inherited: a shell's background job
+        # ignores SIGINT, and a Python started ignoring it keeps ignoring it (no KeyboardInterrupt)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

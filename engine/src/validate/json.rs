@@ -164,6 +164,22 @@ mod tests {
     }
 
     #[test]
+    fn an_object_with_a_key_more_or_fewer_differs() {
+        // every key of one found in the other is not enough: the other may hold more
+        assert!(holds("rows.0", json!({"id": 1001, "n": 1.5})));
+        assert!(
+            !holds("rows.0", json!({"id": 1001})),
+            "the reply has a key more"
+        );
+        assert!(
+            !holds("rows.0", json!({"id": 1001, "n": 1.5, "x": 0})),
+            "the reply has a key fewer"
+        );
+        assert!(!same(&json!({}), &json!({"a": 1})));
+        assert!(!same(&json!({"a": 1}), &json!({})));
+    }
+
+    #[test]
     fn a_body_that_is_not_json_fails() {
         let c = [JsonCheck::new("a", json!(1)).unwrap()];
         assert!(all_hold(&c, br#" {"a": 1} "#));
