@@ -33,8 +33,7 @@ class Pair:
     study_id: int
     tested: bool  # a test was possible (both cells measured, at least 2 starts of each)
     ahead: bool  # the leader's rule called one ahead at some level
-    changed: bool  # compare's rule (FDR over cells and metrics) called a change beyond noise
-    # (only a tested pair can be: its count is out of the tested pairs)
+    changed: bool  # compare's rule (FDR over cells and metrics): only a tested pair can be
     above: bool | None  # the capacity rule called one above (None: nothing compared, `_above`)
 
 
