@@ -1,8 +1,8 @@
 """`wsgibench calibrate` through the installed script at its smallest size: bjoern against itself,
-2 pairs of 2 repeats over 2 server starts each. Every pair is judged and said, the calibration is
-stored for this machine with its nominal level, each cell's repeats came from 2 starts of the
-server on different ports, and the report of a pair cites the calibration only beside a claim
-the rule allowed."""
+2 pairs of 2 repeats over 2 server starts each, the two entries' starts taken in turn (A B B A).
+Every pair is judged and said, the calibration is stored for this machine with its nominal
+level, each cell's repeats came from 2 starts of the server on different ports, and the report
+of a pair cites the calibration only beside a claim the rule allowed."""
 
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ def test_bjoern_against_itself_at_the_smallest_size(tmp_path: Path, own_tag: str
     for study_id in found.studies:
         cells = store.cells(study_id)
         assert sorted(c.server for c in cells) == ["bjoern", "bjoern#b"]
+        _took_turns(store, cells)
         for cell in cells:
             assert measured_or_engine_bound(cell), (cell.status, cell.reason)
             if cell.status != "measured":
@@ -65,6 +66,18 @@ def test_bjoern_against_itself_at_the_smallest_size(tmp_path: Path, own_tag: str
     if "ahead of" in text:  # a claim, then with how often identical servers were called apart
         assert "identical servers were called apart in" in text
     assert none_left(own_tag) == []  # of the processes this test started
+
+
+def _took_turns(store: Store, cells: list) -> None:
+    """The two cells' server starts ran in turn, A B then B A, by the engine's own start times of
+    their repeats (when both cells ran both their starts)."""
+    first, second = sorted(cells, key=lambda c: c.position)
+    runs = [(r.engine.started_unix_s, c.server, start_of(r)) for c in cells for r in
+            store.stored_repeats(c.id)]  # fmt: skip
+    if len(runs) == 4:
+        order = [(server, start) for _, server, start in sorted(runs)]
+        assert order == [(first.server, 0), (second.server, 0), (second.server, 1),
+                         (first.server, 1)], order  # fmt: skip
 
 
 def _environment(store: Store) -> dict:

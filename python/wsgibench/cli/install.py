@@ -110,6 +110,8 @@ def lock_apps(names: list[str], console: Console) -> list[str]:
 
 def check_server(name: str, keep: bool, console: Console, app: Overrides | None = None) -> None:
     recipe = get(name)
+    if app is not None and app != Overrides() and app.app is None:  # before anything is looked at
+        raise UsageError("--app-asgi, --requirements, --path and --app-env go with --app: your app")
     ok, why = availability(recipe)
     if not ok:
         raise EnvironmentProblem(f"{name} is not available here: {why}")
@@ -145,8 +147,6 @@ def _own_app(name: str, given: Overrides) -> ServeOptions:
     from wsgibench.run.serve import server_python
     from wsgibench.study.model import parse_study
 
-    if given.app is None:
-        raise UsageError("--app-asgi, --requirements, --path and --app-env go with --app: your app")
     load = {"name": "check", "model": "closed", "levels": [1], "duration_s": 1}
     table, _ = given.app_table({"servers": [name], "load": [load]}, [])
     study = parse_study(table, "check", Path.cwd(), Path.cwd())

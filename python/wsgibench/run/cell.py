@@ -1,4 +1,5 @@
-"""One cell's life, top to bottom: prepare, start, check, measure, judge, store."""
+"""One cell's life, top to bottom: prepare, start, check, measure, judge, store (its starts taken
+in turn with the level's other cells: run/turns.py)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from wsgibench.results.repeat import Repeat
 from wsgibench.results.store import Store
 from wsgibench.results.verdict import CellStatus, Verdict
 from wsgibench.run import checks, protocol_probe, tls, ws_probe
-from wsgibench.run.admit import app_info, refusal, say_lifespan_unrun, tls_refusal
+from wsgibench.run.admit import refusal, tls_refusal
 from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.engine import Engine
 from wsgibench.run.judge import engine_headroom, judge_repeat
@@ -29,7 +30,7 @@ from wsgibench.run.outcome import CellOutcome, ServerHandle
 from wsgibench.run.placement import Placement, place
 from wsgibench.run.repeat import RepeatContext, Watch, measure_repeat, watch_processes
 from wsgibench.run.serve import ServeOptions, server_info, server_python, start
-from wsgibench.servers import Flavour, ServerRecipe, get
+from wsgibench.servers import ServerRecipe, get
 from wsgibench.study.apps import AppSpec
 from wsgibench.study.loads import Load
 from wsgibench.study.model import Study
@@ -127,45 +128,7 @@ def prepare(cell: CellPlan, ctx: CellContext) -> Prepared | CellOutcome:
     return Prepared(recipe, placement, app, replace(options, tls=cell.load.tls), db, deps)
 
 
-def run_cell(cell: CellPlan, ctx: CellContext) -> CellOutcome:
-    """Prepare, then per server start (`CellPlan.shares`): start, check, measure and judge its
-    share of the repeats, the server stopped whatever happens; the starts' outcomes as one."""
-    ready, study = prepare(cell, ctx), ctx.study
-    if isinstance(ready, CellOutcome):
-        return ready
-    recipe, placement, app, options, db = (
-        ready.recipe,
-        ready.placement,
-        ready.app,
-        ready.options,
-        ready.db,
-    )
-    deps = ready.deps
-    outcome, first = CellOutcome(), 0
-    for k, count in enumerate(cell.shares(study)):
-        part = replace(cell, start=k, first_repeat=first, share=count)
-        ctx.progress(f"{cell.label}: starting" + (f" (start {k + 1})" if k else ""))
-        got = _one_start(part, ctx, recipe, placement, options, db)
-        outcome, first = (outcome.join(got, k) if k else got), first + count
-        if not outcome.goes_on(first):  # disqualified, failed, or stopped early: no more starts
-            break
-    outcome.app = app_info(app, recipe, deps)
-    outcome.notes += placement.notes()
-    if outcome.isolation and outcome.isolation.get("websocket_library"):
-        outcome.notes.append(f"WebSocket: {outcome.isolation['websocket_library']}")
-    if db is not None:  # show and reports print notes; the details are in isolation.database
-        outcome.notes.append(f"database: {db.version()}")
-    say_lifespan_unrun(outcome, recipe, app)
-    if (note := deaths.cell_note(outcome.isolation, outcome.repeats)) is not None:
-        outcome.notes.append(note)
-        if outcome.status == CellStatus.MEASURED:  # its warm-up or checks saw them: not clean
-            outcome.status, outcome.reason = CellStatus.DEATHS, note
-    if recipe.flavour == Flavour.REFERENCE:  # `show` has no flavour column
-        outcome.notes.append(str(Flavour.REFERENCE))
-    return outcome
-
-
-def _one_start(
+def one_start(
     cell: CellPlan,
     ctx: CellContext,
     recipe: ServerRecipe,

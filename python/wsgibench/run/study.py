@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -20,11 +20,12 @@ from wsgibench.results.verdict import CellStatus
 from wsgibench.run import appcheck, replycheck
 from wsgibench.run.appcheck import PreparedApps
 from wsgibench.run.capacity import Measured, NoteOf, RunCell, search_server, servers_in_order
-from wsgibench.run.cell import HOST_LOST, CellContext, database_kind, run_cell, save_cell
+from wsgibench.run.cell import HOST_LOST, CellContext, database_kind, save_cell
 from wsgibench.run.cluster import ClusterEngine, LoadHosts, check_target
 from wsgibench.run.engine import Engine, EngineProcess, check_plans, engine_version
 from wsgibench.run.outcome import CellOutcome
 from wsgibench.run.placement import engine_threads_note
+from wsgibench.run.turns import CellRun, run_cell, take_turns
 from wsgibench.servers import binary_versions
 from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan, every_plan, plan_cells
@@ -156,21 +157,34 @@ class StudyRunner:
                     for server in servers_in_order(load, self.study):
                         _, position = search_server(load, server, self.study, run, position)
                     continue
-                for cell in (c for c in cells if c.load.name == load.name):
-                    if cell.key in done:
-                        continue
-                    started = time.time()
-                    outcome = self._outcome(cell, out_of)
-                    save_cell(self.store, study_id, cell, outcome, started)
-                    lost[0] += HOST_LOST in outcome.notes
-                    if on_cell_done:
-                        on_cell_done(cell, outcome)
+                for level in _levels(c for c in cells if c.load.name == load.name):
+                    todo = [c for c in level if c.key not in done]
+                    self._run_level(study_id, todo, out_of, on_cell_done, lost)
             # cells (capacity steps too) lost with a load host are left for --resume
             status = "incomplete" if lost[0] else "finished"
         finally:
             self.databases.stop()
             self.store.finish_study(study_id, status)
         return study_id
+
+    def _run_level(
+        self,
+        study_id: int,
+        cells: list[CellPlan],
+        out_of: dict[tuple[str, str], tuple[CellStatus, str]],
+        on_cell_done: CellDone | None,
+        lost: list[int],
+    ) -> None:
+        """A level's cells, their server starts taken in turn; each stored as soon as its last
+        start is done (a server that leaves the sweep here is out of the load's higher levels)."""
+        for turn in take_turns([self._run_of(c, out_of) for c in cells]):
+            cell, outcome = turn.cell, turn.finish()
+            if outcome.status in LEAVE_THE_SWEEP:
+                out_of.setdefault((cell.server, cell.load.name), _leaves_cell(cell, outcome))
+            save_cell(self.store, study_id, cell, outcome, turn.started)
+            lost[0] += HOST_LOST in outcome.notes
+            if on_cell_done:
+                on_cell_done(cell, outcome)
 
     def _capacity_cell(
         self,
@@ -225,17 +239,12 @@ class StudyRunner:
         self.store.mark_study(study_id, "running")
         return study_id
 
-    def _outcome(
+    def _run_of(
         self, cell: CellPlan, out_of: dict[tuple[str, str], tuple[CellStatus, str]]
-    ) -> CellOutcome:
-        """Run the cell, unless its server already left this load's sweep."""
-        key = (cell.server, cell.load.name)
-        if key in out_of:
-            return CellOutcome(*out_of[key])
-        outcome = run_cell(cell, self._cell_context())
-        if outcome.status in LEAVE_THE_SWEEP:
-            out_of[key] = _leaves(outcome.status, outcome.reason, cell.level, cell.load.model)
-        return outcome
+    ) -> CellRun:
+        """The cell's starts to run, or its outcome when its server already left the sweep."""
+        left = out_of.get((cell.server, cell.load.name))
+        return CellRun(cell, self._cell_context(), CellOutcome(*left) if left else None)
 
     def _cell_context(self) -> CellContext:
         def on_server(server: RunningServer | None) -> None:
@@ -277,6 +286,21 @@ def _left_the_sweep(cells: Any) -> dict[tuple[str, str], tuple[CellStatus, str]]
         if c.status in LEAVE_THE_SWEEP:
             out_of.setdefault((c.server, c.load), _leaves(c.status, c.reason, c.level, c.model))
     return out_of
+
+
+def _levels(cells: Iterable[CellPlan]) -> list[list[CellPlan]]:
+    """A load's planned cells (in order) grouped by level: the cells that take turns."""
+    groups: list[list[CellPlan]] = []
+    for cell in cells:
+        if groups and groups[-1][0].level == cell.level:
+            groups[-1].append(cell)
+        else:
+            groups.append([cell])
+    return groups
+
+
+def _leaves_cell(cell: CellPlan, outcome: CellOutcome) -> tuple[CellStatus, str]:
+    return _leaves(outcome.status, outcome.reason, cell.level, cell.load.model)
 
 
 def _leaves(
