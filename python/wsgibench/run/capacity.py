@@ -1,15 +1,16 @@
-"""A capacity load, server by server: the search (results/capacity.py) chooses each offered rate,
-each step is a cell run and stored like any other and judged against the budget on its repeats
-together (results/capacity_step.py; the verdict is a note on the cell), on one server start (a
-step is judged against the budget, not against another server); then the cells at 25, 50 and 75 %
-of the capacity found, for CPU per request across the range. A step the machine limited
-and the search runs again takes its cell's place, which its notes say (RERUN_NOTE). A resumed run
-reads the steps it already stored instead of running them again."""
+"""A capacity load's searches, their steps taken in turn server by server (A, B, then B, A): the
+search (results/capacity.py) chooses each offered rate, each step is a cell run and stored like
+any other and judged against the budget on its repeats together (results/capacity_step.py; the
+verdict is a note on the cell), on one server start (a step is judged against the budget, not
+against another server); then the cells at 25, 50 and 75 % of the capacity found, for CPU per
+request across the range. A step the machine limited and the search runs again takes its cell's
+place, which its notes say (RERUN_NOTE). A resumed run reads the steps it already stored instead
+of running them again."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, replace
 
 from wsgibench.results.capacity import (
@@ -63,10 +64,46 @@ NoteOf = Callable[[CellStatus, str | None, Sequence[Repeat]], list[str]]
 RunCell = Callable[[CellPlan, NoteOf], Measured]
 
 
+# One server's search as it goes: it gives each step's cell (its position still to be given)
+# and the note for it, is sent what running that cell gave, and returns the server's capacity.
+Steps = Generator[tuple[CellPlan, NoteOf], Measured, CapacityResult]
+
+
 def search_server(
     load: Load, server: str, study: Study, run: RunCell, position: int
 ) -> tuple[CapacityResult, int]:
     """The capacity of one server on a capacity load, and the next free position."""
+    (result,), position = search_servers(load, [server], study, run, position)
+    return result, position
+
+
+def search_servers(
+    load: Load, servers: list[str], study: Study, run: RunCell, position: int
+) -> tuple[list[CapacityResult], int]:
+    """The capacities of the servers on a capacity load, their searches taking turns step by step
+    (the order reversed every round, as a level's cells take turns: run/turns.py), so that a
+    drift of the machine falls on every search alike; and the next free position."""
+    searches = {server: search_steps(load, server, study) for server in servers}
+    results: dict[str, CapacityResult] = {}
+    sent: dict[str, Measured | None] = dict.fromkeys(servers)
+    forward = True
+    while len(results) < len(servers):
+        for server in servers if forward else list(reversed(servers)):
+            if server in results:
+                continue
+            try:
+                cell, note = searches[server].send(sent[server])  # type: ignore[arg-type]
+            except StopIteration as done:
+                results[server] = done.value
+                continue
+            sent[server] = run(replace(cell, position=position), note)
+            position += 1
+        forward = not forward
+    return [results[server] for server in servers], position
+
+
+def search_steps(load: Load, server: str, study: Study) -> Steps:
+    """One server's search, step by step (`Steps`); then its cost cells."""
     spec = load.capacity
     assert spec is not None
     budget = budget_of(spec, study)
@@ -95,11 +132,8 @@ def search_server(
         replaces = first.cell_id if first is not None else None
         if first is not None:  # its cell makes way for the rerun's: what it was, said there
             search.steps[-1] = replace(first, cell_id=None)
-        cell = CellPlan(
-            position, server, load, rate, repeats, 1, stop_at=stop_at, replaces=replaces
-        )
-        measured = run(cell, note)
-        position += 1
+        cell = CellPlan(-1, server, load, rate, repeats, 1, stop_at=stop_at, replaces=replaces)
+        measured = yield cell, note
         step = step_of(
             rate, measured.status, measured.reason, measured.repeats, budget, calls, unit
         )
@@ -107,9 +141,8 @@ def search_server(
     result = search.result()
     if result.capacity is not None and result.invalid is None and spec.cost_cells:
         for rate in cost_rates(result.capacity, [s.rate for s in search.steps]):
-            run(CellPlan(position, server, load, rate, starts=1), lambda *_: [COST_NOTE])
-            position += 1
-    return result, position
+            yield CellPlan(-1, server, load, rate, starts=1), lambda *_: [COST_NOTE]
+    return result
 
 
 def step_note(step: Step, budget: Budget) -> str:

@@ -19,7 +19,7 @@ from wsgibench.results.store import Cell, Store
 from wsgibench.results.verdict import CellStatus
 from wsgibench.run import appcheck, replycheck
 from wsgibench.run.appcheck import PreparedApps
-from wsgibench.run.capacity import Measured, NoteOf, RunCell, search_server, servers_in_order
+from wsgibench.run.capacity import Measured, NoteOf, RunCell, search_servers, servers_in_order
 from wsgibench.run.cell import HOST_LOST, CellContext, database_kind, save_cell
 from wsgibench.run.cluster import ClusterEngine, LoadHosts, check_target
 from wsgibench.run.engine import Engine, EngineProcess, check_plans, engine_version
@@ -154,8 +154,8 @@ class StudyRunner:
                     self.databases.stop()  # after the load's last cell (a load's cells are contiguous)
                 if load.capacity is not None:
                     run = self._capacity_cell(study_id, done, on_cell_done, lost)
-                    for server in servers_in_order(load, self.study):
-                        _, position = search_server(load, server, self.study, run, position)
+                    servers = servers_in_order(load, self.study)
+                    _, position = search_servers(load, servers, self.study, run, position)
                     continue
                 for level in _levels(c for c in cells if c.load.name == load.name):
                     todo = [c for c in level if c.key not in done]

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ from wsgibench.results.engine_plan import EnginePlan
 from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.repeat import Repeat
 from wsgibench.results.verdict import CellStatus
-from wsgibench.run.capacity import Measured, NoteOf, search_server
+from wsgibench.run.capacity import Measured, NoteOf, search_server, search_servers
 from wsgibench.run.cell import CellContext, measure
 from wsgibench.study.model import Study, parse_study
 from wsgibench.study.plan import CellPlan
@@ -113,7 +114,13 @@ class Ran:
     cell_diagnoses: list[dict] = field(default_factory=list)
 
 
-def _search(tmp_path: Path, engine: KneeEngine, study: Study | None = None, cpus=idle_cpus):
+def _search(
+    tmp_path: Path,
+    engine: KneeEngine,
+    study: Study | None = None,
+    cpus=idle_cpus,
+    servers: list[str] | None = None,
+) -> Any:
     """search_server on the fake engine; each cell measured by the runner's `measure`."""
     study = study or _study()
     topo = build([0, 1], [(0,), (1,)], [(0, 1)])
@@ -127,8 +134,29 @@ def _search(tmp_path: Path, engine: KneeEngine, study: Study | None = None, cpus
         ran.append(Ran(cell, outcome.status, notes, list(outcome.notes), outcome.diagnoses))
         return Measured(outcome.status, outcome.reason, reps, cell_id=1000 + cell.position)
 
-    found, position = search_server(study.loads[0], SERVER, study, run, position=7)
-    return found, position, ran
+    if servers is None:
+        found, position = search_server(study.loads[0], SERVER, study, run, position=7)
+        return found, position, ran
+    both, position = search_servers(study.loads[0], servers, study, run, position=7)
+    return both, position, ran
+
+
+def test_two_servers_searches_take_turns_step_by_step(tmp_path):
+    """Two searches of the same knee take turns (A, B, B, A, …): each finds what it finds alone,
+    every step at the next position, neither's steps ever all run before the other's."""
+    alone, _, _ = _search(tmp_path, KneeEngine(knee=1234))
+    both, position, ran = _search(tmp_path, KneeEngine(knee=1234), servers=["a", "b"])
+    for found in both:
+        assert [s.rate for s in found.steps] == [s.rate for s in alone.steps]
+        assert found.capacity == alone.capacity and found.above == alone.above
+    assert [r.cell.position for r in ran] == list(range(7, position))
+    order = [r.cell.server for r in ran]
+    assert order[:6] == ["a", "b", "b", "a", "a", "b"]
+    n = len(alone.steps)
+    assert sorted(order[: 2 * n]) == ["a"] * n + ["b"] * n  # the steps in turn, then costs
+    assert [r.cell.level for r in ran if r.cell.server == "a"] == [
+        r.cell.level for r in ran if r.cell.server == "b"
+    ]
 
 
 def test_a_known_knee_is_found_within_the_resolution(tmp_path):
