@@ -89,14 +89,22 @@ class Worker:
         if how == "oom":
             # this worker, not its master, is the OOM killer's first choice (as a real worker
             # that leaks is: the largest; said outright so that a small limit never picks another)
-            with open("/proc/self/oom_score_adj", "w") as adj:
-                adj.write("1000")
+            _oom_score_adj(1000)
             hoard = []
             while True:  # the memory limit's OOM killer ends this
                 hoard.append(b"\x01" * (64 * 2**20))
         if how == "stuck":
             os.kill(os.getpid(), signal.SIGSTOP)
         time.sleep(3600)
+
+
+def _oom_score_adj(value: int) -> None:
+    """This process's OOM score adjustment, where it may be set (lowering it needs root)."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as adj:
+            adj.write(str(value))
+    except OSError:
+        pass
 
 
 class Master:
@@ -113,12 +121,17 @@ class Master:
         pid = os.fork()
         if pid == 0:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            _oom_score_adj(0)  # a worker is as any process again (raising it needs no right)
             Worker(self.args, self.listener, beat).run()
             os._exit(0)
         self.workers[pid] = beat
 
     def run(self) -> None:
         signal.signal(signal.SIGTERM, self.stop)
+        # The master is never the OOM killer's choice where it may say so (root): with several
+        # workers dying of `oom` at once, the kernel, having skipped the ones already killed,
+        # once picked the master (the server then crashed, not a worker death).
+        _oom_score_adj(-1000)
         for _ in range(self.args.workers):
             self.spawn()
         while True:
