@@ -10,8 +10,9 @@ of running them again."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import count
 
 from wsgibench.results.capacity import (
     COST_NOTE,
@@ -26,6 +27,7 @@ from wsgibench.results.capacity import (
 from wsgibench.results.capacity_step import step_of, verdict_known
 from wsgibench.results.repeat import Repeat
 from wsgibench.results.verdict import CellStatus
+from wsgibench.run.turns import take_turns
 from wsgibench.study.loads import CapacitySpec, Load
 from wsgibench.study.model import Study
 from wsgibench.study.plan import CellPlan
@@ -81,25 +83,38 @@ def search_servers(
     load: Load, servers: list[str], study: Study, run: RunCell, position: int
 ) -> tuple[list[CapacityResult], int]:
     """The capacities of the servers on a capacity load, their searches taking turns step by step
-    (the order reversed every round, as a level's cells take turns: run/turns.py), so that a
-    drift of the machine falls on every search alike; and the next free position."""
-    searches = {server: search_steps(load, server, study) for server in servers}
-    results: dict[str, CapacityResult] = {}
-    sent: dict[str, Measured | None] = dict.fromkeys(servers)
-    forward = True
-    while len(results) < len(servers):
-        for server in servers if forward else list(reversed(servers)):
-            if server in results:
-                continue
-            try:
-                cell, note = searches[server].send(sent[server])  # type: ignore[arg-type]
-            except StopIteration as done:
-                results[server] = done.value
-                continue
-            sent[server] = run(replace(cell, position=position), note)
-            position += 1
-        forward = not forward
-    return [results[server] for server in servers], position
+    as a level's cells take their starts (run/turns.py), so that a drift of the machine falls on
+    every search alike; and the next free position."""
+    positions = count(position)
+    searches = [_SearchTurn(search_steps(load, s, study), run, positions) for s in servers]
+    for _ in take_turns(searches):
+        pass
+    return [s.result for s in searches if s.result is not None], next(positions)
+
+
+class _SearchTurn:
+    """One server's search as a turn (run/turns.py): each turn runs its next step, at the next
+    position of those the searches share."""
+
+    def __init__(self, steps: Steps, run: RunCell, positions: Iterator[int]):
+        self.steps, self.run, self.positions = steps, run, positions
+        self.result: CapacityResult | None = None
+        self.pending: tuple[CellPlan, NoteOf] | None = None
+        self._send(None)
+
+    def _send(self, measured: Measured | None) -> None:
+        try:
+            self.pending = self.steps.send(measured)  # type: ignore[arg-type]
+        except StopIteration as done:
+            self.pending, self.result = None, done.value
+
+    def more(self) -> bool:
+        return self.pending is not None
+
+    def next_start(self) -> None:
+        assert self.pending is not None
+        cell, note = self.pending
+        self._send(self.run(replace(cell, position=next(self.positions)), note))
 
 
 def search_steps(load: Load, server: str, study: Study) -> Steps:

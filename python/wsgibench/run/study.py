@@ -6,6 +6,7 @@ import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from itertools import groupby
 from typing import Any
 
 from wsgibench import databases
@@ -290,13 +291,7 @@ def _left_the_sweep(cells: Any) -> dict[tuple[str, str], tuple[CellStatus, str]]
 
 def _levels(cells: Iterable[CellPlan]) -> list[list[CellPlan]]:
     """A load's planned cells (in order) grouped by level: the cells that take turns."""
-    groups: list[list[CellPlan]] = []
-    for cell in cells:
-        if groups and groups[-1][0].level == cell.level:
-            groups[-1].append(cell)
-        else:
-            groups.append([cell])
-    return groups
+    return [list(group) for _, group in groupby(cells, key=lambda c: c.level)]
 
 
 def _leaves_cell(cell: CellPlan, outcome: CellOutcome) -> tuple[CellStatus, str]:
