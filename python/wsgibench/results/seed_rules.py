@@ -87,7 +87,9 @@ def _ratio_rule(claim: Claim, run: RunView, load: str, theirs: str) -> Verdict:
         return ", ".join(f"{r:.2f}× at {w}" for w, r in pairs)
 
     if off:
-        how = "reversed" if any((r < 1) != (lo < 1) for _, r in off) else "another size"
+        # reversed: on the other side of 1 from every ratio the seed allows (a range that spans 1
+        # cannot be reversed, only missed in size)
+        how = "reversed" if any(r < 1 <= lo or hi <= 1 < r for _, r in off) else "another size"
         sentence = f"{a} / {b} = {listed(off)}: {how}, outside {tol:.0%} of {plain_theirs(claim)}"
     else:
         sentence = f"{a} / {b} within {tol:.0%} of {plain_theirs(claim)} at every level judged"
@@ -187,8 +189,9 @@ def _onset_rule(claim: Claim, run: RunView, load: str, theirs: str) -> Verdict:
         shares.append(f"{share} at {where(run, load, p.level)}")
     early = [p for p in before_pts if noisy(p)]
     late = [p for p in after_pts if not noisy(p)]
-    bits = [f"errors already at {where(run, load, p.level)}" for p in early]
-    bits += [f"no errors at {where(run, load, p.level)}" for p in late]
+    over = f" above {threshold:.0%}" if threshold else ""
+    bits = [f"errors{over} already at {where(run, load, p.level)}" for p in early]
+    bits += [f"no errors{over} at {where(run, load, p.level)}" for p in late]
     limit = f"above {threshold:.0%}" if threshold else "any"
     sentence = "; ".join(bits) if bits else f"{limit} errors {edge} and none before it"
     return verdict(claim, not bits, theirs, "; ".join(shares), f"{server}: {sentence}", left)
