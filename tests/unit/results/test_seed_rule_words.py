@@ -7,7 +7,14 @@ with and without a threshold. A mutation run (bench/mutation) found these words 
 from __future__ import annotations
 
 from wsgibench.results.seed_rules import judge
-from wsgibench.results.seed_verdicts import CHANGED, HELD, NOT_COMPARABLE
+from wsgibench.results.seed_verdicts import (
+    CHANGED,
+    HELD,
+    NOT_COMPARABLE,
+    RunView,
+    Verdict,
+    theirs_text,
+)
 
 from .test_seed_rules import SEED, claim, errors_run, run
 
@@ -15,7 +22,9 @@ C = "connections"
 
 
 def said(c, r) -> tuple[str, str, str]:
+    """The verdict, ours and the sentence; the verdict is of this claim, beside the seed's side."""
     v = judge(c, SEED, r)
+    assert v.claim is c and v.theirs == theirs_text(c), v
     return v.verdict, v.ours, v.sentence
 
 
@@ -152,3 +161,68 @@ def test_an_onset_of_errors_from_a_level_or_past_one():
     assert said(late, errors_run({"a": [(0, 100), (0, 100), (0, 100), (9, 100)]}))[2] == (
         "the run has no trusted level at or past the onset (past 10000)"
     )
+
+
+def test_what_is_not_comparable_says_why_and_shows_nothing_it_did_not_judge():
+    fig = claim("figure", "latency_mean_ms", server="a", theirs=100.0, level=1000)
+    values = {"a": [100, 100, 100]}
+
+    def whole(c, r) -> Verdict:
+        return judge(c, SEED, r)
+
+    gone = claim("figure", server="a", theirs=1.0, not_measured="the seed's PHP reference")
+    assert whole(gone, run(values)) == Verdict(
+        gone, NOT_COMPARABLE, "1.00 req/s", "—", "not measured: the seed's PHP reference"
+    )
+    two_loads = RunView({"l": {}, "m": {}}, {}, {}, {})
+    assert whole(fig, two_loads) == Verdict(
+        fig, NOT_COMPARABLE, "100 ms", "—", "the claim names no load"
+    )
+    elsewhere = claim("figure", "latency_mean_ms", server="a", theirs=100.0, load="x")
+    assert whole(elsewhere, run(values, "latency_mean_ms")) == Verdict(
+        elsewhere, NOT_COMPARABLE, "100 ms", "—", "this run has no load 'x'"
+    )
+    at_500 = claim("figure", "latency_mean_ms", server="a", theirs=100.0, level=500)
+    assert whole(at_500, run(values, "latency_mean_ms")) == Verdict(
+        at_500,
+        NOT_COMPARABLE,
+        "100 ms",
+        "—",
+        "the seed's level is 500 connections; this run measured 100, 1000, 10000",
+    )
+    # a changed setting: our figure shown beside theirs, resting on the cells its rule read
+    cpus = claim("figure", "latency_mean_ms", server="a", theirs=100.0, depends=["cpus"])
+    assert whole(cpus, run(values, "latency_mean_ms", server_cpus=1)) == Verdict(
+        cpus,
+        NOT_COMPARABLE,
+        "100 ms",
+        f"100 ms at 100 {C}, 100 ms at 1000 {C}, 100 ms at 10000 {C}",
+        "the run changed the seed's setting: the servers had 1 CPU(s) here, 2 in the seed",
+        rests_on=(("a", 100), ("a", 1000), ("a", 10000)),
+    )
+    both = claim(
+        "figure", "latency_mean_ms", server="a", theirs=100.0, depends=["cpus", "duration"]
+    )
+    changed = whole(both, run(values, "latency_mean_ms", server_cpus=1, durations={"l": 5.0}))
+    assert changed.sentence == (
+        "the run changed the seed's setting: the servers had 1 CPU(s) here, 2 in the seed; "
+        "5 s per repeat here, 30 s in the seed"
+    )
+    # and with nothing of ours to show: both reasons
+    empty = whole(cpus, run({"a": [None, None, None]}, "latency_mean_ms", server_cpus=1))
+    assert empty == Verdict(
+        cpus,
+        NOT_COMPARABLE,
+        "100 ms",
+        "—",
+        "the run changed the seed's setting: the servers had 1 CPU(s) here, 2 in the seed; and "
+        "no trusted cell: a at 100: invalid (x); a at 1000: invalid (x); a at 10000: invalid (x)",
+    )
+    # a server of the claim not measured, with the reason stored for it
+    absent = RunView({"l": {"a": []}}, {}, {"z": "unavailable: no binary"}, {"l": C})
+    z = claim("figure", server="z", theirs=1.0)
+    assert whole(z, absent) == Verdict(
+        z, NOT_COMPARABLE, "1.00 req/s", "—", "not measured: z: unavailable: no binary"
+    )
+    # the held verdict rests on the cells its rule read
+    assert whole(fig, run(values, "latency_mean_ms")).rests_on == (("a", 1000),)
