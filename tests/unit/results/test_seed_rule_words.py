@@ -190,7 +190,23 @@ def test_what_is_not_comparable_says_why_and_shows_nothing_it_did_not_judge():
         "—",
         "the seed's level is 500 connections; this run measured 100, 1000, 10000",
     )
-    # a changed setting: our figure shown beside theirs, resting on the cells its rule read
+    # a server of the claim not measured, with the reason stored for it
+    absent = RunView({"l": {"a": []}}, {}, {"z": "unavailable: no binary"}, {"l": C})
+    z = claim("figure", server="z", theirs=1.0)
+    assert whole(z, absent) == Verdict(
+        z, NOT_COMPARABLE, "1.00 req/s", "—", "not measured: z: unavailable: no binary"
+    )
+    # the held verdict rests on the cells its rule read
+    assert whole(fig, run(values, "latency_mean_ms")).rests_on == (("a", 1000),)
+
+
+def test_a_changed_setting_shows_our_figure_beside_theirs_never_judged():
+    values = {"a": [100, 100, 100]}
+
+    def whole(c, r) -> Verdict:
+        return judge(c, SEED, r)
+
+    # our figure shown beside theirs, resting on the cells its rule read
     cpus = claim("figure", "latency_mean_ms", server="a", theirs=100.0, depends=["cpus"])
     assert whole(cpus, run(values, "latency_mean_ms", server_cpus=1)) == Verdict(
         cpus,
@@ -218,11 +234,3 @@ def test_what_is_not_comparable_says_why_and_shows_nothing_it_did_not_judge():
         "the run changed the seed's setting: the servers had 1 CPU(s) here, 2 in the seed; and "
         "no trusted cell: a at 100: invalid (x); a at 1000: invalid (x); a at 10000: invalid (x)",
     )
-    # a server of the claim not measured, with the reason stored for it
-    absent = RunView({"l": {"a": []}}, {}, {"z": "unavailable: no binary"}, {"l": C})
-    z = claim("figure", server="z", theirs=1.0)
-    assert whole(z, absent) == Verdict(
-        z, NOT_COMPARABLE, "1.00 req/s", "—", "not measured: z: unavailable: no binary"
-    )
-    # the held verdict rests on the cells its rule read
-    assert whole(fig, run(values, "latency_mean_ms")).rests_on == (("a", 1000),)
