@@ -33,22 +33,12 @@ from wsgibench.results.engine_result import EngineResult
 from wsgibench.results.hdr_docs import histogram_doc
 
 from ..run.fakes import recorded, result
+from .test_capacity import Rep as Bare  # a stored repeat from before histograms: its own p99
 from .test_capacity_step import FAST, OFFERED, SLEEPY, SLOW_BUDGET, Rep, rep
 
 BUDGET = Budget(p99_ms=10.0)
 LAGGED = f"{BOTTLENECK}schedule lag p99 5000 us > 1000 us"
 STARVED = f"{BOTTLENECK}engine starved: it waited for its CPU(s) [1] 8 % of the time"
-
-
-@dataclass(frozen=True)
-class Bare:
-    """A stored repeat of a store from before histograms and engine results: its own p99."""
-
-    latency_p99_us: float | None
-    latency_p50_us: float | None = 500.0
-    error_rate: float | None = 0.0
-    rps_ok: float | None = None
-    requests: int = 1000
 
 
 @dataclass(frozen=True)
