@@ -192,7 +192,7 @@ def _onset_rule(claim: Claim, run: RunView, load: str, theirs: str) -> Verdict:
     over = f" above {threshold:.0%}" if threshold else ""
     bits = [f"errors{over} already at {where(run, load, p.level)}" for p in early]
     bits += [f"no errors{over} at {where(run, load, p.level)}" for p in late]
-    limit = f"above {threshold:.0%}" if threshold else "any"
+    limit = over.strip() or "any"
     sentence = "; ".join(bits) if bits else f"{limit} errors {edge} and none before it"
     return verdict(claim, not bits, theirs, "; ".join(shares), f"{server}: {sentence}", left)
 
