@@ -173,6 +173,8 @@ def _claim(raw: dict[str, Any], where: str) -> Claim:
         raise BadClaims(f"{where}: unknown keys {unknown}, missing keys {missing}")
     if raw["metric"] not in METRICS:
         raise BadClaims(f"{where}: metric {raw['metric']!r} is not one of {', '.join(METRICS)}")
+    if kind in ("no_errors", "error_onset") and raw["metric"] != "errors":
+        raise BadClaims(f"{where}: a {kind} claim counts errors: metric must be 'errors'")
     if raw.get("counting", "ours") not in COUNTINGS:
         raise BadClaims(f"{where}: counting must be one of {COUNTINGS}")
     if raw.get("over", "each") not in OVER:

@@ -122,17 +122,23 @@ def _bound_rule(claim: Claim, run: RunView, load: str, theirs: str) -> Verdict:
     return verdict(claim, not off, theirs, "; ".join(seen), sentence, left)
 
 
+def _whole_failure(claim: Claim, p: Point) -> bool:
+    """A failed cell whose errors or attempts no repeat recorded: counted as one test in which
+    every request was an error."""
+    return dead(claim, p) or bool(p.failed and p.values.get(value_key(claim, "attempts")) is None)
+
+
 def _errors_at(claim: Claim, p: Point) -> tuple[float, float]:
-    """Errors and attempts of a point as the claim counts them, in one test (a dead cell, with
-    no repeat stored: every request an error, a share of 1)."""
-    if dead(claim, p) or (p.failed and p.values.get(value_key(claim, "attempts")) is None):
+    """Errors and attempts of a point as the claim counts them, in one test (a wholly failed
+    cell: every request an error, a share of 1)."""
+    if _whole_failure(claim, p):
         return 1.0, 1.0
     errors = float(p.values.get(value_key(claim, "errors")) or 0)
     return errors, float(p.values.get(value_key(claim, "attempts")) or 0)
 
 
 def _said(claim: Claim, p: Point) -> str:
-    if dead(claim, p):
+    if _whole_failure(claim, p):
         return f"{p.failed}, {EVERY_REQUEST}"
     return f"{_errors_at(claim, p)[0]:,.0f} errors" + (f" ({p.failed})" if p.failed else "")
 
@@ -178,13 +184,15 @@ def _onset_rule(claim: Claim, run: RunView, load: str, theirs: str) -> Verdict:
 
     def noisy(p: Point) -> bool:
         errors, attempts = _errors_at(claim, p)
-        return errors > 0 and (threshold == 0 or errors / max(attempts, 1) > threshold)
+        return errors / max(attempts, 1) > threshold  # (a threshold of 0: any error)
 
     shares = []
     for p in kept:
         errors, attempts = _errors_at(claim, p)
         share = (
-            f"{p.failed}, {EVERY_REQUEST}" if dead(claim, p) else f"{errors / max(attempts, 1):.1%}"
+            f"{p.failed}, {EVERY_REQUEST}"
+            if _whole_failure(claim, p)
+            else f"{errors / max(attempts, 1):.1%}"
         )
         shares.append(f"{share} at {where(run, load, p.level)}")
     early = [p for p in before_pts if noisy(p)]
@@ -248,9 +256,9 @@ def judge(claim: Claim, seed: SeedClaims, run: RunView) -> Verdict:
     if claim.get("level") is not None:
         ran = sorted({p.level for s in claim.servers for p in measured[s]})
         if float(claim.get("level")) not in ran:
-            unit = run.level_unit.get(load, "")
             levels = ", ".join(f"{x:g}" for x in ran)
-            why = f"the seed's level is {claim.get('level'):g} {unit}; this run measured {levels}"
+            at = where(run, load, float(claim.get("level")))
+            why = f"the seed's level is {at}; this run measured {levels}"
             return Verdict(claim, NOT_COMPARABLE, theirs, "—", why)
     changed = setting_changes(claim, seed, run, load)
     found = RULES[claim.kind](claim, run, load, theirs)
