@@ -172,10 +172,15 @@ def group_of(pid: int, version: int | None, controller: str = "memory") -> str |
     """The cgroup of a process in the hierarchy of that version that has the controller (v1), or
     the unified one (v2); None once it exited."""
     try:
-        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+        text = Path(f"/proc/{pid}/cgroup").read_text()
     except OSError:
         return None
-    for line in lines:
+    return group_in(text, version, controller)
+
+
+def group_in(text: str, version: int | None, controller: str = "memory") -> str | None:
+    """The group a /proc/PID/cgroup text names in that version's hierarchy (as `group_of`)."""
+    for line in text.splitlines():
         _, controllers, path = line.split(":", 2)
         if (version == 2 and controllers == "") or (
             version == 1 and controller in controllers.split(",")
