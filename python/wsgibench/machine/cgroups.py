@@ -281,7 +281,7 @@ def sweep_orphans() -> list[int]:
     killed: list[int] = []
     if base is None or not base.exists():
         return killed
-    for group in base.glob("owner-*"):
+    for group in sorted(base.glob("owner-*")):
         owner = int(group.name.split("-")[1])
         if _alive(owner):
             continue
@@ -296,7 +296,7 @@ def _sweep_v1(hierarchy: Path) -> list[int]:
     """The v1 groups (memory, cpu) of dead wsgibench runs (hybrid hosts): kill what is in them,
     remove them."""
     killed: list[int] = []
-    for group in hierarchy.glob("wsgibench-*"):
+    for group in sorted(hierarchy.glob("wsgibench-*")):
         if _alive(int(group.name.split("-")[1])):
             continue
         try:

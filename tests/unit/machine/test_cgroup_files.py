@@ -24,6 +24,16 @@ def _hierarchy(root: Path, controllers: str = "cpu memory") -> Path:
     return root
 
 
+def _mounted(root: Path):
+    """A fake mount_root for groups under `root` (fails for a path elsewhere or none)."""
+
+    def mount(path: Path) -> Path:
+        assert path == root or root in path.parents, path
+        return root
+
+    return mount
+
+
 def test_mount_roots_are_the_deepest_hierarchy_that_holds_a_path():
     assert mount_root(Path("/sys/fs/cgroup/wsgibench/owner-1")) == Path("/sys/fs/cgroup")
     assert mount_root(Path("/sys/fs/cgroup/memory/wsgibench-1-ab")) == cgroups._V1_MEMORY
@@ -39,7 +49,7 @@ def test_a_controller_is_enabled_at_every_level_down_to_the_parent(tmp_path: Pat
     middle = root / "wsgibench"
     middle.mkdir()
     (middle / "cgroup.subtree_control").write_text("cpu")
-    monkeypatch.setattr(cgroups, "mount_root", lambda _path: root)
+    monkeypatch.setattr(cgroups, "mount_root", _mounted(root))
     assert cgroups.controllers(root) == {"cpu", "memory"}
     assert cgroups.controllers(middle) == set()  # no cgroup.controllers file: none
     cgroups.enable(middle)
@@ -54,15 +64,17 @@ def test_a_v2_limit_goes_on_the_kill_group_itself(tmp_path: Path, monkeypatch):
     kill = KillGroup(root / "wsgibench" / "owner-1")
     kill.path.mkdir(parents=True)
     (root / "wsgibench" / "cgroup.subtree_control").write_text("cpu memory")
-    monkeypatch.setattr(cgroups, "mount_root", lambda _path: root)
+    monkeypatch.setattr(cgroups, "mount_root", _mounted(root))
     limit = MemoryCgroup.create(512 * MIB, kill)
     assert (limit.path, limit.version, limit.shared) == (kill.path, 2, True)
     assert limit.applied == f"cgroup v2 memory.max={512 * MIB}"
     assert (kill.path / "memory.max").read_text() == str(512 * MIB)
     assert not (kill.path / "memory.swap.max").exists()  # not created where swap is not accounted
     limit.join_self()  # joined as the kill group, not by the limit
-    limit.remove()
+    (kill.path / "memory.max").unlink()
+    limit.remove()  # removed with the kill group, not by the limit
     assert not (kill.path / "cgroup.procs").exists() and kill.path.is_dir()
+    MemoryCgroup(None, "no limit requested", None).remove()
     assert MemoryCgroup.create(None, kill).applied == "no limit requested"
     (root / "cgroup.controllers").write_text("cpu")  # no memory controller and no v1: not applied
     monkeypatch.setattr(cgroups, "_V1_MEMORY", tmp_path / "no-v1")
@@ -79,6 +91,7 @@ def test_a_v1_limit_is_a_group_of_its_own(tmp_path: Path, monkeypatch):
     assert limit.path.parent == v1 and (limit.version, limit.shared) == (1, False)
     assert limit.applied == f"cgroup v1 memory.limit_in_bytes={256 * MIB}"
     assert limit.setting == "memory.limit_in_bytes" and limit.read_back() == 256 * MIB
+    assert limit.limit_bytes == 256 * MIB and limit.changed() is None
     limit.join_self()
     assert (limit.path / "cgroup.procs").read_text() == "0"
     (limit.path / "cgroup.procs").unlink()
@@ -139,15 +152,33 @@ def test_a_process_s_group_is_read_per_version_and_controller():
     assert group_in("4:memory:/m\n", 2) is None
     assert group_in("0::/u\n", 1) is None
     assert group_in(HYBRID, None) is None
+    assert group_in("0::/user.slice/app:1\n", 2) == "/user.slice/app:1"  # a name with a colon
     own = Path(f"/proc/{os.getpid()}/cgroup").read_text()
     assert cgroups.group_of(os.getpid(), 2) == group_in(own, 2)
 
 
+def test_a_process_s_group_is_read_from_its_proc_file(monkeypatch):
+    real = Path.read_text
+
+    def read(path: Path, *args: object, **kwargs: object) -> str:
+        return HYBRID if str(path) == "/proc/4242/cgroup" else real(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", read)
+    assert cgroups.group_of(4242, 1) == "/m/x"  # the memory controller unless said
+    assert cgroups.group_of(4242, 1, "cpu") == "/c"
+    assert cgroups.group_of(4242, 2) == "/u"
+    assert cgroups.group_of(_no_such_pid(), 2) is None  # exited: in no group
+
+
 def test_a_process_outside_the_group_is_named(tmp_path: Path, monkeypatch):
     groups = {1: "/wsgibench/owner-1", 2: "/elsewhere", 3: None}  # 3 has exited: in none
-    monkeypatch.setattr(cgroups, "group_of", lambda pid, _version, _controller: groups[pid])
+    monkeypatch.setattr(
+        cgroups,
+        "group_of",
+        lambda pid, _v, controller: groups[pid] if controller == "memory" else "?",
+    )
     root = tmp_path / "root"
-    monkeypatch.setattr(cgroups, "mount_root", lambda _path: root)
+    monkeypatch.setattr(cgroups, "mount_root", _mounted(root))
     inside = root / "wsgibench" / "owner-1"
     assert outside_of(inside, 2, [1, 3]) == ("/wsgibench/owner-1", [])
     assert outside_of(inside, 2, [1, 2, 3]) == ("/wsgibench/owner-1", ["2 in /elsewhere"])
@@ -194,6 +225,34 @@ def test_a_kill_group_needs_a_v2_hierarchy_with_cgroup_kill(tmp_path: Path, monk
     assert KillGroup.create().path is None
     made = list((root / "wsgibench").iterdir())
     assert len(made) == 1 and re.fullmatch(rf"owner-{os.getpid()}-[0-9a-f]{{8}}", made[0].name)
+    real = Path.mkdir
+
+    def cgroupfs_mkdir(path: Path, *args: object, **kwargs: object) -> None:
+        real(path, *args, **kwargs)  # the kernel fills a new group with its files
+        (path / "cgroup.kill").write_text("")
+
+    monkeypatch.setattr(Path, "mkdir", cgroupfs_mkdir)
+    group = KillGroup.create()
+    assert group.path is not None and group.path.parent == root / "wsgibench"
+    # a v1 hierarchy's root has cgroup.procs but no cgroup.controllers: not v2
+    v1 = tmp_path / "v1"
+    v1.mkdir()
+    (v1 / "cgroup.procs").write_text("")
+    monkeypatch.setattr(cgroups, "_V2_ROOTS", (v1,))
+    assert KillGroup.create().path is None and not (v1 / "wsgibench").exists()
+
+
+def test_removing_a_group_waits_a_bounded_second_for_the_kernel(tmp_path: Path, monkeypatch):
+    naps: list[float] = []
+    monkeypatch.setattr(cgroups.time, "sleep", naps.append)
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "cgroup.procs").write_text("1")  # a plain file: rmdir fails as on a group not empty
+    KillGroup(busy).remove()
+    assert naps == [0.02] * 50 and busy.exists()
+    (busy / "cgroup.procs").unlink()
+    KillGroup(busy).remove()
+    assert not busy.exists() and len(naps) == 50
 
 
 def _no_such_pid() -> int:
@@ -202,7 +261,7 @@ def _no_such_pid() -> int:
 
 
 def test_the_sweep_kills_and_removes_only_groups_of_dead_runs(tmp_path: Path, monkeypatch):
-    dead, alive, busy = 999_001, 999_002, 999_003  # run pids; only `dead` has exited
+    alive, dead, busy = 999_000, 999_001, 999_003  # run pids; only `dead` has exited
     sent: list[tuple[int, int]] = []
 
     def kill(pid: int, sig: int) -> None:  # no signal reaches a real process
@@ -215,28 +274,44 @@ def test_the_sweep_kills_and_removes_only_groups_of_dead_runs(tmp_path: Path, mo
         sent.append((pid, sig))
         raise ProcessLookupError(pid)
 
+    naps: list[float] = []
     monkeypatch.setattr(cgroups.os, "kill", kill)
-    monkeypatch.setattr(cgroups.time, "sleep", lambda _s: None)
+    monkeypatch.setattr(cgroups.time, "sleep", naps.append)
     root = _hierarchy(tmp_path / "root")
     monkeypatch.setattr(cgroups, "_V2_ROOTS", (root,))
-    for owner in (dead, alive, busy):
-        group = root / "wsgibench" / f"owner-{owner}-ab"
-        group.mkdir(parents=True)
-        (group / "cgroup.procs").write_text(f"{owner + 10}\n")
+    # in name order: an alive run's group first, then two of the dead run's, then a busy one's
+    for name, procs in (
+        (f"owner-{alive}-aa", "1"),
+        (f"owner-{dead}-aa", "11\n12\n"),
+        (f"owner-{dead}-bb", "13\n"),
+        (f"owner-{busy}-aa", "2"),
+    ):
+        (root / "wsgibench" / name).mkdir(parents=True)
+        (root / "wsgibench" / name / "cgroup.procs").write_text(procs)
     v1 = tmp_path / "memory"
-    for owner in (dead, alive):
-        (v1 / f"wsgibench-{owner}-cd").mkdir(parents=True)
-        (v1 / f"wsgibench-{owner}-cd" / "cgroup.procs").write_text(f"{owner + 20}\n{owner + 21}")
-    (v1 / f"wsgibench-{dead}-ef").mkdir()  # its processes unreadable: left alone
+    for name, procs in (
+        (f"wsgibench-{alive}-aa", "3"),
+        (f"wsgibench-{dead}-aa", None),  # its processes unreadable: left alone
+        (f"wsgibench-{dead}-bb", "21\n22"),
+        (f"wsgibench-{dead}-cc", "23"),
+    ):
+        (v1 / name).mkdir(parents=True)
+        if procs:
+            (v1 / name / "cgroup.procs").write_text(procs)
     monkeypatch.setattr(cgroups, "_V1_MEMORY", v1)
     monkeypatch.setattr(cgroups, "V1_CPU", tmp_path / "no-cpu-hierarchy")
-    assert cgroups.sweep_orphans() == [dead + 10, dead + 20, dead + 21]
-    # v2: cgroup.kill written (the directory is not a real group, so it stays)
-    assert (root / "wsgibench" / f"owner-{dead}-ab" / "cgroup.kill").read_text() == "1"
-    assert not (root / "wsgibench" / f"owner-{alive}-ab" / "cgroup.kill").exists()
-    assert not (root / "wsgibench" / f"owner-{busy}-ab" / "cgroup.kill").exists()
-    assert sent == [(dead + 20, signal.SIGKILL), (dead + 21, signal.SIGKILL)]
-    assert (v1 / f"wsgibench-{dead}-ef").exists()
+    assert cgroups.sweep_orphans() == [11, 12, 13, 21, 22, 23]
+    # v2: cgroup.kill written (the directories are not real groups, so they stay)
+    for name, killed in (
+        (f"owner-{dead}-aa", True),
+        (f"owner-{dead}-bb", True),
+        (f"owner-{alive}-aa", False),
+        (f"owner-{busy}-aa", False),
+    ):
+        assert (root / "wsgibench" / name / "cgroup.kill").exists() == killed
+    assert sent == [(pid, signal.SIGKILL) for pid in (21, 22, 23)]
+    assert (v1 / f"wsgibench-{dead}-aa").exists() and (v1 / f"wsgibench-{alive}-aa").exists()
+    assert naps == [0.02] * 50 * 4  # each group that stayed waited its bounded second
     monkeypatch.setattr(cgroups, "_V2_ROOTS", (tmp_path / "none",))
     monkeypatch.setattr(cgroups, "_V1_MEMORY", tmp_path / "none")
     assert cgroups.sweep_orphans() == []
