@@ -140,3 +140,11 @@ def test_no_cpu_cgroup_anywhere_and_a_refused_one_are_said(tmp_path: Path, monke
         "not applied: Permission denied",
         None,
     )
+
+
+def test_a_quota_holds_only_with_a_group_and_a_verification_that_passed(tmp_path: Path):
+    quota = CpuQuota.create(0.5, _v2_group(tmp_path, "cpu memory"))
+    assert quota.holds("cgroup v2 cpu.max=50000 100000, read back and verified for 2 process(es)")
+    assert not quota.holds("not applied: no process of the server to check")
+    unasked = CpuQuota.create(None, KillGroup(None))
+    assert not unasked.holds("no quota requested")  # what it says is beside the point: no group

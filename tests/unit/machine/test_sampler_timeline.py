@@ -10,6 +10,7 @@ import contextlib
 import math
 import os
 import socket
+import threading
 import time
 from itertools import count
 from types import SimpleNamespace
@@ -82,6 +83,13 @@ def _burn(cpu_s: float) -> float:
     return time.thread_time() - start
 
 
+def _named_wait(done: threading.Event) -> None:
+    """Name this thread as the kernel shows it (its comm), then wait to be told to end."""
+    with open(f"/proc/self/task/{threading.get_native_id()}/comm", "w") as f:
+        f.write("brief-worker")
+    done.wait()
+
+
 def _linked(n: int) -> tuple[socket.socket, int, list[socket.socket]]:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -106,7 +114,17 @@ def test_the_timeline_holds_the_cpu_burned_between_its_samples_and_the_connectio
         before, wall = os.times(), time.time()
         sampler.start()
         assert sampler._thread.daemon and sampler._thread.name == "wsgibench-sampler"
+        # a thread born after the start and ended before the stop: seen by the re-listing at
+        # tick 10 only (alive until the tick-11 sample exists, so the tick-10 reading is done)
+        done = threading.Event()
+        brief = threading.Thread(target=_named_wait, args=(done,))
+        brief.start()
         burned = _burn(0.4)
+        deadline = time.monotonic() + 20
+        while len(sampler.samples) < 13 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        done.set()
+        brief.join()
         time.sleep(max(0.0, 2.3 - (time.time() - wall)))  # past tick 20
         samples = sampler.stop()
         after, wall_end = os.times(), time.time()
@@ -140,6 +158,7 @@ def test_the_timeline_holds_the_cpu_burned_between_its_samples_and_the_connectio
     assert 0 < sampler.own_cpu_s < used - burned + 0.02  # the sampler's thread, not the burn
     threads = sampler.threads.summary()  # read at start, at each re-listing and at the end
     assert threads is not None and threads.window_s == pytest.approx(samples[-1].t_s, abs=0.1)
+    assert threads.names.get("brief-worker") == 1
     assert Sampler(lambda: [], port).cgroup_cpu_s is None
 
 
