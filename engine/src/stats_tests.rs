@@ -133,25 +133,23 @@ fn filled(base: u64, sec: usize) -> ThreadStats {
     t
 }
 
-#[test]
-fn merge_adds_every_counter_of_both_threads() {
-    // a thread with 1 of each, merged with one with 2 of each: 3 of each, 2 + 1 = 3 not 2 × 1
+/// A thread with 1 of each merged with one with 2 of each: 3 of each (2 + 1 = 3, not 2 × 1),
+/// each with a wrong reply of its own class.
+fn merged() -> ThreadStats {
     let mut a = filled(1, 1);
-    let b = filled(2, 1);
-    a.kinds[0].wrong.keep(crate::wrong::WrongReply::bare(
-        ErrorClass::BadBody,
-        200,
-        "a".into(),
-        9,
-    ));
-    let mut b = b;
-    b.kinds[0].wrong.keep(crate::wrong::WrongReply::bare(
-        ErrorClass::BadStatus,
-        500,
-        "b".into(),
-        8,
-    ));
+    let mut b = filled(2, 1);
+    let quote = |class, status, at_ns| {
+        crate::wrong::WrongReply::bare(class, status, "quoted".into(), at_ns)
+    };
+    a.kinds[0].wrong.keep(quote(ErrorClass::BadBody, 200, 9));
+    b.kinds[0].wrong.keep(quote(ErrorClass::BadStatus, 500, 8));
     a.merge(&b);
+    a
+}
+
+#[test]
+fn merge_adds_every_counter_of_both_threads_kinds() {
+    let a = merged();
     let k = &a.kinds[0];
     assert_eq!(
         (k.requests_sent, k.resent, k.responses, k.ok, k.ok_in_window),
@@ -169,6 +167,11 @@ fn merge_adds_every_counter_of_both_threads() {
         assert_eq!(h.len(), 3);
     }
     assert!(!k.wrong.wants(ErrorClass::BadBody) && !k.wrong.wants(ErrorClass::BadStatus));
+}
+
+#[test]
+fn merge_adds_every_counter_of_both_threads() {
+    let a = merged();
     assert_eq!(
         (
             a.idle_close,
@@ -210,6 +213,11 @@ fn merge_adds_every_counter_of_both_threads() {
         a.threads.iter().map(|t| t.thread).collect::<Vec<_>>(),
         vec![1, 2]
     );
+}
+
+#[test]
+fn merge_adds_every_counter_of_both_threads_seconds() {
+    let a = merged();
     let s = &a.timeline[1];
     assert_eq!(
         (
