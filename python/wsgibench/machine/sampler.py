@@ -78,8 +78,10 @@ def _cpu_at(readings: list[CgroupReading], t: float) -> float:
     if t <= readings[0].unix_s:
         return readings[0].cpu_s
     for a, b in zip(readings, readings[1:], strict=False):
-        if a.unix_s <= t <= b.unix_s:  # (t > a: t at a was matched by the pair before, or is
-            share = (t - a.unix_s) / (b.unix_s - a.unix_s)  # the first reading; so b > a here)
+        # b > a wherever this matches, even if the wall clock stepped back: t is above the first
+        # reading, so the first pair that reaches t climbs to it from below
+        if a.unix_s <= t <= b.unix_s:
+            share = (t - a.unix_s) / (b.unix_s - a.unix_s)
             return a.cpu_s + share * (b.cpu_s - a.cpu_s)
     return readings[-1].cpu_s
 
