@@ -90,6 +90,21 @@ def _named_wait(done: threading.Event) -> None:
     done.wait()
 
 
+def _burn_beside_a_brief_thread(sampler: Sampler) -> float:
+    """Burn 0.4 s of this thread's CPU (returned) while a thread born after the sampler's start
+    lives until the tick-11 sample exists: seen by the re-listing at tick 10 only."""
+    done = threading.Event()
+    brief = threading.Thread(target=_named_wait, args=(done,))
+    brief.start()
+    burned = _burn(0.4)
+    deadline = time.monotonic() + 20
+    while len(sampler.samples) < 13 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    done.set()
+    brief.join()
+    return burned
+
+
 def _linked(n: int) -> tuple[socket.socket, int, list[socket.socket]]:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -114,17 +129,7 @@ def test_the_timeline_holds_the_cpu_burned_between_its_samples_and_the_connectio
         before, wall = os.times(), time.time()
         sampler.start()
         assert sampler._thread.daemon and sampler._thread.name == "wsgibench-sampler"
-        # a thread born after the start and ended before the stop: seen by the re-listing at
-        # tick 10 only (alive until the tick-11 sample exists, so the tick-10 reading is done)
-        done = threading.Event()
-        brief = threading.Thread(target=_named_wait, args=(done,))
-        brief.start()
-        burned = _burn(0.4)
-        deadline = time.monotonic() + 20
-        while len(sampler.samples) < 13 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        done.set()
-        brief.join()
+        burned = _burn_beside_a_brief_thread(sampler)
         time.sleep(max(0.0, 2.3 - (time.time() - wall)))  # past tick 20
         samples = sampler.stop()
         after, wall_end = os.times(), time.time()
