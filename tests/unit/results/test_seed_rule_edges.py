@@ -21,11 +21,11 @@ from wsgibench.results.seed_verdicts import (
     theirs_text,
 )
 
-from .test_seed_rule_words import said
+from .test_seed_rule_words import C, said
 from .test_seed_rules import SEED, claim, errors_run, run
 
-C = "connections"
 DIED = "disqualified (died)"
+C3 = ("100", "1000", "10000")  # the levels of test_seed_rules.run
 
 
 def points(**per_server: list[Point]) -> RunView:
@@ -108,9 +108,6 @@ def test_the_cells_left_out_are_named_for_every_server():
         HELD,
         f"a / b within 25% of 1× at every level judged (left out: {bad})",
     )
-
-
-C3 = ("100", "1000", "10000")
 
 
 @pytest.mark.parametrize(
