@@ -45,6 +45,9 @@ class Interference:
     engine_starved: bool
     # how finely other work was measured, in % of each side's CPUs (two clock ticks over the run)
     resolution_pct: dict[str, float] | None = None
+    # the share of each side's own CPU time its CPUs' ticks missed beyond the resolution, taken
+    # off the other side's other work (run/records._unticked_s)
+    unticked_pct: dict[str, float] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +58,7 @@ class Interference:
             "engine_waited_pct": self.engine_waited_pct,
             "engine_starved": self.engine_starved,
             "resolution_pct": self.resolution_pct,
+            "unticked_pct": self.unticked_pct,
         }
 
 

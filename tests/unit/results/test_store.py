@@ -191,6 +191,7 @@ STORED_EXTRA = {
         "engine_waited_pct": 7.5,
         "engine_starved": True,
         "resolution_pct": None,
+        "unticked_pct": None,
     },
     "expected_requests": None,
     "nothing_dropped": False,
