@@ -142,12 +142,12 @@ def interference_record(
         s: round(resolution_pct(wall_s, len(c), uses[s].busy_pct), 2) for s, (c, _) in sets.items()
     }
     unticked = _unticked_s(uses, resolution, wall_s)
+    spans = {s: max(wall_s * len(c), 1e-9) for s, (c, _) in sets.items()}  # CPU-seconds of a set
     found: dict[str, cpustat.Interference] = {}
     flags = []
-    for side, (cpus, _) in sets.items():
-        use, span = uses[side], max(wall_s * len(cpus), 1e-9)
+    for side, use in uses.items():
         mirror = unticked["engine" if side == "server" else "server"]
-        other = max(0.0, use.other_pct - 100 * (harness_s + mirror) / span)
+        other = max(0.0, use.other_pct - 100 * (harness_s + mirror) / spans[side])
         found[side] = replace(use, other_pct=round(other, 2))
         limit = CONTENDED_PCT + resolution[side]
         if other > limit or use.steal_pct > limit:
@@ -171,9 +171,7 @@ def interference_record(
             and engine_cpu_fraction + engine_wait >= STARVED_DEMAND
         ),
         resolution_pct=resolution,
-        unticked_pct={
-            s: round(100 * v / max(wall_s * len(sets[s][0]), 1e-9), 2) for s, v in unticked.items()
-        },
+        unticked_pct={s: round(100 * v / spans[s], 2) for s, v in unticked.items()},
     )
 
 
